@@ -1,0 +1,1 @@
+//! criterion benches of encbench live in `benches/`; this library is empty.

@@ -1,0 +1,306 @@
+//! The column envelope: what an encrypting proxy stores in a database column.
+//!
+//! # Byte layout (version 1)
+//!
+//! ```text
+//! offset  size  field
+//! 0       1     version            0x01
+//! 1       4     key id             big-endian u32, names the key in the Keyring
+//! 5       N     nonce              N = Algorithm::nonce_len() = 12, random (OS CSPRNG)
+//! 5+N     L     ciphertext         L = plaintext length
+//! 5+N+L   16    tag                Algorithm::tag_len()
+//! ```
+//!
+//! Overhead per value: 1 + 4 + 12 + 16 = 33 bytes for every algorithm in this
+//! version (the same as Google Tink's AES-GCM output with its 5-byte prefix):
+//! sysbench's `c` (119 bytes) becomes 152 bytes, `pad` (59) becomes 92.
+//!
+//! # AAD
+//!
+//! The AAD binds the value to where it is stored and to its header:
+//!
+//! ```text
+//! version (1) | key id (4, BE) | len(table) (1) | table | len(column) (1) | column
+//!             | len(primary key) (1) | primary key bytes
+//! ```
+//!
+//! so a value copied to another row, column or table, or given another key id,
+//! fails to open. Identifiers and primary keys are at most 255 bytes (MySQL
+//! identifiers are at most 64 characters). Integer primary keys are encoded
+//! as 8 big-endian bytes ([`int_primary_key`]). The AAD is built on the stack:
+//! opening a value does not allocate.
+
+use crate::{Aead, Algorithm, Error, KeyId, Keyring, random_nonce};
+
+/// The envelope format version written by this code.
+pub const VERSION: u8 = 1;
+
+/// Header bytes before the nonce: version (1) and key id (4).
+pub const HEADER_LEN: usize = 5;
+
+/// Longest table name, column name or primary key that fits the AAD, in bytes.
+pub const MAX_AAD_FIELD: usize = 255;
+
+const AAD_CAP: usize = HEADER_LEN + 3 * (1 + MAX_AAD_FIELD);
+
+/// Per-value overhead of the envelope for `algorithm`, in bytes
+/// (header + nonce + tag; 33 for AES-GCM and ChaCha20-Poly1305).
+pub const fn overhead(algorithm: Algorithm) -> usize {
+    HEADER_LEN + algorithm.nonce_len() + algorithm.tag_len()
+}
+
+/// The 8-byte big-endian encoding of an integer primary key, used in the AAD.
+pub const fn int_primary_key(id: i64) -> [u8; 8] {
+    id.to_be_bytes()
+}
+
+/// Where a value lives: the fields the AAD binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location<'a> {
+    /// Table name (at most 255 bytes).
+    pub table: &'a str,
+    /// Column name (at most 255 bytes).
+    pub column: &'a str,
+    /// Primary key bytes (at most 255), e.g. [`int_primary_key`].
+    pub primary_key: &'a [u8],
+}
+
+/// Errors of sealing and opening envelopes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnvelopeError {
+    /// The stored value is shorter than an empty envelope.
+    #[error(
+        "stored value has {len} bytes, an envelope has at least {min}: the column does not hold envelopes (was it prepared without encryption?)"
+    )]
+    Truncated {
+        /// Length of the stored value in bytes.
+        len: usize,
+        /// Minimum envelope length in bytes (the overhead).
+        min: usize,
+    },
+    /// The version byte is not one this code reads.
+    #[error("envelope version {0} is not supported (this build reads version {VERSION})")]
+    Version(u8),
+    /// The envelope names a key id the keyring does not hold.
+    #[error(
+        "value was encrypted under key id {key_id}, but the keyring holds key id(s) {known}: give the key that encrypted it"
+    )]
+    UnknownKeyId {
+        /// The key id in the envelope.
+        key_id: KeyId,
+        /// The key ids the keyring holds, comma separated.
+        known: String,
+    },
+    /// A table name, column name or primary key is longer than 255 bytes.
+    #[error("{field} is {len} bytes long; the envelope AAD allows at most 255")]
+    FieldTooLong {
+        /// Which field: "table", "column" or "primary key".
+        field: &'static str,
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// Authentication failed under a key the keyring holds: wrong key material
+    /// for this id, or the value was altered or moved to another row or column.
+    #[error(
+        "decryption failed under key id {key_id}: wrong key, or the value was altered or moved to another row or column"
+    )]
+    Decrypt {
+        /// The key id in the envelope.
+        key_id: KeyId,
+    },
+    /// The AEAD reported a non-authentication error (lengths, backend failure).
+    #[error(transparent)]
+    Aead(Error),
+}
+
+/// Builds the AAD for `loc` under `key_id` into `buf`; returns its length.
+fn build_aad(
+    buf: &mut [u8; AAD_CAP],
+    key_id: KeyId,
+    loc: &Location<'_>,
+) -> Result<usize, EnvelopeError> {
+    buf[0] = VERSION;
+    buf[1..HEADER_LEN].copy_from_slice(&key_id.to_be_bytes());
+    let mut at = HEADER_LEN;
+    for (field, bytes) in [
+        ("table", loc.table.as_bytes()),
+        ("column", loc.column.as_bytes()),
+        ("primary key", loc.primary_key),
+    ] {
+        let len = u8::try_from(bytes.len()).map_err(|_| EnvelopeError::FieldTooLong {
+            field,
+            len: bytes.len(),
+        })?;
+        buf[at] = len;
+        buf[at + 1..at + 1 + bytes.len()].copy_from_slice(bytes);
+        at += 1 + bytes.len();
+    }
+    Ok(at)
+}
+
+/// Authenticates and decrypts one envelope's parts in place.
+fn open_parts(
+    key_id: KeyId,
+    aead: &dyn Aead,
+    loc: &Location<'_>,
+    nonce: &[u8],
+    body: &mut [u8],
+    tag: &[u8],
+) -> Result<(), EnvelopeError> {
+    let mut aad = [0u8; AAD_CAP];
+    let aad_len = build_aad(&mut aad, key_id, loc)?;
+    match aead.open_in_place_detached(nonce, &aad[..aad_len], body, tag) {
+        Ok(()) => Ok(()),
+        Err(Error::Decrypt) => Err(EnvelopeError::Decrypt { key_id }),
+        Err(e) => Err(EnvelopeError::Aead(e)),
+    }
+}
+
+/// Seals and opens column values as envelopes with the keys of a [`Keyring`].
+///
+/// One `ColumnCipher` is shared by every worker (`Send + Sync`); sealing uses
+/// the keyring's active key, opening the key the envelope names.
+#[derive(Debug)]
+pub struct ColumnCipher {
+    keyring: Keyring,
+}
+
+impl ColumnCipher {
+    /// Wraps a keyring.
+    pub fn new(keyring: Keyring) -> ColumnCipher {
+        ColumnCipher { keyring }
+    }
+
+    /// The keyring.
+    pub fn keyring(&self) -> &Keyring {
+        &self.keyring
+    }
+
+    /// The algorithm of the active key.
+    pub fn algorithm(&self) -> Algorithm {
+        self.keyring.active().1.algorithm()
+    }
+
+    /// Envelope overhead per value in bytes (see [`overhead`]).
+    pub fn overhead(&self) -> usize {
+        overhead(self.algorithm())
+    }
+
+    /// Seals `plaintext` for `loc` under the active key with a fresh random
+    /// nonce, replacing the contents of `out` with the envelope
+    /// (`plaintext.len() + overhead()` bytes). Reuses `out`'s allocation.
+    ///
+    /// # Errors
+    /// [`EnvelopeError::FieldTooLong`]; [`EnvelopeError::Aead`] when the nonce
+    /// cannot be drawn or the backend fails.
+    pub fn seal(
+        &self,
+        loc: &Location<'_>,
+        plaintext: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EnvelopeError> {
+        let (key_id, aead) = self.keyring.active();
+        let alg = aead.algorithm();
+        let mut aad = [0u8; AAD_CAP];
+        let aad_len = build_aad(&mut aad, key_id, loc)?;
+        let nonce_end = HEADER_LEN + alg.nonce_len();
+        let body_end = nonce_end + plaintext.len();
+        out.clear();
+        out.resize(body_end + alg.tag_len(), 0);
+        out[..HEADER_LEN].copy_from_slice(&aad[..HEADER_LEN]);
+        random_nonce(&mut out[HEADER_LEN..nonce_end]).map_err(EnvelopeError::Aead)?;
+        out[nonce_end..body_end].copy_from_slice(plaintext);
+        let (head, tag) = out.split_at_mut(body_end);
+        let (header_nonce, body) = head.split_at_mut(nonce_end);
+        aead.seal_in_place_detached(&header_nonce[HEADER_LEN..], &aad[..aad_len], body, tag)
+            .map_err(EnvelopeError::Aead)
+    }
+
+    /// Opens the envelope in `stored` in place and returns the plaintext, a
+    /// sub-slice of `stored`. Does not allocate.
+    ///
+    /// # Errors
+    /// [`EnvelopeError::Truncated`], [`EnvelopeError::Version`],
+    /// [`EnvelopeError::UnknownKeyId`], [`EnvelopeError::FieldTooLong`], and
+    /// [`EnvelopeError::Decrypt`] when authentication fails (then `stored` holds
+    /// unspecified bytes).
+    pub fn open_in_place<'s>(
+        &self,
+        loc: &Location<'_>,
+        stored: &'s mut [u8],
+    ) -> Result<&'s mut [u8], EnvelopeError> {
+        let (key_id, aead) = self.parse_header(stored)?;
+        let alg = aead.algorithm();
+        let nonce_end = HEADER_LEN + alg.nonce_len();
+        let body_end = stored.len() - alg.tag_len();
+        let (head, tag) = stored.split_at_mut(body_end);
+        let (header_nonce, body) = head.split_at_mut(nonce_end);
+        open_parts(key_id, aead, loc, &header_nonce[HEADER_LEN..], body, tag)?;
+        Ok(body)
+    }
+
+    /// Opens the envelope `stored` into `out` (contents replaced; allocation reused).
+    ///
+    /// # Errors
+    /// As [`ColumnCipher::open_in_place`]; on error `out` is left empty.
+    pub fn open(
+        &self,
+        loc: &Location<'_>,
+        stored: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EnvelopeError> {
+        out.clear();
+        let (key_id, aead) = self.parse_header(stored)?;
+        let alg = aead.algorithm();
+        let nonce_end = HEADER_LEN + alg.nonce_len();
+        let body_end = stored.len() - alg.tag_len();
+        out.extend_from_slice(&stored[nonce_end..body_end]);
+        let opened = open_parts(
+            key_id,
+            aead,
+            loc,
+            &stored[HEADER_LEN..nonce_end],
+            out,
+            &stored[body_end..],
+        );
+        if opened.is_err() {
+            out.clear();
+        }
+        opened
+    }
+
+    /// Reads version and key id and finds the key; checks the minimum length.
+    fn parse_header(&self, stored: &[u8]) -> Result<(KeyId, &dyn Aead), EnvelopeError> {
+        if stored.len() < HEADER_LEN {
+            return Err(EnvelopeError::Truncated {
+                len: stored.len(),
+                min: self.overhead(),
+            });
+        }
+        if stored[0] != VERSION {
+            return Err(EnvelopeError::Version(stored[0]));
+        }
+        let key_id = KeyId::from_be_bytes([stored[1], stored[2], stored[3], stored[4]]);
+        let aead = self
+            .keyring
+            .get(key_id)
+            .ok_or_else(|| EnvelopeError::UnknownKeyId {
+                key_id,
+                known: self
+                    .keyring
+                    .ids()
+                    .map(|k| k.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            })?;
+        let need = overhead(aead.algorithm());
+        if stored.len() < need {
+            return Err(EnvelopeError::Truncated {
+                len: stored.len(),
+                min: need,
+            });
+        }
+        Ok((key_id, aead))
+    }
+}

@@ -1,0 +1,141 @@
+//! Key material and keyrings.
+
+use std::fmt;
+
+use zeroize::Zeroizing;
+
+use crate::{Aead, Descriptor, Error};
+
+/// A key id as stored in the column envelope: 32 bits, big-endian on disk.
+/// It names a key in a [`Keyring`]; it is not secret.
+pub type KeyId = u32;
+
+/// Secret key bytes, zeroized on drop. `Debug` prints the length only.
+#[derive(Clone)]
+pub struct Key(Zeroizing<Vec<u8>>);
+
+impl Key {
+    /// Wraps raw key bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Key {
+        Key(Zeroizing::new(bytes.to_vec()))
+    }
+
+    /// Parses a key from hexadecimal text (surrounding whitespace ignored).
+    ///
+    /// # Errors
+    /// [`Error::KeyHex`] when the text is not an even number of hex digits.
+    pub fn from_hex(text: &str) -> Result<Key, Error> {
+        let bytes = hex::decode(text.trim()).map_err(|_| Error::KeyHex)?;
+        Ok(Key(Zeroizing::new(bytes)))
+    }
+
+    /// A fresh random key of `len` bytes from the operating system's CSPRNG.
+    ///
+    /// # Errors
+    /// [`Error::Rng`] when randomness is unavailable.
+    pub fn generate(len: usize) -> Result<Key, Error> {
+        let mut bytes = Zeroizing::new(vec![0u8; len]);
+        getrandom::fill(&mut bytes).map_err(|_| Error::Rng)?;
+        Ok(Key(bytes))
+    }
+
+    /// The key as lowercase hex (for writing a key file; never log it).
+    pub fn to_hex(&self) -> Zeroizing<String> {
+        Zeroizing::new(hex::encode(&*self.0))
+    }
+
+    /// The raw key bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// Key length in bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the key is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Key {{ len: {}, bytes: <redacted> }}", self.0.len())
+    }
+}
+
+/// Keys set up for one algorithm and backend, by key id, with one active key for
+/// sealing. Values sealed under an older key id still open after rotation.
+pub struct Keyring {
+    active: KeyId,
+    keys: Vec<(KeyId, Box<dyn Aead>)>,
+}
+
+impl Keyring {
+    /// A keyring holding one key, `id`, which is also the active key.
+    ///
+    /// # Errors
+    /// As [`Descriptor::new_key`].
+    pub fn new(descriptor: &Descriptor, id: KeyId, key: &Key) -> Result<Keyring, Error> {
+        Ok(Keyring {
+            active: id,
+            keys: vec![(id, (descriptor.new_key)(key.as_bytes())?)],
+        })
+    }
+
+    /// Adds (or replaces) key `id`, set up with `descriptor`'s backend. The
+    /// active key does not change.
+    ///
+    /// # Errors
+    /// As [`Descriptor::new_key`].
+    pub fn insert(&mut self, descriptor: &Descriptor, id: KeyId, key: &Key) -> Result<(), Error> {
+        let aead = (descriptor.new_key)(key.as_bytes())?;
+        match self.keys.iter_mut().find(|(k, _)| *k == id) {
+            Some(slot) => slot.1 = aead,
+            None => self.keys.push((id, aead)),
+        }
+        Ok(())
+    }
+
+    /// Makes `id` the key new values are sealed under. Returns `false` (and
+    /// changes nothing) when the keyring has no such key.
+    pub fn set_active(&mut self, id: KeyId) -> bool {
+        let known = self.get(id).is_some();
+        if known {
+            self.active = id;
+        }
+        known
+    }
+
+    /// The active key id and its AEAD.
+    pub fn active(&self) -> (KeyId, &dyn Aead) {
+        let aead = self
+            .get(self.active)
+            .expect("the active key id is always present in the keyring");
+        (self.active, aead)
+    }
+
+    /// The AEAD for key `id`, if the keyring holds it.
+    pub fn get(&self, id: KeyId) -> Option<&dyn Aead> {
+        self.keys
+            .iter()
+            .find(|(k, _)| *k == id)
+            .map(|(_, a)| a.as_ref())
+    }
+
+    /// The key ids held, in insertion order.
+    pub fn ids(&self) -> impl Iterator<Item = KeyId> + '_ {
+        self.keys.iter().map(|(k, _)| *k)
+    }
+}
+
+impl fmt::Debug for Keyring {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Keyring")
+            .field("active", &self.active)
+            .field("ids", &self.ids().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
