@@ -1,1 +1,17 @@
-//! placeholder
+//! `oltp`: a sysbench 1.0-compatible OLTP load generator on a real MariaDB/MySQL
+//! server, through `mysql_async` on `tokio`, with optional column encryption by
+//! any compiled-in encbench backend.
+//!
+//! Data flows one way: configuration ([`cli`], [`run::RunOptions`]) -> server
+//! ([`server`], or a URL) -> workers ([`workload`], with the column [`codec`]) ->
+//! measurement ([`measure`]) -> report ([`report`]).
+
+pub mod cli;
+pub mod codec;
+pub mod measure;
+pub mod rand;
+pub mod report;
+pub mod run;
+pub mod schema;
+pub mod server;
+pub mod workload;

@@ -1,1 +1,29 @@
-fn main() {}
+//! `oltp`: sysbench-compatible OLTP load generator with column encryption.
+//! Thin: parse the command line, run the library, print `Error: ...` on failure.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use encbench_oltp::cli::{Cli, execute};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("Error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(execute(cli)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(2),
+        Err(e) => {
+            eprintln!("Error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -225,11 +225,35 @@ impl ColumnCipher {
     /// [`EnvelopeError::UnknownKeyId`], [`EnvelopeError::FieldTooLong`], and
     /// [`EnvelopeError::Decrypt`] when authentication fails (then `stored` holds
     /// unspecified bytes).
-    pub fn open_in_place<'s>(
-        &self,
-        loc: &Location<'_>,
-        stored: &'s mut [u8],
-    ) -> Result<&'s mut [u8], EnvelopeError> {
+    pub fn open_in_place<'s>(&self, loc: &Location<'_>, stored: &'s mut [u8]) -> Result<&'s mut [u8], EnvelopeError> {
+        let range = self.open_range(loc, stored)?;
+        Ok(&mut stored[range])
+    }
+
+    /// Opens the envelope held in `stored` and leaves exactly the plaintext in
+    /// it (moved to the front, then truncated). Does not allocate: this is the
+    /// per-row path of a decrypting proxy, where the driver hands over an owned
+    /// buffer per value.
+    ///
+    /// # Errors
+    /// As [`ColumnCipher::open_in_place`]; on error `stored` is cleared.
+    pub fn open_vec_in_place(&self, loc: &Location<'_>, stored: &mut Vec<u8>) -> Result<(), EnvelopeError> {
+        match self.open_range(loc, stored) {
+            Ok(range) => {
+                let len = range.len();
+                stored.copy_within(range, 0);
+                stored.truncate(len);
+                Ok(())
+            }
+            Err(e) => {
+                stored.clear();
+                Err(e)
+            }
+        }
+    }
+
+    /// Opens in place; returns where the plaintext now is within `stored`.
+    fn open_range(&self, loc: &Location<'_>, stored: &mut [u8]) -> Result<std::ops::Range<usize>, EnvelopeError> {
         let (key_id, aead) = self.parse_header(stored)?;
         let alg = aead.algorithm();
         let nonce_end = HEADER_LEN + alg.nonce_len();
@@ -237,7 +261,7 @@ impl ColumnCipher {
         let (head, tag) = stored.split_at_mut(body_end);
         let (header_nonce, body) = head.split_at_mut(nonce_end);
         open_parts(key_id, aead, loc, &header_nonce[HEADER_LEN..], body, tag)?;
-        Ok(body)
+        Ok(nonce_end..body_end)
     }
 
     /// Opens the envelope `stored` into `out` (contents replaced; allocation reused).

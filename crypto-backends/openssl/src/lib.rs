@@ -1,1 +1,37 @@
-//! placeholder
+//! The OpenSSL backend of encbench: AES-128-GCM, AES-256-GCM and
+//! ChaCha20-Poly1305 through the `openssl` crate's EVP cipher API (OpenSSL 3.0
+//! or later: the ciphers are fetched with `EVP_CIPHER_fetch`).
+//!
+//! The crate exports one thing, [`ALGORITHMS`]: a static [`Descriptor`] per
+//! algorithm, named `openssl:aes-128-gcm`, `openssl:aes-256-gcm` and
+//! `openssl:chacha20-poly1305` in the registry (`encbench-registry`).
+//!
+//! What a key costs, and when (the per-row path must not re-key; the spec's
+//! "openssl crate: `symm::encrypt_aead` builds a new context and re-keys on every
+//! call"):
+//!
+//! - [`Descriptor::new_key`] fetches the cipher once (`EVP_CIPHER_fetch`) and
+//!   keeps a copy of the key bytes, zeroized on drop.
+//! - The first seal (or open) on a thread creates that thread's seal (or open)
+//!   context and keys it once (`EVP_EncryptInit_ex(ctx, cipher, key, NULL)`).
+//!   `EVP_CIPHER_CTX` is not safe to share, so the contexts live in a
+//!   `thread_local::ThreadLocal` inside the key object: one seal and one open
+//!   context per thread that uses the key.
+//! - Each message then sets only the IV (`EVP_EncryptInit_ex(ctx, NULL, NULL,
+//!   NULL, iv)`), feeds the AAD, encrypts or decrypts in place
+//!   (`EVP_CipherUpdate` with input == output), and finishes with
+//!   `EVP_CipherFinal_ex` and the tag. No heap allocation per message.
+//! - A failed open returns the opaque [`encbench_crypto::Error::Decrypt`],
+//!   overwrites the buffer with zeros (OpenSSL decrypts before it checks the
+//!   tag), and leaves the thread's context ready for the next message, which
+//!   sets a new IV and tag.
+//! - Other OpenSSL failures are [`encbench_crypto::Error::Backend`] naming the
+//!   EVP call. Key bytes never appear in `Debug` output or error messages.
+
+mod aead;
+
+use encbench_crypto::Descriptor;
+
+/// Every algorithm this backend implements, in [`encbench_crypto::Algorithm`]
+/// order: AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305.
+pub static ALGORITHMS: &[Descriptor] = &[aead::AES_128_GCM, aead::AES_256_GCM, aead::CHACHA20_POLY1305];

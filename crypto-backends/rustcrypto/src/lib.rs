@@ -1,1 +1,29 @@
-//! placeholder
+//! The RustCrypto backend of encbench: AES-128-GCM and AES-256-GCM from the
+//! `aes-gcm` crate, ChaCha20-Poly1305 from the `chacha20poly1305` crate (both
+//! 0.10, the `aead` 0.5 API).
+//!
+//! The crate exports one thing, [`ALGORITHMS`]: a static [`Descriptor`] per
+//! algorithm, named `rustcrypto:aes-128-gcm`, `rustcrypto:aes-256-gcm` and
+//! `rustcrypto:chacha20-poly1305` in the registry (`encbench-registry`).
+//!
+//! - Key setup ([`Descriptor::new_key`]) runs the key schedule once: the AES round
+//!   keys and the GHASH key for AES-GCM; ChaCha20-Poly1305 has no key schedule
+//!   (its one-time Poly1305 key is derived per nonce, RFC 8439 section 2.6).
+//! - Seal and open are the crates' `encrypt_in_place_detached` and
+//!   `decrypt_in_place_detached` on `&self`: no allocation, no locking, and the
+//!   keyed value is shared by every thread.
+//! - The `aes` and `polyval` crates pick AES-NI and PCLMULQDQ at run time where
+//!   the CPU has them; otherwise they fall back to constant-time software code.
+//! - A failed open overwrites the buffer with zeros and returns the opaque
+//!   [`encbench_crypto::Error::Decrypt`].
+//! - Key bytes never appear in `Debug` output. ChaCha20-Poly1305 zeroizes its key
+//!   on drop; the AES round keys are zeroized on drop only when the `aes` crate's
+//!   `zeroize` feature is enabled somewhere in the build.
+
+mod aead;
+
+use encbench_crypto::Descriptor;
+
+/// Every algorithm this backend implements, in [`encbench_crypto::Algorithm`]
+/// order: AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305.
+pub static ALGORITHMS: &[Descriptor] = &[aead::AES_128_GCM, aead::AES_256_GCM, aead::CHACHA20_POLY1305];

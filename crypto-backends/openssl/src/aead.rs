@@ -1,0 +1,333 @@
+//! The keyed AEAD: a cipher fetched once, per-thread contexts keyed once, and
+//! per message only the IV.
+
+use std::cell::{RefCell, RefMut};
+use std::fmt;
+
+use encbench_crypto::{Aead, Algorithm, Descriptor, Error};
+use openssl::cipher::Cipher;
+use openssl::cipher_ctx::CipherCtx;
+use openssl::error::ErrorStack;
+use thread_local::ThreadLocal;
+use zeroize::Zeroizing;
+
+/// The backend name used in `BACKEND:ALGORITHM` names.
+pub(crate) const BACKEND: &str = "openssl";
+
+/// AES-128-GCM (OpenSSL `AES-128-GCM`).
+pub(crate) const AES_128_GCM: Descriptor = Descriptor {
+    backend: BACKEND,
+    algorithm: Algorithm::Aes128Gcm,
+    new_key: new_aes_128_gcm,
+};
+
+/// AES-256-GCM (OpenSSL `AES-256-GCM`).
+pub(crate) const AES_256_GCM: Descriptor = Descriptor {
+    backend: BACKEND,
+    algorithm: Algorithm::Aes256Gcm,
+    new_key: new_aes_256_gcm,
+};
+
+/// ChaCha20-Poly1305 (OpenSSL `ChaCha20-Poly1305`, RFC 8439).
+pub(crate) const CHACHA20_POLY1305: Descriptor = Descriptor {
+    backend: BACKEND,
+    algorithm: Algorithm::ChaCha20Poly1305,
+    new_key: new_chacha20_poly1305,
+};
+
+/// Largest slice given to one `EVP_CipherUpdate` call, in bytes: the call takes
+/// an `int` length, so longer AAD and messages go in chunks of 1 GiB.
+const MAX_UPDATE: usize = 1 << 30;
+
+/// Output room for `EVP_CipherFinal_ex`, in bytes. GCM and ChaCha20-Poly1305 are
+/// stream modes and write nothing there; the openssl crate asks for a block's room.
+const FINAL_ROOM: usize = 16;
+
+fn new_aes_128_gcm(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+    new_key(Algorithm::Aes128Gcm, key)
+}
+
+fn new_aes_256_gcm(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+    new_key(Algorithm::Aes256Gcm, key)
+}
+
+fn new_chacha20_poly1305(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+    new_key(Algorithm::ChaCha20Poly1305, key)
+}
+
+/// The OpenSSL name of `algorithm`, as given to `EVP_CIPHER_fetch`.
+fn openssl_name(algorithm: Algorithm) -> Result<&'static str, Error> {
+    match algorithm {
+        Algorithm::Aes128Gcm => Ok("AES-128-GCM"),
+        Algorithm::Aes256Gcm => Ok("AES-256-GCM"),
+        Algorithm::ChaCha20Poly1305 => Ok("ChaCha20-Poly1305"),
+        other => Err(Error::Backend(format!("{BACKEND} does not implement {other}"))),
+    }
+}
+
+/// [`Error::Backend`] naming the EVP call that failed and OpenSSL's reason.
+fn backend_error(call: &str, e: &ErrorStack) -> Error {
+    Error::Backend(format!("{call}: {e}"))
+}
+
+/// Sets up a key: fetches the cipher once and checks its sizes.
+fn new_key(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+    Error::check_key(algorithm, key.len())?;
+    let name = openssl_name(algorithm)?;
+    let cipher = Cipher::fetch(None, name, None)
+        .map_err(|e| backend_error(&format!("EVP_CIPHER_fetch({name})"), &e))?;
+    // The openssl crate asserts (panics) on short keys and IVs: make sure OpenSSL
+    // agrees with our sizes before any context sees them.
+    if cipher.key_length() != algorithm.key_len() || cipher.iv_length() != algorithm.nonce_len() {
+        return Err(Error::Backend(format!(
+            "EVP_CIPHER_fetch({name}): OpenSSL reports a {}-byte key and a {}-byte IV, expected {} and {}",
+            cipher.key_length(),
+            cipher.iv_length(),
+            algorithm.key_len(),
+            algorithm.nonce_len()
+        )));
+    }
+    Ok(Box::new(OpensslAead {
+        algorithm,
+        cipher,
+        key: Zeroizing::new(key.to_vec()),
+        seal: ThreadLocal::new(),
+        open: ThreadLocal::new(),
+    }))
+}
+
+/// Which way a per-thread context was keyed.
+#[derive(Clone, Copy)]
+enum Direction {
+    Seal,
+    Open,
+}
+
+/// One OpenSSL AEAD under one key. `Debug` shows the algorithm only.
+pub(crate) struct OpensslAead {
+    algorithm: Algorithm,
+    /// Fetched once in [`new_key`].
+    cipher: Cipher,
+    /// The key bytes, kept (zeroized on drop) because a thread that has not used
+    /// this key yet may appear at any time and needs its contexts keyed.
+    key: Zeroizing<Vec<u8>>,
+    /// Per thread: a context keyed for encryption.
+    seal: ThreadLocal<RefCell<CipherCtx>>,
+    /// Per thread: a context keyed for decryption.
+    open: ThreadLocal<RefCell<CipherCtx>>,
+}
+
+impl OpensslAead {
+    /// This thread's context for `direction`, created and keyed on first use.
+    fn context(&self, direction: Direction) -> Result<RefMut<'_, CipherCtx>, Error> {
+        let slot = match direction {
+            Direction::Seal => &self.seal,
+            Direction::Open => &self.open,
+        };
+        let cell = slot.get_or_try(|| self.keyed_context(direction))?;
+        cell.try_borrow_mut()
+            .map_err(|_| Error::Backend(format!("{BACKEND}: this thread's cipher context is already in use")))
+    }
+
+    /// A new context with cipher and key set, no IV yet.
+    fn keyed_context(&self, direction: Direction) -> Result<RefCell<CipherCtx>, Error> {
+        let mut ctx = CipherCtx::new().map_err(|e| backend_error("EVP_CIPHER_CTX_new", &e))?;
+        match direction {
+            Direction::Seal => ctx
+                .encrypt_init(Some(&self.cipher), Some(&self.key), None)
+                .map_err(|e| backend_error("EVP_EncryptInit_ex (key)", &e))?,
+            Direction::Open => ctx
+                .decrypt_init(Some(&self.cipher), Some(&self.key), None)
+                .map_err(|e| backend_error("EVP_DecryptInit_ex (key)", &e))?,
+        }
+        Ok(RefCell::new(ctx))
+    }
+
+    /// Checks nonce, tag and message lengths before any call that could panic on them.
+    fn check_lengths(&self, nonce_len: usize, tag_len: usize, len: usize) -> Result<(), Error> {
+        Error::check_nonce(self.algorithm, nonce_len)?;
+        Error::check_tag(self.algorithm, tag_len)?;
+        check_message_len(self.algorithm, len)
+    }
+
+    /// Authenticates and decrypts; on any error the caller wipes `in_out`.
+    fn open_unchecked(&self, nonce: &[u8], aad: &[u8], in_out: &mut [u8], tag: &[u8]) -> Result<(), Error> {
+        let mut ctx = self.context(Direction::Open)?;
+        ctx.decrypt_init(None, None, Some(nonce))
+            .map_err(|e| backend_error("EVP_DecryptInit_ex (IV)", &e))?;
+        for chunk in aad.chunks(MAX_UPDATE) {
+            ctx.cipher_update(chunk, None)
+                .map_err(|e| backend_error("EVP_DecryptUpdate (AAD)", &e))?;
+        }
+        for chunk in in_out.chunks_mut(MAX_UPDATE) {
+            let len = chunk.len();
+            let written = ctx
+                .cipher_update_inplace(chunk, len)
+                .map_err(|e| backend_error("EVP_DecryptUpdate", &e))?;
+            check_written("EVP_DecryptUpdate", written, len)?;
+        }
+        ctx.set_tag(tag)
+            .map_err(|e| backend_error("EVP_CIPHER_CTX_ctrl (set tag)", &e))?;
+        let mut rest = [0u8; FINAL_ROOM];
+        // The only failure of the final call in decryption is a tag mismatch.
+        let written = ctx.cipher_final(&mut rest).map_err(|_| Error::Decrypt)?;
+        check_written("EVP_DecryptFinal_ex", written, 0)
+    }
+}
+
+/// [`Error::TooLong`] past the algorithm's limit ([`Algorithm::max_plaintext_len`]).
+fn check_message_len(algorithm: Algorithm, len: usize) -> Result<(), Error> {
+    let max = algorithm.max_plaintext_len();
+    let actual = u64::try_from(len).unwrap_or(u64::MAX);
+    if actual > max {
+        return Err(Error::TooLong {
+            algorithm,
+            max,
+            actual,
+        });
+    }
+    Ok(())
+}
+
+/// Stream modes write exactly as many bytes as they read.
+fn check_written(call: &str, written: usize, expected: usize) -> Result<(), Error> {
+    if written == expected {
+        Ok(())
+    } else {
+        Err(Error::Backend(format!("{call} wrote {written} bytes, expected {expected}")))
+    }
+}
+
+impl Aead for OpensslAead {
+    fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    fn backend(&self) -> &'static str {
+        BACKEND
+    }
+
+    fn seal_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &mut [u8],
+    ) -> Result<(), Error> {
+        self.check_lengths(nonce.len(), tag.len(), in_out.len())?;
+        let mut ctx = self.context(Direction::Seal)?;
+        ctx.encrypt_init(None, None, Some(nonce))
+            .map_err(|e| backend_error("EVP_EncryptInit_ex (IV)", &e))?;
+        for chunk in aad.chunks(MAX_UPDATE) {
+            ctx.cipher_update(chunk, None)
+                .map_err(|e| backend_error("EVP_EncryptUpdate (AAD)", &e))?;
+        }
+        for chunk in in_out.chunks_mut(MAX_UPDATE) {
+            let len = chunk.len();
+            let written = ctx
+                .cipher_update_inplace(chunk, len)
+                .map_err(|e| backend_error("EVP_EncryptUpdate", &e))?;
+            check_written("EVP_EncryptUpdate", written, len)?;
+        }
+        let mut rest = [0u8; FINAL_ROOM];
+        let written = ctx
+            .cipher_final(&mut rest)
+            .map_err(|e| backend_error("EVP_EncryptFinal_ex", &e))?;
+        check_written("EVP_EncryptFinal_ex", written, 0)?;
+        ctx.tag(tag)
+            .map_err(|e| backend_error("EVP_CIPHER_CTX_ctrl (get tag)", &e))
+    }
+
+    fn open_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        self.check_lengths(nonce.len(), tag.len(), in_out.len())?;
+        let opened = self.open_unchecked(nonce, aad, in_out, tag);
+        if opened.is_err() {
+            // OpenSSL decrypts before it checks the tag: leave nothing behind.
+            in_out.fill(0);
+        }
+        opened
+    }
+}
+
+impl fmt::Debug for OpensslAead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpensslAead")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptors_name_this_backend_and_every_algorithm_once() {
+        let algorithms: Vec<Algorithm> = crate::ALGORITHMS.iter().map(|d| d.algorithm).collect();
+        assert_eq!(algorithms, Algorithm::ALL);
+        assert!(crate::ALGORITHMS.iter().all(|d| d.backend == BACKEND));
+    }
+
+    #[test]
+    fn too_long_is_a_typed_error() {
+        let max = (1u64 << 36) - 32;
+        assert_eq!(check_message_len(Algorithm::Aes256Gcm, 1000), Ok(()));
+        if let Ok(len) = usize::try_from(max + 1) {
+            assert_eq!(
+                check_message_len(Algorithm::Aes256Gcm, len),
+                Err(Error::TooLong {
+                    algorithm: Algorithm::Aes256Gcm,
+                    max,
+                    actual: max + 1
+                })
+            );
+        }
+    }
+
+    #[test]
+    fn one_context_per_thread_and_direction() -> Result<(), Error> {
+        let key = [7u8; 16];
+        let aead = OpensslAead {
+            algorithm: Algorithm::Aes128Gcm,
+            cipher: Cipher::fetch(None, "AES-128-GCM", None).map_err(|e| backend_error("fetch", &e))?,
+            key: Zeroizing::new(key.to_vec()),
+            seal: ThreadLocal::new(),
+            open: ThreadLocal::new(),
+        };
+        let nonce = [1u8; 12];
+        let mut tag = [0u8; 16];
+        for _ in 0..3 {
+            let mut data = *b"row";
+            aead.seal_in_place_detached(&nonce, b"", &mut data, &mut tag)?;
+            aead.open_in_place_detached(&nonce, b"", &mut data, &tag)?;
+            assert_eq!(&data, b"row");
+        }
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut data = *b"row";
+                let mut tag = [0u8; 16];
+                aead.seal_in_place_detached(&nonce, b"", &mut data, &mut tag)
+            })
+            .join()
+            .map_err(|_| Error::Backend("thread panicked".into()))?
+        })?;
+        let mut seal = aead.seal;
+        let mut open = aead.open;
+        assert_eq!(seal.iter_mut().count(), 2, "one seal context per thread");
+        assert_eq!(open.iter_mut().count(), 1, "the second thread never opened");
+        Ok(())
+    }
+
+    #[test]
+    fn debug_shows_no_key_material() -> Result<(), Error> {
+        let aead = (AES_256_GCM.new_key)(&[0xa5; 32])?;
+        assert_eq!(format!("{aead:?}"), "openssl:aes-256-gcm { key: <redacted> }");
+        Ok(())
+    }
+}

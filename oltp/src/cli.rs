@@ -1,0 +1,448 @@
+//! The command line of `oltp` (clap derive) and what each subcommand does.
+//! `main.rs` only parses, calls [`execute`], and prints errors.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use encbench_crypto::Algorithm;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::codec::{Codec, Encrypt, create_key_file, default_key_file};
+use crate::rand::RandType;
+use crate::report::{Report, comparison_text};
+use crate::run::{RunOptions, active_key_id, load_cipher, run_grid};
+use crate::schema::{self, DataSet, PrepareOptions};
+use crate::server::{PrivateServer, ServerConfig, default_base_dir};
+use crate::workload::Workload;
+
+/// sysbench-compatible OLTP load generator with column encryption.
+///
+/// Without --mysql-url, oltp starts (and stops) a private MariaDB server from the
+/// system's MariaDB binaries, with its data in --base-dir, so prepare, run and
+/// cleanup work as separate commands. Units: --time in seconds; QPS/TPS per
+/// second; latency (RT) in milliseconds; client CPU in microseconds per query.
+#[derive(Debug, Parser)]
+#[command(name = "oltp", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands, as sysbench's.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create and load the sbtest tables (one database per encryption choice).
+    Prepare(PrepareArgs),
+    /// Run the workload for every --threads x --encrypt combination and compare.
+    Run(RunArgs),
+    /// Drop the tables (and encrypted databases) that prepare created.
+    Cleanup(CleanupArgs),
+}
+
+/// Where the data lives and how it is encrypted: shared by every subcommand.
+#[derive(Debug, Args, Clone)]
+pub struct DataArgs {
+    /// Server URL, mysql://USER:PASSWORD@HOST:PORT (TCP is always used). Default:
+    /// the private MariaDB server in --base-dir.
+    #[arg(long, value_name = "URL")]
+    pub mysql_url: Option<String>,
+    /// encbench's directory: private server data (mariadb/) and key files (keys/).
+    /// Default: $ENCBENCH_HOME, else $XDG_DATA_HOME/encbench, else ~/.local/share/encbench.
+    #[arg(long, value_name = "DIR")]
+    pub base_dir: Option<PathBuf>,
+    /// Database for plaintext tables; encrypted tables go to DB_<algorithm>.
+    #[arg(long, default_value = "sbtest", value_name = "DB")]
+    pub mysql_db: String,
+    /// Number of tables (sbtest1..sbtestN).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub tables: u32,
+    /// Rows per table.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
+    pub table_size: u32,
+    /// Key file for column encryption: lines ID;HEX (MariaDB file_key_management
+    /// format); the highest id is active. Default: <base-dir>/keys/<algorithm>.keys,
+    /// created by prepare.
+    #[arg(long, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
+}
+
+/// `oltp prepare`.
+#[derive(Debug, Args)]
+pub struct PrepareArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub data: DataArgs,
+    /// Encryption choices to prepare tables for, comma separated: none, or
+    /// BACKEND:ALGORITHM (e.g. openssl:aes-256-gcm). Choices with the same
+    /// algorithm share one database.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "none",
+        value_name = "LIST"
+    )]
+    pub encrypt: Vec<String>,
+    /// Loader connections; table t is loaded by connection t mod threads.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+    /// Seed of the row generator (every database gets the same rows).
+    #[arg(long, default_value_t = schema::DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+/// Output format of `oltp run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// sysbench's report per run, then the comparison tables.
+    Text,
+    /// One JSON object with `runs` and `comparison` arrays.
+    Json,
+}
+
+/// `oltp run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub data: DataArgs,
+    /// Encryption choices, comma separated: none, or BACKEND:ALGORITHM.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "none",
+        value_name = "LIST"
+    )]
+    pub encrypt: Vec<String>,
+    /// Worker threads (one connection each), comma separated list, e.g. 1,8.
+    #[arg(long, value_delimiter = ',', default_value = "1", value_name = "LIST",
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub threads: Vec<u32>,
+    /// sysbench workload.
+    #[arg(long, value_enum, default_value = "oltp_read_only")]
+    pub workload: Workload,
+    /// Duration of each run in seconds.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub time: u64,
+    /// Rows per range query (ids [x, x+range_size-1]).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub range_size: u32,
+    /// Id distribution (sysbench 1.0 default: special).
+    #[arg(long, value_enum, default_value = "special")]
+    pub rand_type: RandType,
+    /// Output on stdout.
+    #[arg(long, value_enum, default_value = "text")]
+    pub output: Output,
+    /// Also write the JSON report to FILE (written whole at the end; `complete`
+    /// is false in it when a run stopped early).
+    #[arg(long, value_name = "FILE")]
+    pub json_out: Option<PathBuf>,
+    /// Never show the progress bar (it only shows on a terminal anyway).
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+/// `oltp cleanup`.
+#[derive(Debug, Args)]
+pub struct CleanupArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub data: DataArgs,
+    /// Encryption choices to drop: none, BACKEND:ALGORITHM, or all (default).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "all",
+        value_name = "LIST"
+    )]
+    pub encrypt: Vec<String>,
+}
+
+impl DataArgs {
+    fn base_dir(&self) -> PathBuf {
+        self.base_dir.clone().unwrap_or_else(default_base_dir)
+    }
+
+    fn data_set(&self) -> DataSet {
+        DataSet {
+            db: self.mysql_db.clone(),
+            tables: self.tables,
+            table_size: self.table_size,
+        }
+    }
+}
+
+fn parse_encrypts(list: &[String]) -> Result<Vec<Encrypt>> {
+    let mut out: Vec<Encrypt> = Vec::new();
+    for item in list {
+        let e = Encrypt::parse(item.trim())?;
+        if !out.iter().any(|o| o.name() == e.name()) {
+            out.push(e);
+        }
+    }
+    if out.is_empty() {
+        bail!("--encrypt is empty: give none or BACKEND:ALGORITHM");
+    }
+    Ok(out)
+}
+
+/// The server to use: `--mysql-url`, or the private server (started here and
+/// stopped by [`ServerGuard::finish`]).
+pub struct ServerGuard {
+    /// URL of the server.
+    pub url: String,
+    server: Option<PrivateServer>,
+}
+
+impl ServerGuard {
+    /// Uses `--mysql-url` or starts the private server in `base_dir`.
+    ///
+    /// # Errors
+    /// The private server cannot start (e.g. MariaDB is not installed).
+    pub async fn open(data: &DataArgs) -> Result<ServerGuard> {
+        if let Some(url) = &data.mysql_url {
+            return Ok(ServerGuard {
+                url: url.clone(),
+                server: None,
+            });
+        }
+        let cfg = ServerConfig::new(data.base_dir());
+        let server = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
+            .await
+            .context("server start task panicked")??;
+        Ok(ServerGuard {
+            url: server.url(),
+            server: Some(server),
+        })
+    }
+
+    /// Stops the private server if this process started it.
+    ///
+    /// # Errors
+    /// The server did not shut down.
+    pub async fn finish(self) -> Result<()> {
+        if let Some(s) = self.server {
+            tokio::task::spawn_blocking(move || s.stop())
+                .await
+                .context("server stop task panicked")??;
+        }
+        Ok(())
+    }
+}
+
+/// Runs a parsed command line. Returns `false` when a run stopped early (the
+/// report then says so and the process should exit non-zero).
+///
+/// # Errors
+/// Anything that prevents the command from doing its job; messages name the fix.
+pub async fn execute(cli: Cli) -> Result<bool> {
+    let data = match &cli.command {
+        Command::Prepare(a) => &a.data,
+        Command::Run(a) => &a.data,
+        Command::Cleanup(a) => &a.data,
+    };
+    // Validate names before starting anything.
+    match &cli.command {
+        Command::Prepare(a) => drop(parse_encrypts(&a.encrypt)?),
+        Command::Run(a) => drop(parse_encrypts(&a.encrypt)?),
+        Command::Cleanup(_) => {}
+    }
+    let server = ServerGuard::open(data).await?;
+    let outcome = match &cli.command {
+        Command::Prepare(a) => prepare(a, &server.url).await.map(|()| true),
+        Command::Run(a) => run(a, &server.url).await,
+        Command::Cleanup(a) => cleanup(a, &server.url).await.map(|()| true),
+    };
+    let stopped = server.finish().await;
+    let complete = outcome?;
+    stopped?;
+    Ok(complete)
+}
+
+async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
+    let encrypts = parse_encrypts(&a.encrypt)?;
+    let data = a.data.data_set();
+    let base = a.data.base_dir();
+    let mut done_dbs: Vec<String> = Vec::new();
+    for e in encrypts {
+        let db = data.database(e);
+        if done_dbs.contains(&db) {
+            continue;
+        }
+        let codec = match e {
+            Encrypt::None => Codec::plaintext(),
+            Encrypt::Aead(d) => {
+                ensure_key_file(a.data.key_file.as_deref(), &base, d.algorithm)?;
+                let cipher = load_cipher(e, a.data.key_file.as_ref(), &base)?
+                    .context("cipher for an AEAD choice")?;
+                Codec::encrypted(cipher)
+            }
+        };
+        let total = u64::from(data.tables) * u64::from(data.table_size);
+        let bar = count_bar(total, &format!("prepare {db}"));
+        let progress: Arc<dyn Fn(u64) + Send + Sync> = {
+            let bar = bar.clone();
+            Arc::new(move |n| bar.inc(n))
+        };
+        let t0 = Instant::now();
+        let opts = PrepareOptions {
+            threads: a.threads,
+            seed: a.seed,
+            create_secondary: true,
+        };
+        schema::prepare(
+            url,
+            &data,
+            e,
+            codec.clone(),
+            active_key_id(&codec),
+            &opts,
+            progress,
+        )
+        .await?;
+        bar.finish_and_clear();
+        let secs = t0.elapsed().as_secs_f64();
+        println!(
+            "prepared {db}: {} tables x {} rows in {:.1} s ({:.0} rows/s){}",
+            data.tables,
+            data.table_size,
+            secs,
+            total as f64 / secs.max(1e-9),
+            match e {
+                Encrypt::None => String::new(),
+                Encrypt::Aead(_) => format!(
+                    ", c and pad sealed with {} under key id {}",
+                    e.name(),
+                    active_key_id(&codec)
+                ),
+            }
+        );
+        done_dbs.push(db);
+    }
+    Ok(())
+}
+
+fn ensure_key_file(given: Option<&Path>, base: &Path, algorithm: Algorithm) -> Result<()> {
+    match given {
+        Some(p) if !p.exists() => bail!(
+            "--key-file {} does not exist: create it (lines ID;HEX) or omit --key-file",
+            p.display()
+        ),
+        Some(_) => Ok(()),
+        None => {
+            let path = default_key_file(base, algorithm);
+            if !path.exists() {
+                create_key_file(&path, algorithm)?;
+                eprintln!(
+                    "created key file {} (keep it: the tables cannot be read without it)",
+                    path.display()
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+fn count_bar(total: u64, prefix: &str) -> ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix:>28} [{bar:30}] {pos}/{len} rows  {per_sec}  eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(prefix.to_string());
+    bar
+}
+
+async fn run(a: &RunArgs, url: &str) -> Result<bool> {
+    let encrypts = parse_encrypts(&a.encrypt)?;
+    let opts = RunOptions {
+        url: url.to_string(),
+        data: a.data.data_set(),
+        workload: a.workload,
+        threads: a.threads.clone(),
+        encrypts,
+        time: Duration::from_secs(a.time),
+        range_size: a.range_size,
+        rand_type: a.rand_type,
+        key_file: a.data.key_file.clone(),
+        base_dir: a.data.base_dir(),
+        progress: !a.no_progress,
+        reconnect_window: Duration::from_secs(5),
+    };
+    let text = a.output == Output::Text;
+    let results = run_grid(&opts, |r| {
+        if text {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", r.to_text());
+            let _ = out.flush();
+        }
+    })
+    .await?;
+    let report = Report::new(results);
+    if text {
+        if !report.comparison.is_empty() {
+            println!("{}", comparison_text(&report.comparison));
+        }
+    } else {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    }
+    if let Some(path) = &a.json_out {
+        write_atomically(path, serde_json::to_string_pretty(&report)?.as_bytes())?;
+        if text {
+            println!("JSON report written to {}", path.display());
+        }
+    }
+    if !report.complete {
+        let why = report
+            .runs
+            .iter()
+            .find_map(|r| r.error.clone())
+            .unwrap_or_default();
+        eprintln!("Error: run stopped early: {why}");
+    }
+    Ok(report.complete)
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so a reader
+/// never sees a half-written file.
+///
+/// # Errors
+/// The directory or file cannot be written.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create directory {}", dir.display()))?;
+    }
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+async fn cleanup(a: &CleanupArgs, url: &str) -> Result<()> {
+    let encrypts = if a.encrypt.iter().any(|e| e.eq_ignore_ascii_case("all")) {
+        let mut v = vec![Encrypt::None];
+        for d in encbench_registry::all() {
+            if !v.iter().any(|e| e.algorithm() == Some(d.algorithm)) {
+                v.push(Encrypt::Aead(d));
+            }
+        }
+        v
+    } else {
+        parse_encrypts(&a.encrypt)?
+    };
+    let dbs = schema::cleanup(url, &a.data.data_set(), &encrypts).await?;
+    println!("dropped the sbtest tables of {}", dbs.join(", "));
+    Ok(())
+}

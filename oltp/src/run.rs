@@ -1,0 +1,349 @@
+//! The run: a grid of (threads, encryption choice) combinations, each checked
+//! before it starts, measured by worker tasks (one connection each), and turned
+//! into a [`RunResult`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use encbench_crypto::envelope::ColumnCipher;
+use indicatif::{ProgressBar, ProgressStyle};
+use mysql_async::prelude::*;
+
+use crate::codec::{Codec, Encrypt, cipher_from_key_file, default_key_file};
+use crate::measure::{Aggregate, Live, process_cpu_time};
+use crate::rand::{RandType, SbRng};
+use crate::report::{RunInfo, RunResult};
+use crate::schema::{self, DataSet, check_prepared, conn_opts, connect};
+use crate::workload::{Params, Session, Workload, run_worker};
+
+/// Everything `oltp run` needs.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// `mysql://USER:PASS@HOST:PORT` of the server.
+    pub url: String,
+    /// The data set.
+    pub data: DataSet,
+    /// The workload.
+    pub workload: Workload,
+    /// Thread counts to run, in order.
+    pub threads: Vec<u32>,
+    /// Encryption choices to run at each thread count, in order.
+    pub encrypts: Vec<Encrypt>,
+    /// Measured duration of each run.
+    pub time: Duration,
+    /// Rows per range query.
+    pub range_size: u32,
+    /// Id distribution.
+    pub rand_type: RandType,
+    /// Key file (`ID;HEX` lines); default: `<base>/keys/<algorithm>.keys`.
+    pub key_file: Option<PathBuf>,
+    /// encbench's base directory (private server, default key files).
+    pub base_dir: PathBuf,
+    /// Show a progress bar (only on a terminal).
+    pub progress: bool,
+    /// How long a worker keeps trying to reconnect to a lost server.
+    pub reconnect_window: Duration,
+}
+
+/// Loads the column cipher for `encrypt` from `key_file` or the default key file.
+///
+/// # Errors
+/// A missing or malformed key file.
+pub fn load_cipher(
+    encrypt: Encrypt,
+    key_file: Option<&PathBuf>,
+    base_dir: &std::path::Path,
+) -> Result<Option<Arc<ColumnCipher>>> {
+    let Encrypt::Aead(d) = encrypt else {
+        return Ok(None);
+    };
+    let path = key_file
+        .cloned()
+        .unwrap_or_else(|| default_key_file(base_dir, d.algorithm));
+    if !path.exists() {
+        bail!(
+            "key file {} not found: run `oltp prepare --encrypt {}` (it creates one) or pass --key-file",
+            path.display(),
+            encrypt.name()
+        );
+    }
+    let cipher =
+        cipher_from_key_file(d, &path).with_context(|| format!("--encrypt {}", encrypt.name()))?;
+    Ok(Some(Arc::new(cipher)))
+}
+
+/// Server facts read before a run.
+#[derive(Clone, Debug)]
+pub struct ServerInfo {
+    /// `SELECT VERSION()`.
+    pub version: String,
+    /// `@@max_prepared_stmt_count`.
+    pub max_prepared_stmt_count: u64,
+    /// Prepared statements open on the server now (`Prepared_stmt_count`).
+    pub prepared_stmt_count: u64,
+    /// `@@max_connections`.
+    pub max_connections: u64,
+}
+
+/// Reads [`ServerInfo`].
+///
+/// # Errors
+/// Connection or query failures.
+pub async fn server_info(url: &str) -> Result<ServerInfo> {
+    let mut conn = connect(conn_opts(url, None, 16)?).await?;
+    let (version, max_ps, max_conn): (String, u64, u64) = conn
+        .query_first("SELECT VERSION(), @@max_prepared_stmt_count, @@max_connections")
+        .await?
+        .context("server returned no row for SELECT VERSION()")?;
+    let open: Option<(String, u64)> = conn
+        .query_first("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
+        .await?;
+    conn.disconnect().await?;
+    Ok(ServerInfo {
+        version,
+        max_prepared_stmt_count: max_ps,
+        prepared_stmt_count: open.map_or(0, |(_, n)| n),
+        max_connections: max_conn,
+    })
+}
+
+/// Checks that `threads` connections, each holding the workload's prepared
+/// statements for every table, fit the server's limits.
+///
+/// # Errors
+/// Too many prepared statements or connections, with the setting to change.
+pub fn check_budget(
+    info: &ServerInfo,
+    workload: Workload,
+    tables: u32,
+    threads: u32,
+) -> Result<()> {
+    let per_conn = workload.statements_per_connection(tables) as u64;
+    let need = per_conn * u64::from(threads);
+    let free = info
+        .max_prepared_stmt_count
+        .saturating_sub(info.prepared_stmt_count);
+    if need > free {
+        bail!(
+            "{threads} threads x {tables} tables x {} statements = {need} prepared statements, but the server allows {} \
+             (max_prepared_stmt_count, {} in use): run SET GLOBAL max_prepared_stmt_count = {} (at most 1048576), or use fewer --threads or --tables",
+            per_conn / u64::from(tables.max(1)),
+            info.max_prepared_stmt_count,
+            info.prepared_stmt_count,
+            (need + info.prepared_stmt_count).min(1_048_576)
+        );
+    }
+    if u64::from(threads) + 2 > info.max_connections {
+        bail!(
+            "{threads} threads need {threads} connections, but max_connections is {}: run SET GLOBAL max_connections = {}, or use fewer --threads",
+            info.max_connections,
+            threads + 10
+        );
+    }
+    Ok(())
+}
+
+/// Opens the first row of `sbtest1` to prove the keys fit the data before a run.
+///
+/// # Errors
+/// The value does not open: the message names table, id and key id.
+pub async fn check_keys(url: &str, db: &str, codec: &Codec) -> Result<()> {
+    if !codec.is_encrypted() {
+        return Ok(());
+    }
+    let mut conn = connect(conn_opts(url, Some(db), 16)?).await?;
+    let row: Option<(i64, Vec<u8>)> = conn
+        .query_first("SELECT id, c FROM sbtest1 ORDER BY id LIMIT 1")
+        .await?;
+    conn.disconnect().await?;
+    if let Some((id, mut c)) = row {
+        codec
+            .open_in_place("sbtest1", "c", id, &mut c)
+            .map_err(|e| anyhow::anyhow!("{db}.sbtest1.c id={id}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Runs every (threads, encryption) combination, thread counts outermost so the
+/// choices compared at one thread count run back to back. `on_result` sees each
+/// result as soon as its run ends. Returns all results; a run that stopped early
+/// ends the grid (its partial result is included).
+///
+/// # Errors
+/// Checks that fail before any measurement (missing tables, keys, limits).
+pub async fn run_grid(
+    opts: &RunOptions,
+    mut on_result: impl FnMut(&RunResult),
+) -> Result<Vec<RunResult>> {
+    let info = server_info(&opts.url).await?;
+    let mut admin = connect(conn_opts(&opts.url, None, 16)?).await?;
+    let mut codecs = Vec::new();
+    for &e in &opts.encrypts {
+        check_prepared(&mut admin, &opts.data, e).await?;
+        let codec = match load_cipher(e, opts.key_file.as_ref(), &opts.base_dir)? {
+            None => Codec::plaintext(),
+            Some(c) => Codec::encrypted(c),
+        };
+        check_keys(&opts.url, &opts.data.database(e), &codec).await?;
+        codecs.push((e, codec));
+    }
+    admin.disconnect().await?;
+    for &t in &opts.threads {
+        check_budget(&info, opts.workload, opts.data.tables, t)?;
+    }
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupted.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                flag.store(true, Ordering::SeqCst);
+            }
+        });
+    }
+    let mut results = Vec::new();
+    'grid: for &threads in &opts.threads {
+        for (e, codec) in &codecs {
+            let r = run_one(opts, &info, *e, codec.clone(), threads, &interrupted).await?;
+            on_result(&r);
+            let stop = !r.complete;
+            results.push(r);
+            if stop {
+                break 'grid;
+            }
+        }
+    }
+    Ok(results)
+}
+
+/// One measured run.
+///
+/// # Errors
+/// Connecting the workers or preparing their statements failed.
+pub async fn run_one(
+    opts: &RunOptions,
+    info: &ServerInfo,
+    encrypt: Encrypt,
+    codec: Codec,
+    threads: u32,
+    interrupted: &Arc<AtomicBool>,
+) -> Result<RunResult> {
+    let db = opts.data.database(encrypt);
+    let per_conn = opts.workload.statements_per_connection(opts.data.tables);
+    let conn_opts = conn_opts(&opts.url, Some(&db), per_conn + 16)?;
+    let bar = progress_bar(opts, &format!("{} {} thr", encrypt.name(), threads));
+    bar.set_message("connecting");
+    let mut connecting = Vec::new();
+    for _ in 0..threads {
+        let (o, c, n) = (conn_opts.clone(), codec.clone(), opts.data.tables);
+        connecting.push(tokio::spawn(async move { Session::connect(o, c, n).await }));
+    }
+    let mut sessions = Vec::new();
+    for c in connecting {
+        sessions.push(
+            c.await
+                .context("connecting task panicked")?
+                .with_context(|| format!("cannot open worker connection to {db}"))?,
+        );
+    }
+    let params = Params {
+        tables: opts.data.tables,
+        table_size: opts.data.table_size,
+        range_size: opts.range_size,
+        point_selects: 10,
+    };
+    let live = Arc::new(Live::default());
+    let cpu0 = process_cpu_time();
+    let start = Instant::now();
+    let deadline = start + opts.time;
+    let mut workers = Vec::new();
+    for mut s in sessions {
+        let (live, stop, window, rand_type) = (
+            live.clone(),
+            interrupted.clone(),
+            opts.reconnect_window,
+            opts.rand_type,
+        );
+        workers.push(tokio::spawn(async move {
+            let rng = SbRng::from_os(rand_type);
+            let (agg, err) = run_worker(&mut s, rng, params, deadline, window, &live, &stop).await;
+            s.close().await;
+            (agg, err)
+        }));
+    }
+    let ticker = {
+        let (bar, live) = (bar.clone(), live.clone());
+        tokio::spawn(async move {
+            let mut last = (Instant::now(), 0u64);
+            loop {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                let (_, q) = live.read();
+                let now = Instant::now();
+                let qps = (q - last.1) as f64 / now.duration_since(last.0).as_secs_f64();
+                last = (now, q);
+                bar.set_position(start.elapsed().as_secs().min(bar.length().unwrap_or(0)));
+                bar.set_message(format!("{qps:.0} qps"));
+            }
+        })
+    };
+    let mut total = Aggregate::new();
+    let mut first_error = None;
+    for w in workers {
+        let (agg, err) = w.await.context("worker task panicked")?;
+        total.merge(&agg);
+        if first_error.is_none() {
+            first_error = err.map(|e| e.to_string());
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let cpu = (process_cpu_time().saturating_sub(cpu0)).as_secs_f64();
+    ticker.abort();
+    bar.finish_and_clear();
+    if first_error.is_none() && interrupted.load(Ordering::SeqCst) {
+        first_error = Some("interrupted (Ctrl-C)".to_string());
+    }
+    let info = RunInfo {
+        workload: opts.workload.name().to_string(),
+        threads,
+        encrypt: encrypt.name(),
+        database: db,
+        tables: opts.data.tables,
+        table_size: opts.data.table_size,
+        range_size: opts.range_size,
+        server_version: info.version.clone(),
+    };
+    Ok(RunResult::from_aggregate(
+        info,
+        &total,
+        elapsed,
+        cpu,
+        first_error,
+    ))
+}
+
+fn progress_bar(opts: &RunOptions, prefix: &str) -> ProgressBar {
+    use std::io::IsTerminal;
+    if !opts.progress || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(opts.time.as_secs());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix:>28} [{bar:30}] {pos}/{len} s  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(prefix.to_string());
+    bar
+}
+
+/// Key id recorded by `prepare` for a cipher: the keyring's active id.
+pub fn active_key_id(codec: &Codec) -> u32 {
+    codec.cipher().map_or(0, |c| c.keyring().active().0)
+}
+
+/// Re-export for the binary: the database of an encryption choice.
+pub fn database_for(data: &DataSet, e: Encrypt) -> String {
+    schema::database_for(&data.db, e.algorithm())
+}

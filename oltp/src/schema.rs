@@ -1,0 +1,433 @@
+//! sysbench's `sbtest` schema, plaintext or with `c` and `pad` as envelopes:
+//! naming, DDL, the parallel loader (`prepare`), checks before a run, and `cleanup`.
+//!
+//! Each encryption choice gets its own database so one server holds all of them
+//! side by side: plaintext tables in `DB` (default `sbtest`, as sysbench), tables
+//! sealed with an algorithm in `DB_<algorithm>` (e.g. `sbtest_aes_256_gcm`). Every
+//! backend of one algorithm reads the same tables (the envelope does not depend on
+//! the library). Rows are generated from a seed per table, so every database holds
+//! the same plaintext and results can be compared value by value.
+//!
+//! A table `encbench_meta` in each database records how it was prepared; it is
+//! written last, so a `prepare` that did not finish is detected by `run`.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use encbench_crypto::{Algorithm, envelope};
+use mysql_async::prelude::*;
+use mysql_async::{Conn, Opts, OptsBuilder, Params, Value};
+
+use crate::codec::{Codec, Encrypt};
+use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
+
+/// sysbench 1.0's `CHAR(120)` for `c`.
+pub const C_CHAR_LEN: usize = 120;
+/// sysbench 1.0's `CHAR(60)` for `pad`.
+pub const PAD_CHAR_LEN: usize = 60;
+/// Largest multi-row INSERT batch in bytes (sysbench flushes before 512 KiB).
+pub const INSERT_BATCH_BYTES: usize = 512 * 1024;
+/// Default seed of the row generator; table `n` uses `seed + n`.
+pub const DEFAULT_SEED: u64 = 0x5eed;
+
+/// The data set to create or use.
+#[derive(Clone, Debug)]
+pub struct DataSet {
+    /// Base database name (`--mysql-db`, default `sbtest`).
+    pub db: String,
+    /// Number of tables (`--tables`), named `sbtest1..=sbtestN`.
+    pub tables: u32,
+    /// Rows per table (`--table-size`).
+    pub table_size: u32,
+}
+
+impl DataSet {
+    /// The database that holds the tables for `encrypt`: `db` for plaintext,
+    /// `db_<algorithm with '-' as '_'>` otherwise.
+    pub fn database(&self, encrypt: Encrypt) -> String {
+        database_for(&self.db, encrypt.algorithm())
+    }
+}
+
+/// The database name for `algorithm` (or plaintext) under base name `db`.
+pub fn database_for(db: &str, algorithm: Option<Algorithm>) -> String {
+    match algorithm {
+        None => db.to_string(),
+        Some(a) => format!("{db}_{}", a.name().replace('-', "_")),
+    }
+}
+
+/// Table name `sbtestN`.
+pub fn table_name(n: u32) -> String {
+    format!("sbtest{n}")
+}
+
+/// `CREATE TABLE` for table `n`: sysbench's schema; under encryption `c` and `pad`
+/// are `VARBINARY` sized for the envelope (CHAR would strip trailing bytes).
+pub fn create_table_sql(n: u32, algorithm: Option<Algorithm>) -> String {
+    let (c, pad) = match algorithm {
+        None => (
+            format!("CHAR({C_CHAR_LEN})"),
+            format!("CHAR({PAD_CHAR_LEN})"),
+        ),
+        Some(a) => {
+            let o = envelope::overhead(a);
+            (
+                format!("VARBINARY({})", C_CHAR_LEN + o),
+                format!("VARBINARY({})", PAD_CHAR_LEN + o),
+            )
+        }
+    };
+    format!(
+        "CREATE TABLE sbtest{n}(\n  id INTEGER NOT NULL AUTO_INCREMENT,\n  k INTEGER DEFAULT '0' NOT NULL,\n  \
+         c {c} DEFAULT '' NOT NULL,\n  pad {pad} DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) ENGINE = innodb"
+    )
+}
+
+/// Connection options for `url` on database `db`: TCP even on localhost (never
+/// the Unix socket), and a statement cache of `stmt_cache` entries.
+///
+/// # Errors
+/// `url` is not a valid `mysql://` URL.
+pub fn conn_opts(url: &str, db: Option<&str>, stmt_cache: usize) -> Result<Opts> {
+    let opts = Opts::from_url(url).map_err(|e| {
+        anyhow::anyhow!(
+            "--mysql-url {url:?} is not a valid mysql:// URL ({e}): use mysql://USER:PASS@HOST:PORT"
+        )
+    })?;
+    let b = OptsBuilder::from_opts(opts)
+        .prefer_socket(false)
+        .stmt_cache_size(stmt_cache.max(16))
+        .db_name(db.map(str::to_string));
+    Ok(b.into())
+}
+
+/// Connects, with an error that names the URL (without password) and the fix.
+///
+/// # Errors
+/// The server cannot be reached or refuses the login.
+pub async fn connect(opts: Opts) -> Result<Conn> {
+    let target = format!(
+        "{}@{}:{}",
+        opts.user().unwrap_or(""),
+        opts.ip_or_hostname(),
+        opts.tcp_port()
+    );
+    Conn::new(opts)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot connect to MySQL server {target}: {e}: check --mysql-url (host, port, user, password), or omit it to use the private server"))
+}
+
+/// What `encbench_meta` says about a prepared database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// Algorithm name, or `none`.
+    pub algorithm: String,
+    /// Active key id at prepare time (0 for plaintext).
+    pub key_id: u32,
+    /// Tables prepared.
+    pub tables: u32,
+    /// Rows per table.
+    pub table_size: u32,
+    /// Row generator seed.
+    pub seed: u64,
+}
+
+/// Reads `db.encbench_meta`; `None` when the table does not exist.
+///
+/// # Errors
+/// Query failures.
+pub async fn read_meta(conn: &mut Conn, db: &str) -> Result<Option<Meta>> {
+    let exists: Option<String> = conn
+        .exec_first(
+            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'encbench_meta'",
+            (db,),
+        )
+        .await?;
+    if exists.is_none() {
+        return Ok(None);
+    }
+    let rows: Vec<(String, String)> = conn
+        .query(format!("SELECT name, value FROM `{db}`.encbench_meta"))
+        .await?;
+    let get = |k: &str| {
+        rows.iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    Ok(Some(Meta {
+        algorithm: get("algorithm"),
+        key_id: get("key_id").parse().unwrap_or(0),
+        tables: get("tables").parse().unwrap_or(0),
+        table_size: get("table_size").parse().unwrap_or(0),
+        seed: get("seed").parse().unwrap_or(DEFAULT_SEED),
+    }))
+}
+
+/// Number of `sbtestN` tables (N in 1..=tables) that exist in `db`.
+///
+/// # Errors
+/// Query failures.
+pub async fn count_tables(conn: &mut Conn, db: &str, tables: u32) -> Result<u32> {
+    let names: Vec<String> = conn
+        .exec(
+            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME LIKE 'sbtest%'",
+            (db,),
+        )
+        .await?;
+    Ok((1..=tables)
+        .filter(|n| names.iter().any(|t| *t == table_name(*n)))
+        .count() as u32)
+}
+
+/// Checks that `encrypt`'s database holds a finished `prepare` of at least
+/// `data.tables` tables; returns its meta (None for sysbench-prepared plaintext).
+///
+/// # Errors
+/// Missing tables, unfinished prepare, or tables prepared for another algorithm,
+/// each with the command that fixes it.
+pub async fn check_prepared(
+    conn: &mut Conn,
+    data: &DataSet,
+    encrypt: Encrypt,
+) -> Result<Option<Meta>> {
+    let db = data.database(encrypt);
+    let present = count_tables(conn, &db, data.tables).await?;
+    let meta = read_meta(conn, &db).await?;
+    let enc_flag = match encrypt.algorithm() {
+        None => "none".to_string(),
+        Some(_) => encrypt.name(),
+    };
+    if present < data.tables {
+        bail!(
+            "{db}.{} not found ({present} of {} tables present): run `oltp prepare --tables {} --table-size {} --encrypt {enc_flag}` first",
+            table_name(present + 1),
+            data.tables,
+            data.tables,
+            data.table_size
+        );
+    }
+    match (&meta, encrypt.algorithm()) {
+        (None, None) => Ok(None),
+        (None, Some(_)) => bail!(
+            "{db} has tables but no encbench_meta: the prepare did not finish; run `oltp cleanup` and `oltp prepare --encrypt {enc_flag}` again"
+        ),
+        (Some(m), alg) => {
+            let want = alg.map_or("none", |a| a.name());
+            if m.algorithm != want {
+                bail!(
+                    "{db} was prepared for {}, not {want}: run `oltp cleanup` and prepare again",
+                    m.algorithm
+                );
+            }
+            if m.tables < data.tables {
+                bail!(
+                    "{db} was prepared with --tables {}, the run asks for {}: use --tables {} or prepare again",
+                    m.tables,
+                    data.tables,
+                    m.tables
+                );
+            }
+            Ok(meta)
+        }
+    }
+}
+
+/// Options of `prepare`.
+#[derive(Clone, Debug)]
+pub struct PrepareOptions {
+    /// Concurrent loader connections (`--threads`); worker t loads tables t+1, t+1+threads, ...
+    pub threads: u32,
+    /// Row generator seed.
+    pub seed: u64,
+    /// Whether to create the secondary index `k_N` after loading (sysbench's `create_secondary`).
+    pub create_secondary: bool,
+}
+
+/// Creates and loads the tables of `data` for `encrypt` with `codec` (which must
+/// match `encrypt`), as sysbench's `prepare` does, then writes `encbench_meta`.
+/// `progress` is called with the number of rows inserted so far by each batch.
+///
+/// # Errors
+/// A table already exists (run `cleanup`), or any database or sealing error.
+pub async fn prepare(
+    url: &str,
+    data: &DataSet,
+    encrypt: Encrypt,
+    codec: Codec,
+    key_id: u32,
+    opts: &PrepareOptions,
+    progress: Arc<dyn Fn(u64) + Send + Sync>,
+) -> Result<()> {
+    let db = data.database(encrypt);
+    let mut admin = connect(conn_opts(url, None, 16)?).await?;
+    admin
+        .query_drop(format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
+        .await?;
+    let present = count_tables(&mut admin, &db, data.tables).await?;
+    if present > 0 || read_meta(&mut admin, &db).await?.is_some() {
+        bail!(
+            "{db} already holds sbtest tables: run `oltp cleanup --encrypt {}` first, or use them as they are",
+            encrypt.name()
+        );
+    }
+    let threads = opts.threads.clamp(1, data.tables.max(1));
+    let mut tasks = Vec::new();
+    for t in 0..threads {
+        let tables: Vec<u32> = (t + 1..=data.tables).step_by(threads as usize).collect();
+        let (url, db, codec, progress, seed, size, secondary) = (
+            url.to_string(),
+            db.clone(),
+            codec.clone(),
+            progress.clone(),
+            opts.seed,
+            data.table_size,
+            opts.create_secondary,
+        );
+        let alg = encrypt.algorithm();
+        tasks.push(tokio::spawn(async move {
+            let mut conn = connect(conn_opts(&url, Some(&db), 16)?).await?;
+            for n in tables {
+                load_table(&mut conn, n, size, alg, &codec, seed, secondary, &*progress).await?;
+            }
+            conn.disconnect().await?;
+            anyhow::Ok(())
+        }));
+    }
+    for t in tasks {
+        t.await.context("loader task panicked")??;
+    }
+    admin
+        .query_drop(format!(
+            "CREATE TABLE `{db}`.encbench_meta (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL) ENGINE = innodb"
+        ))
+        .await?;
+    let algorithm = encrypt.algorithm().map_or("none", |a| a.name());
+    admin
+        .exec_batch(
+            format!("INSERT INTO `{db}`.encbench_meta (name, value) VALUES (?, ?)"),
+            [
+                ("algorithm", algorithm.to_string()),
+                ("key_id", key_id.to_string()),
+                ("tables", data.tables.to_string()),
+                ("table_size", data.table_size.to_string()),
+                ("seed", opts.seed.to_string()),
+                ("envelope_version", envelope::VERSION.to_string()),
+            ],
+        )
+        .await?;
+    admin.disconnect().await?;
+    Ok(())
+}
+
+/// The seed of table `n`'s row generator.
+pub fn table_seed(seed: u64, n: u32) -> u64 {
+    seed.wrapping_add(u64::from(n))
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn load_table(
+    conn: &mut Conn,
+    n: u32,
+    size: u32,
+    alg: Option<Algorithm>,
+    codec: &Codec,
+    seed: u64,
+    secondary: bool,
+    progress: &(dyn Fn(u64) + Send + Sync),
+) -> Result<()> {
+    conn.query_drop(create_table_sql(n, alg)).await?;
+    let table = table_name(n);
+    let overhead = alg.map_or(0, envelope::overhead);
+    let row_bytes = 4 * 8 + C_LEN + PAD_LEN + 2 * overhead;
+    let batch = (INSERT_BATCH_BYTES / row_bytes).max(1) as u32;
+    let mut rng = SbRng::seeded(table_seed(seed, n), RandType::Special);
+    let mut stmt_full = None;
+    let mut done: u32 = 0;
+    let (mut c_buf, mut pad_buf) = (Vec::new(), Vec::new());
+    while done < size {
+        let rows = batch.min(size - done);
+        let sql = insert_sql(&table, rows);
+        let stmt = if rows == batch {
+            match &stmt_full {
+                Some(s) => s,
+                None => stmt_full.insert(conn.prep(sql).await?),
+            }
+        } else {
+            &conn.prep(sql).await?
+        };
+        let mut params = Vec::with_capacity(rows as usize * 4);
+        for id in done + 1..=done + rows {
+            let k = rng.id(1, size);
+            let c = rng.c_value();
+            let pad = rng.pad_value();
+            codec.seal(&table, "c", i64::from(id), &c, &mut c_buf)?;
+            codec.seal(&table, "pad", i64::from(id), &pad, &mut pad_buf)?;
+            params.push(Value::Int(i64::from(id)));
+            params.push(Value::Int(i64::from(k)));
+            params.push(Value::Bytes(c_buf.clone()));
+            params.push(Value::Bytes(pad_buf.clone()));
+        }
+        conn.exec_drop(stmt, Params::Positional(params)).await?;
+        done += rows;
+        progress(u64::from(rows));
+    }
+    if secondary {
+        conn.query_drop(format!("CREATE INDEX k_{n} ON {table}(k)"))
+            .await?;
+    }
+    Ok(())
+}
+
+fn insert_sql(table: &str, rows: u32) -> String {
+    let mut sql = format!("INSERT INTO {table}(id, k, c, pad) VALUES ");
+    for i in 0..rows {
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push_str("(?,?,?,?)");
+    }
+    sql
+}
+
+/// Drops the `sbtestN` tables (N in 1..=tables) and `encbench_meta` of the
+/// databases for `encrypts`; an encrypted database (`DB_<algorithm>`) is dropped
+/// whole. Returns the databases touched.
+///
+/// # Errors
+/// Database errors.
+pub async fn cleanup(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<Vec<String>> {
+    let mut conn = connect(conn_opts(url, None, 16)?).await?;
+    let mut dbs: Vec<(String, bool)> = Vec::new();
+    for e in encrypts {
+        let db = data.database(*e);
+        if !dbs.iter().any(|(d, _)| *d == db) {
+            dbs.push((db, e.algorithm().is_some()));
+        }
+    }
+    for (db, encrypted) in &dbs {
+        if *encrypted {
+            conn.query_drop(format!("DROP DATABASE IF EXISTS `{db}`"))
+                .await?;
+        } else {
+            let exists: Option<String> = conn
+                .exec_first(
+                    "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+                    (db.as_str(),),
+                )
+                .await?;
+            if exists.is_none() {
+                continue;
+            }
+            conn.query_drop(format!("DROP TABLE IF EXISTS `{db}`.encbench_meta"))
+                .await?;
+            for n in 1..=data.tables {
+                conn.query_drop(format!("DROP TABLE IF EXISTS `{db}`.sbtest{n}"))
+                    .await?;
+            }
+        }
+    }
+    conn.disconnect().await?;
+    Ok(dbs.into_iter().map(|(d, _)| d).collect())
+}

@@ -1,0 +1,352 @@
+//! Tests of `encbench_oltp::server` against a real `mariadbd` (no mocks).
+//!
+//! Each test runs its own private server in a fresh temporary directory. They need MariaDB
+//! installed (`.ci/run` installs `mariadb-server`) and never skip: a server that cannot start
+//! fails the test, in CI as anywhere.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use encbench_oltp::server::{
+    BENCH_PASSWORD, BENCH_USER, BIN_DIR_ENV, PrivateServer, ServerConfig, ServerError,
+};
+use tempfile::TempDir;
+
+fn tempdir() -> TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("cannot create a temporary directory: {e}"))
+}
+
+fn start(cfg: &ServerConfig) -> PrivateServer {
+    PrivateServer::start(cfg).unwrap_or_else(|e| panic!("start failed: {e}"))
+}
+
+/// The `mariadb` command-line client.
+fn client() -> PathBuf {
+    let packaged = Path::new("/usr/bin/mariadb");
+    if packaged.exists() {
+        packaged.to_path_buf()
+    } else {
+        PathBuf::from("mariadb")
+    }
+}
+
+/// Runs `query` as the benchmark user over TCP on 127.0.0.1; the rows, tab-separated.
+fn try_sql(port: u16, query: &str) -> Result<String, String> {
+    let out = Command::new(client())
+        .args(["--no-defaults", "-h127.0.0.1", "--protocol=TCP"])
+        .arg(format!("-P{port}"))
+        .arg(format!("-u{BENCH_USER}"))
+        .arg(format!("-p{BENCH_PASSWORD}"))
+        .args(["-N", "-B", "-e", query])
+        .output()
+        .map_err(|e| format!("cannot run mariadb: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+fn sql(server: &PrivateServer, query: &str) -> String {
+    try_sql(server.port(), query).unwrap_or_else(|e| panic!("{query}: {e}"))
+}
+
+/// Whether `pid` is a live process (a zombie counts as gone).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].trim_start().chars().next());
+        !matches!(state, None | Some('Z' | 'X'))
+    })
+}
+
+#[test]
+fn cold_start_tcp_login_and_attach() {
+    let dir = tempdir();
+    let cfg = ServerConfig::new(dir.path());
+
+    let t = Instant::now();
+    let server = start(&cfg);
+    eprintln!(
+        "cold start (install-db + bootstrap + start): {:?}",
+        t.elapsed()
+    );
+    assert!(server.started_here());
+    assert!(alive(server.pid()));
+    assert_eq!(server.base_dir(), dir.path());
+    assert_eq!(server.socket_path(), dir.path().join("mariadb/sock"));
+    assert!(dir.path().join("mariadb/data").is_dir());
+    assert!(!dir.path().join("mariadb/data.tmp").exists());
+    assert_eq!(
+        server.url(),
+        format!("mysql://encbench:encbench@127.0.0.1:{}/", server.port())
+    );
+
+    // The benchmark user logs in over TCP and is who we asked for (no anonymous user
+    // shadows it); the server has our settings.
+    assert_eq!(sql(&server, "SELECT 1"), "1");
+    assert_eq!(sql(&server, "SELECT CURRENT_USER()"), "encbench@127.0.0.1");
+    assert_eq!(
+        sql(
+            &server,
+            "SELECT COUNT(*) FROM mysql.global_priv WHERE User = ''"
+        ),
+        "0"
+    );
+    assert_eq!(
+        sql(
+            &server,
+            "SELECT @@port, @@max_connections, @@max_prepared_stmt_count, \
+             @@innodb_buffer_pool_size, @@log_bin"
+        ),
+        format!("{}\t2000\t1048576\t1073741824\t0", server.port())
+    );
+    let port_file = std::fs::read_to_string(dir.path().join("mariadb/port"))
+        .unwrap_or_else(|e| panic!("port file: {e}"));
+    assert_eq!(port_file.trim(), server.port().to_string());
+
+    // root over the socket, without a password.
+    let root = Command::new(client())
+        .arg("--no-defaults")
+        .arg(format!("--socket={}", server.socket_path().display()))
+        .args(["-uroot", "-N", "-B", "-e", "SELECT CURRENT_USER()"])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run mariadb: {e}"));
+    assert!(
+        root.status.success(),
+        "{}",
+        String::from_utf8_lossy(&root.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&root.stdout).trim(),
+        "root@localhost"
+    );
+
+    // A second start attaches: same process, same port; dropping it leaves the server up.
+    let t = Instant::now();
+    let attached = start(&cfg);
+    eprintln!("attach: {:?}", t.elapsed());
+    assert!(!attached.started_here());
+    assert_eq!(attached.port(), server.port());
+    assert_eq!(attached.pid(), server.pid());
+    assert_eq!(attached.socket_path(), server.socket_path());
+    drop(attached);
+    assert_eq!(sql(&server, "SELECT 2"), "2");
+
+    let pid = server.pid();
+    server.stop().unwrap_or_else(|e| panic!("stop failed: {e}"));
+    assert!(!alive(pid));
+
+    let t = Instant::now();
+    let warm = start(&cfg);
+    eprintln!("warm start: {:?}", t.elapsed());
+    assert!(warm.started_here());
+    assert_eq!(sql(&warm, "SELECT 3"), "3");
+}
+
+#[test]
+fn stop_then_start_keeps_data() {
+    let dir = tempdir();
+    let cfg = ServerConfig::new(dir.path());
+    let server = start(&cfg);
+    sql(
+        &server,
+        "CREATE DATABASE kept; CREATE TABLE kept.t (id INT PRIMARY KEY, c CHAR(10)); \
+         INSERT INTO kept.t VALUES (1, 'persisted')",
+    );
+    let (pid, port) = (server.pid(), server.port());
+    server.stop().unwrap_or_else(|e| panic!("stop failed: {e}"));
+    assert!(!alive(pid));
+    assert!(
+        try_sql(port, "SELECT 1").is_err(),
+        "still answering after stop"
+    );
+    assert!(!dir.path().join("mariadb/port").exists());
+
+    let again = start(&cfg);
+    assert!(again.started_here());
+    assert_ne!(again.pid(), pid);
+    assert_eq!(
+        sql(&again, "SELECT c FROM kept.t WHERE id = 1"),
+        "persisted"
+    );
+    again.stop().unwrap_or_else(|e| panic!("stop failed: {e}"));
+}
+
+#[test]
+fn kill_then_start_recovers() {
+    let dir = tempdir();
+    let cfg = ServerConfig::new(dir.path());
+
+    // Killed through an attached handle: the starting handle's stop then finds it gone.
+    let server = start(&cfg);
+    sql(
+        &server,
+        "CREATE DATABASE crash; CREATE TABLE crash.t (id INT PRIMARY KEY); \
+         INSERT INTO crash.t VALUES (1)",
+    );
+    let attached = start(&cfg);
+    assert!(!attached.started_here());
+    attached
+        .kill()
+        .unwrap_or_else(|e| panic!("kill failed: {e}"));
+    assert!(!alive(server.pid()));
+    assert!(try_sql(server.port(), "SELECT 1").is_err());
+    server
+        .stop()
+        .unwrap_or_else(|e| panic!("stop after kill: {e}"));
+    drop(attached);
+
+    // Killed through the starting handle.
+    let second = start(&cfg);
+    assert!(second.started_here());
+    assert_eq!(sql(&second, "SELECT COUNT(*) FROM crash.t"), "1");
+    sql(&second, "INSERT INTO crash.t VALUES (2)");
+    second.kill().unwrap_or_else(|e| panic!("kill failed: {e}"));
+    assert!(!alive(second.pid()));
+    // Killing twice is fine.
+    second.kill().unwrap_or_else(|e| panic!("second kill: {e}"));
+    drop(second);
+
+    let third = start(&cfg);
+    assert!(third.started_here());
+    assert_eq!(sql(&third, "SELECT COUNT(*) FROM crash.t"), "2");
+}
+
+/// Set in the child run of [`missing_binaries_give_install_message`].
+const CHILD_MARKER: &str = "ENCBENCH_TEST_MISSING_BINARIES_CHILD";
+
+#[test]
+fn missing_binaries_give_install_message() {
+    if std::env::var_os(CHILD_MARKER).is_some() {
+        // The child: binaries are searched only in an empty directory.
+        let dir = tempdir();
+        let err = match PrivateServer::start(&ServerConfig::new(dir.path())) {
+            Ok(_) => panic!("started without binaries"),
+            Err(e) => e,
+        };
+        assert!(
+            matches!(err, ServerError::BinariesNotFound { .. }),
+            "{err:?}"
+        );
+        let msg = err.to_string();
+        let empty = std::env::var(BIN_DIR_ENV).unwrap_or_default();
+        assert!(
+            msg.starts_with(&format!(
+                "MariaDB server binaries not found (looked for mariadbd in {empty})"
+            )),
+            "{msg}"
+        );
+        assert!(msg.contains("'apt-get install mariadb-server'"), "{msg}");
+        assert!(msg.contains("--mysql-url"), "{msg}");
+        assert!(!msg.contains('\n'), "{msg}");
+        assert!(!dir.path().join("mariadb").exists());
+        return;
+    }
+    // The parent: run this very test in a child process with the binary search path pointed
+    // at an empty directory (setting the variable in this multi-threaded process would race
+    // the other tests).
+    let empty = tempdir();
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
+    let out = Command::new(exe)
+        .args([
+            "--exact",
+            "missing_binaries_give_install_message",
+            "--test-threads=1",
+        ])
+        .env(CHILD_MARKER, "1")
+        .env(BIN_DIR_ENV, empty.path())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the test binary: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "child run failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn failed_start_quotes_err_log_and_leaves_the_directory_usable() {
+    let dir = tempdir();
+    let mut cfg = ServerConfig::new(dir.path());
+    cfg.extra_args = vec!["--no-such-flag-for-encbench".into()];
+    let err = match PrivateServer::start(&cfg) {
+        Ok(_) => panic!("started with a bogus flag"),
+        Err(e) => e,
+    };
+    assert!(matches!(err, ServerError::StartFailed { .. }), "{err:?}");
+    let msg = err.to_string();
+    let first = msg.lines().next().unwrap_or_default();
+    assert!(first.starts_with("mariadbd exited during start"), "{msg}");
+    assert!(
+        first.contains("unknown option '--no-such-flag-for-encbench'"),
+        "{msg}"
+    );
+    assert!(first.contains("err.log"), "{msg}");
+    assert!(msg.lines().count() > 1, "no err.log tail: {msg}");
+
+    let server = start(&ServerConfig::new(dir.path()));
+    assert!(server.started_here());
+    assert_eq!(sql(&server, "SELECT 1"), "1");
+}
+
+#[test]
+fn other_extra_args_restart_the_server() {
+    let dir = tempdir();
+    let plain = ServerConfig::new(dir.path());
+    let first = start(&plain);
+    assert_eq!(sql(&first, "SELECT @@max_connections"), "2000");
+
+    let mut tuned = ServerConfig::new(dir.path());
+    tuned.extra_args = vec!["--max-connections=77".into()];
+    let second = start(&tuned);
+    assert!(second.started_here(), "not restarted for other flags");
+    assert_ne!(second.pid(), first.pid());
+    assert!(!alive(first.pid()));
+    assert_eq!(sql(&second, "SELECT @@max_connections"), "77");
+
+    // Same flags: attach.
+    let third = start(&tuned);
+    assert!(!third.started_here());
+    assert_eq!(third.pid(), second.pid());
+
+    first
+        .stop()
+        .unwrap_or_else(|e| panic!("stop of the replaced server: {e}"));
+    assert_eq!(sql(&second, "SELECT 1"), "1");
+}
+
+#[test]
+fn concurrent_starts_start_once() {
+    let dir = tempdir();
+    let cfg = ServerConfig::new(dir.path());
+    let servers: Vec<PrivateServer> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2).map(|_| s.spawn(|| start(&cfg))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| panic!("start panicked")))
+            .collect()
+    });
+    let started = servers.iter().filter(|s| s.started_here()).count();
+    assert_eq!(started, 1, "both or neither started the server");
+    assert_eq!(servers[0].port(), servers[1].port());
+    assert_eq!(servers[0].pid(), servers[1].pid());
+    assert_eq!(sql(&servers[0], "SELECT 1"), "1");
+}
+
+#[test]
+fn half_done_initialisation_is_redone() {
+    let dir = tempdir();
+    let tmp = dir.path().join("mariadb/data.tmp");
+    std::fs::create_dir_all(tmp.join("mysql"))
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", tmp.display()));
+    std::fs::write(tmp.join("ibdata1"), b"torn").unwrap_or_else(|e| panic!("write: {e}"));
+
+    let server = start(&ServerConfig::new(dir.path()));
+    assert!(server.started_here());
+    assert!(!tmp.exists());
+    assert_eq!(sql(&server, "SELECT CURRENT_USER()"), "encbench@127.0.0.1");
+}
