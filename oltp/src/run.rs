@@ -130,7 +130,7 @@ pub fn check_budget(
         bail!(
             "{threads} threads x {tables} tables x {} statements = {need} prepared statements, but the server allows {} \
              (max_prepared_stmt_count, {} in use): run SET GLOBAL max_prepared_stmt_count = {} (at most 1048576), or use fewer --threads or --tables",
-            per_conn / u64::from(tables.max(1)),
+            workload.statements_per_table(),
             info.max_prepared_stmt_count,
             info.prepared_stmt_count,
             (need + info.prepared_stmt_count).min(1_048_576)
@@ -237,8 +237,8 @@ pub async fn run_one(
     bar.set_message("connecting");
     let mut connecting = Vec::new();
     for _ in 0..threads {
-        let (o, c, n) = (conn_opts.clone(), codec.clone(), opts.data.tables);
-        connecting.push(tokio::spawn(async move { Session::connect(o, c, n).await }));
+        let (o, c, n, w) = (conn_opts.clone(), codec.clone(), opts.data.tables, opts.workload);
+        connecting.push(tokio::spawn(async move { Session::connect(o, w, c, n).await }));
     }
     let mut sessions = Vec::new();
     for c in connecting {

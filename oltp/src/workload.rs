@@ -43,6 +43,10 @@ pub enum Workload {
     #[value(name = "oltp_read_only")]
     #[serde(rename = "oltp_read_only")]
     OltpReadOnly,
+    /// sysbench's `oltp_point_select`: one point select, no BEGIN/COMMIT (1 read query).
+    #[value(name = "oltp_point_select")]
+    #[serde(rename = "oltp_point_select")]
+    OltpPointSelect,
 }
 
 impl Workload {
@@ -50,12 +54,22 @@ impl Workload {
     pub fn name(self) -> &'static str {
         match self {
             Workload::OltpReadOnly => "oltp_read_only",
+            Workload::OltpPointSelect => "oltp_point_select",
         }
     }
 
     /// Server-side prepared statements one connection holds for `tables` tables.
     pub fn statements_per_connection(self, tables: u32) -> usize {
-        READ_ONLY_STATEMENTS_PER_TABLE * tables as usize
+        self.statements_per_table() * tables as usize
+    }
+
+    /// Server-side prepared statements per table (sysbench prepares the
+    /// statements a workload uses for every table on every connection).
+    pub fn statements_per_table(self) -> usize {
+        match self {
+            Workload::OltpReadOnly => READ_ONLY_STATEMENTS_PER_TABLE,
+            Workload::OltpPointSelect => 1,
+        }
     }
 }
 
@@ -133,6 +147,10 @@ impl QueryError {
 
 struct TableStatements {
     point: Statement,
+    ranges: Option<RangeStatements>,
+}
+
+struct RangeStatements {
     simple: Statement,
     sum: Statement,
     order: Statement,
@@ -143,6 +161,7 @@ struct TableStatements {
 pub struct Session {
     conn: Conn,
     opts: Opts,
+    workload: Workload,
     codec: Codec,
     tables: Vec<(String, TableStatements)>,
     rows: Vec<Vec<u8>>,
@@ -159,15 +178,17 @@ impl std::fmt::Debug for Session {
 
 impl Session {
     /// Connects with `opts` (database and statement cache set, see
-    /// [`crate::schema::conn_opts`]) and prepares the statements of `tables` tables.
+    /// [`crate::schema::conn_opts`]) and prepares `workload`'s statements for
+    /// `tables` tables.
     ///
     /// # Errors
     /// Connection or prepare failures.
-    pub async fn connect(opts: Opts, codec: Codec, tables: u32) -> Result<Session, QueryError> {
+    pub async fn connect(opts: Opts, workload: Workload, codec: Codec, tables: u32) -> Result<Session, QueryError> {
         let conn = Conn::new(opts.clone()).await?;
         let mut s = Session {
             conn,
             opts,
+            workload,
             codec,
             tables: Vec::new(),
             rows: Vec::with_capacity(128),
@@ -183,36 +204,32 @@ impl Session {
             let t = table_name(n);
             let range_cols = if enc { "id, c" } else { "c" };
             let between = "WHERE id BETWEEN ? AND ?";
-            let st = TableStatements {
-                point: self
-                    .conn
-                    .prep(format!("SELECT c FROM {t} WHERE id=?"))
-                    .await?,
-                simple: self
-                    .conn
-                    .prep(format!("SELECT {range_cols} FROM {t} {between}"))
-                    .await?,
-                sum: self
-                    .conn
-                    .prep(format!("SELECT SUM(k) FROM {t} {between}"))
-                    .await?,
-                order: self
-                    .conn
-                    .prep(if enc {
-                        format!("SELECT id, c FROM {t} {between}")
-                    } else {
-                        format!("SELECT c FROM {t} {between} ORDER BY c")
-                    })
-                    .await?,
-                distinct: self
-                    .conn
-                    .prep(if enc {
-                        format!("SELECT id, c FROM {t} {between}")
-                    } else {
-                        format!("SELECT DISTINCT c FROM {t} {between} ORDER BY c")
-                    })
-                    .await?,
+            let point = self.conn.prep(format!("SELECT c FROM {t} WHERE id=?")).await?;
+            let ranges = if self.workload == Workload::OltpPointSelect {
+                None
+            } else {
+                Some(RangeStatements {
+                    simple: self.conn.prep(format!("SELECT {range_cols} FROM {t} {between}")).await?,
+                    sum: self.conn.prep(format!("SELECT SUM(k) FROM {t} {between}")).await?,
+                    order: self
+                        .conn
+                        .prep(if enc {
+                            format!("SELECT id, c FROM {t} {between}")
+                        } else {
+                            format!("SELECT c FROM {t} {between} ORDER BY c")
+                        })
+                        .await?,
+                    distinct: self
+                        .conn
+                        .prep(if enc {
+                            format!("SELECT id, c FROM {t} {between}")
+                        } else {
+                            format!("SELECT DISTINCT c FROM {t} {between} ORDER BY c")
+                        })
+                        .await?,
+                })
             };
+            let st = TableStatements { point, ranges };
             self.tables.push((t, st));
         }
         Ok(())
@@ -285,6 +302,7 @@ impl Session {
         self.rows.clear();
         let enc = self.codec.is_encrypted();
         let (name, st) = &self.tables[table as usize - 1];
+        let st = st.ranges.as_ref().ok_or_else(|| no_ranges(self.workload))?;
         let stmt = match kind {
             RangeKind::Simple => &st.simple,
             RangeKind::Order => &st.order,
@@ -339,7 +357,7 @@ impl Session {
         lo: u32,
         hi: u32,
     ) -> Result<Option<i64>, QueryError> {
-        let st = &self.tables[table as usize - 1].1;
+        let st = self.tables[table as usize - 1].1.ranges.as_ref().ok_or_else(|| no_ranges(self.workload))?;
         let sum: Option<Option<String>> = self.conn.exec_first(&st.sum, (lo, hi)).await?;
         match sum.flatten() {
             None => Ok(None),
@@ -347,6 +365,24 @@ impl Session {
                 .parse::<i64>()
                 .map(Some)
                 .map_err(|_| QueryError::Protocol(format!("SUM(k) returned {s:?}"))),
+        }
+    }
+
+    /// Runs one event (transaction) of the session's workload and counts its
+    /// queries into `agg`.
+    ///
+    /// # Errors
+    /// Any query error.
+    pub async fn event(&mut self, rng: &mut SbRng, p: &Params, agg: &mut Aggregate) -> Result<(), QueryError> {
+        match self.workload {
+            Workload::OltpReadOnly => self.read_only_event(rng, p, agg).await,
+            Workload::OltpPointSelect => {
+                let t = rng.uniform(1, p.tables);
+                let id = rng.id(1, p.table_size);
+                self.point_select(t, id).await?;
+                agg.read += 1;
+                Ok(())
+            }
         }
     }
 
@@ -406,6 +442,10 @@ fn open(
         })
 }
 
+fn no_ranges(w: Workload) -> QueryError {
+    QueryError::Protocol(format!("{} prepares no range statements", w.name()))
+}
+
 /// Runs events on `session` until `deadline`, restarting events after ignorable
 /// errors and reconnecting after lost connections (each counted), and returns
 /// the worker's aggregate. `live` counts events and queries for progress display;
@@ -428,7 +468,7 @@ pub async fn run_worker(
     while Instant::now() < deadline && !stop.load(std::sync::atomic::Ordering::Relaxed) {
         let t0 = Instant::now();
         let before = agg.queries();
-        match session.read_only_event(&mut rng, &params, &mut agg).await {
+        match session.event(&mut rng, &params, &mut agg).await {
             Ok(()) => {
                 agg.record_event(t0.elapsed());
                 live.add(1, agg.queries() - before);

@@ -12,7 +12,7 @@ use encbench_oltp::codec::{Codec, Encrypt};
 use encbench_oltp::run::load_cipher;
 use encbench_oltp::schema::{DataSet, conn_opts};
 use encbench_oltp::server::{PrivateServer, ServerConfig};
-use encbench_oltp::workload::{RangeKind, Session};
+use encbench_oltp::workload::{RangeKind, Session, Workload};
 use mysql_async::prelude::*;
 
 const TABLES: u32 = 2;
@@ -80,7 +80,7 @@ async fn session(url: &str, base: &Path, encrypt: Encrypt) -> Session {
         Some(c) => Codec::encrypted(c),
     };
     let opts = conn_opts(url, Some(&data.database(encrypt)), 64).expect("opts");
-    Session::connect(opts, codec, TABLES)
+    Session::connect(opts, Workload::OltpReadOnly, codec, TABLES)
         .await
         .expect("session")
 }
