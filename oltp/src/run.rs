@@ -237,8 +237,15 @@ pub async fn run_one(
     bar.set_message("connecting");
     let mut connecting = Vec::new();
     for _ in 0..threads {
-        let (o, c, n, w) = (conn_opts.clone(), codec.clone(), opts.data.tables, opts.workload);
-        connecting.push(tokio::spawn(async move { Session::connect(o, w, c, n).await }));
+        let (o, c, n, w) = (
+            conn_opts.clone(),
+            codec.clone(),
+            opts.data.tables,
+            opts.workload,
+        );
+        connecting.push(tokio::spawn(
+            async move { Session::connect(o, w, c, n).await },
+        ));
     }
     let mut sessions = Vec::new();
     for c in connecting {

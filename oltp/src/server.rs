@@ -299,7 +299,7 @@ impl PrivateServer {
     /// already running on that directory (then [`stop`](Self::stop) leaves it running).
     ///
     /// Blocks until the server answers on its socket (at most [`START_TIMEOUT`], plus the
-    /// initialisation on first use: ~3 s here). Concurrent starts on one directory, from any
+    /// initialisation on first use: ~2 s here). Concurrent starts on one directory, from any
     /// process, are serialised by a lock file: one starts, the others attach. A running server
     /// whose recorded `extra_args` differ from `cfg.extra_args` is shut down and started again
     /// with `cfg`'s flags (this handle then counts as having started it).
@@ -424,7 +424,7 @@ impl PrivateServer {
         }
         send_signal(self.pid, "KILL")?;
         let deadline = Instant::now() + Duration::from_secs(10);
-        while is_server_of(self.pid, &self.layout.data) {
+        while is_alive(self.pid) {
             if Instant::now() >= deadline {
                 return Err(ServerError::Signal {
                     signal: "KILL",
@@ -686,7 +686,7 @@ enum Answer {
 fn wait_answering(bins: &Binaries, layout: &Layout, pid: u32) -> Result<Answer> {
     let deadline = Instant::now() + START_TIMEOUT;
     loop {
-        if !is_server_of(pid, &layout.data) {
+        if !is_alive(pid) {
             return Ok(Answer::Gone);
         }
         if ping(bins, &layout.socket) {
@@ -714,7 +714,7 @@ fn shutdown_foreign(bins: &Binaries, layout: &Layout, pid: u32) -> Result<()> {
         send_signal(pid, "TERM")?;
     }
     let deadline = Instant::now() + STOP_TIMEOUT;
-    while is_server_of(pid, &layout.data) {
+    while is_alive(pid) {
         if Instant::now() >= deadline {
             send_signal(pid, "KILL")?;
             return Err(ServerError::StopTimedOut {
@@ -960,24 +960,32 @@ fn recorded_args(layout: &Layout) -> Option<Vec<String>> {
 
 /// Whether `pid` is a live (not zombie) `mariadbd` started with `--datadir=<data_dir>`.
 fn is_server_of(pid: u32, data_dir: &Path) -> bool {
-    let proc_dir = PathBuf::from(format!("/proc/{pid}"));
-    let Ok(stat) = fs::read_to_string(proc_dir.join("stat")) else {
-        return false;
-    };
-    // `pid (comm) S ...`: the state follows the last `)`.
-    let state = stat
-        .rfind(')')
-        .and_then(|i| stat[i + 1..].trim_start().chars().next());
-    if matches!(state, None | Some('Z' | 'X')) {
+    if !is_alive(pid) {
         return false;
     }
-    let Ok(cmdline) = fs::read(proc_dir.join("cmdline")) else {
+    let Ok(cmdline) = fs::read(format!("/proc/{pid}/cmdline")) else {
         return false;
     };
     let expected = flag("--datadir=", data_dir);
     cmdline
         .split(|&b| b == 0)
         .any(|arg| arg == expected.as_bytes())
+}
+
+/// Whether process `pid` exists and is not a zombie.
+///
+/// A dying process loses its command line (and memory) before it closes its files, so once
+/// a server is identified by [`is_server_of`], waits for its end use this: only a zombie or
+/// no process at all has released the data directory.
+fn is_alive(pid: u32) -> bool {
+    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // `pid (comm) S ...`: the state follows the last `)`.
+    let state = stat
+        .rfind(')')
+        .and_then(|i| stat[i + 1..].trim_start().chars().next());
+    !matches!(state, None | Some('Z' | 'X'))
 }
 
 /// Sends `signal` (a name such as `TERM`) to `pid` with the shell's `kill`: no `unsafe`.

@@ -183,7 +183,12 @@ impl Session {
     ///
     /// # Errors
     /// Connection or prepare failures.
-    pub async fn connect(opts: Opts, workload: Workload, codec: Codec, tables: u32) -> Result<Session, QueryError> {
+    pub async fn connect(
+        opts: Opts,
+        workload: Workload,
+        codec: Codec,
+        tables: u32,
+    ) -> Result<Session, QueryError> {
         let conn = Conn::new(opts.clone()).await?;
         let mut s = Session {
             conn,
@@ -204,13 +209,22 @@ impl Session {
             let t = table_name(n);
             let range_cols = if enc { "id, c" } else { "c" };
             let between = "WHERE id BETWEEN ? AND ?";
-            let point = self.conn.prep(format!("SELECT c FROM {t} WHERE id=?")).await?;
+            let point = self
+                .conn
+                .prep(format!("SELECT c FROM {t} WHERE id=?"))
+                .await?;
             let ranges = if self.workload == Workload::OltpPointSelect {
                 None
             } else {
                 Some(RangeStatements {
-                    simple: self.conn.prep(format!("SELECT {range_cols} FROM {t} {between}")).await?,
-                    sum: self.conn.prep(format!("SELECT SUM(k) FROM {t} {between}")).await?,
+                    simple: self
+                        .conn
+                        .prep(format!("SELECT {range_cols} FROM {t} {between}"))
+                        .await?,
+                    sum: self
+                        .conn
+                        .prep(format!("SELECT SUM(k) FROM {t} {between}"))
+                        .await?,
                     order: self
                         .conn
                         .prep(if enc {
@@ -357,7 +371,11 @@ impl Session {
         lo: u32,
         hi: u32,
     ) -> Result<Option<i64>, QueryError> {
-        let st = self.tables[table as usize - 1].1.ranges.as_ref().ok_or_else(|| no_ranges(self.workload))?;
+        let st = self.tables[table as usize - 1]
+            .1
+            .ranges
+            .as_ref()
+            .ok_or_else(|| no_ranges(self.workload))?;
         let sum: Option<Option<String>> = self.conn.exec_first(&st.sum, (lo, hi)).await?;
         match sum.flatten() {
             None => Ok(None),
@@ -373,7 +391,12 @@ impl Session {
     ///
     /// # Errors
     /// Any query error.
-    pub async fn event(&mut self, rng: &mut SbRng, p: &Params, agg: &mut Aggregate) -> Result<(), QueryError> {
+    pub async fn event(
+        &mut self,
+        rng: &mut SbRng,
+        p: &Params,
+        agg: &mut Aggregate,
+    ) -> Result<(), QueryError> {
         match self.workload {
             Workload::OltpReadOnly => self.read_only_event(rng, p, agg).await,
             Workload::OltpPointSelect => {

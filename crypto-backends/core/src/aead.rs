@@ -106,6 +106,10 @@ pub struct Descriptor {
     /// # Errors
     /// [`Error::KeyLength`] when `key` is not [`Algorithm::key_len`] bytes;
     /// [`Error::Backend`] when the library cannot set the key up.
+    #[allow(
+        clippy::type_complexity,
+        reason = "the signature, spelled out, is the documentation of what a backend provides"
+    )]
     pub new_key: fn(key: &[u8]) -> Result<Box<dyn Aead>, Error>,
 }
 

@@ -193,8 +193,24 @@ impl ColumnCipher {
     ///
     /// # Errors
     /// [`EnvelopeError::FieldTooLong`]; [`EnvelopeError::Aead`] when the nonce
-    /// cannot be drawn or the backend fails.
+    /// cannot be drawn or the backend fails. On error `out` is overwritten with
+    /// zeros and left empty, so no plaintext copy remains in it.
     pub fn seal(
+        &self,
+        loc: &Location<'_>,
+        plaintext: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EnvelopeError> {
+        let sealed = self.seal_into(loc, plaintext, out);
+        if sealed.is_err() {
+            out.fill(0);
+            out.clear();
+        }
+        sealed
+    }
+
+    /// [`ColumnCipher::seal`] without the clean-up on error.
+    fn seal_into(
         &self,
         loc: &Location<'_>,
         plaintext: &[u8],
@@ -225,7 +241,11 @@ impl ColumnCipher {
     /// [`EnvelopeError::UnknownKeyId`], [`EnvelopeError::FieldTooLong`], and
     /// [`EnvelopeError::Decrypt`] when authentication fails (then `stored` holds
     /// unspecified bytes).
-    pub fn open_in_place<'s>(&self, loc: &Location<'_>, stored: &'s mut [u8]) -> Result<&'s mut [u8], EnvelopeError> {
+    pub fn open_in_place<'s>(
+        &self,
+        loc: &Location<'_>,
+        stored: &'s mut [u8],
+    ) -> Result<&'s mut [u8], EnvelopeError> {
         let range = self.open_range(loc, stored)?;
         Ok(&mut stored[range])
     }
@@ -237,7 +257,11 @@ impl ColumnCipher {
     ///
     /// # Errors
     /// As [`ColumnCipher::open_in_place`]; on error `stored` is cleared.
-    pub fn open_vec_in_place(&self, loc: &Location<'_>, stored: &mut Vec<u8>) -> Result<(), EnvelopeError> {
+    pub fn open_vec_in_place(
+        &self,
+        loc: &Location<'_>,
+        stored: &mut Vec<u8>,
+    ) -> Result<(), EnvelopeError> {
         match self.open_range(loc, stored) {
             Ok(range) => {
                 let len = range.len();
@@ -253,7 +277,11 @@ impl ColumnCipher {
     }
 
     /// Opens in place; returns where the plaintext now is within `stored`.
-    fn open_range(&self, loc: &Location<'_>, stored: &mut [u8]) -> Result<std::ops::Range<usize>, EnvelopeError> {
+    fn open_range(
+        &self,
+        loc: &Location<'_>,
+        stored: &mut [u8],
+    ) -> Result<std::ops::Range<usize>, EnvelopeError> {
         let (key_id, aead) = self.parse_header(stored)?;
         let alg = aead.algorithm();
         let nonce_end = HEADER_LEN + alg.nonce_len();
@@ -289,6 +317,8 @@ impl ColumnCipher {
             &stored[body_end..],
         );
         if opened.is_err() {
+            // A backend may have decrypted before it checked the tag.
+            out.fill(0);
             out.clear();
         }
         opened

@@ -61,7 +61,9 @@ fn openssl_name(algorithm: Algorithm) -> Result<&'static str, Error> {
         Algorithm::Aes128Gcm => Ok("AES-128-GCM"),
         Algorithm::Aes256Gcm => Ok("AES-256-GCM"),
         Algorithm::ChaCha20Poly1305 => Ok("ChaCha20-Poly1305"),
-        other => Err(Error::Backend(format!("{BACKEND} does not implement {other}"))),
+        other => Err(Error::Backend(format!(
+            "{BACKEND} does not implement {other}"
+        ))),
     }
 }
 
@@ -125,8 +127,11 @@ impl OpensslAead {
             Direction::Open => &self.open,
         };
         let cell = slot.get_or_try(|| self.keyed_context(direction))?;
-        cell.try_borrow_mut()
-            .map_err(|_| Error::Backend(format!("{BACKEND}: this thread's cipher context is already in use")))
+        cell.try_borrow_mut().map_err(|_| {
+            Error::Backend(format!(
+                "{BACKEND}: this thread's cipher context is already in use"
+            ))
+        })
     }
 
     /// A new context with cipher and key set, no IV yet.
@@ -151,7 +156,13 @@ impl OpensslAead {
     }
 
     /// Authenticates and decrypts; on any error the caller wipes `in_out`.
-    fn open_unchecked(&self, nonce: &[u8], aad: &[u8], in_out: &mut [u8], tag: &[u8]) -> Result<(), Error> {
+    fn open_after_checks(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
         let mut ctx = self.context(Direction::Open)?;
         ctx.decrypt_init(None, None, Some(nonce))
             .map_err(|e| backend_error("EVP_DecryptInit_ex (IV)", &e))?;
@@ -194,7 +205,9 @@ fn check_written(call: &str, written: usize, expected: usize) -> Result<(), Erro
     if written == expected {
         Ok(())
     } else {
-        Err(Error::Backend(format!("{call} wrote {written} bytes, expected {expected}")))
+        Err(Error::Backend(format!(
+            "{call} wrote {written} bytes, expected {expected}"
+        )))
     }
 }
 
@@ -246,7 +259,7 @@ impl Aead for OpensslAead {
         tag: &[u8],
     ) -> Result<(), Error> {
         self.check_lengths(nonce.len(), tag.len(), in_out.len())?;
-        let opened = self.open_unchecked(nonce, aad, in_out, tag);
+        let opened = self.open_after_checks(nonce, aad, in_out, tag);
         if opened.is_err() {
             // OpenSSL decrypts before it checks the tag: leave nothing behind.
             in_out.fill(0);
@@ -295,7 +308,8 @@ mod tests {
         let key = [7u8; 16];
         let aead = OpensslAead {
             algorithm: Algorithm::Aes128Gcm,
-            cipher: Cipher::fetch(None, "AES-128-GCM", None).map_err(|e| backend_error("fetch", &e))?,
+            cipher: Cipher::fetch(None, "AES-128-GCM", None)
+                .map_err(|e| backend_error("fetch", &e))?,
             key: Zeroizing::new(key.to_vec()),
             seal: ThreadLocal::new(),
             open: ThreadLocal::new(),
@@ -327,7 +341,10 @@ mod tests {
     #[test]
     fn debug_shows_no_key_material() -> Result<(), Error> {
         let aead = (AES_256_GCM.new_key)(&[0xa5; 32])?;
-        assert_eq!(format!("{aead:?}"), "openssl:aes-256-gcm { key: <redacted> }");
+        assert_eq!(
+            format!("{aead:?}"),
+            "openssl:aes-256-gcm { key: <redacted> }"
+        );
         Ok(())
     }
 }

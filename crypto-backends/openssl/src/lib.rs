@@ -16,7 +16,9 @@
 //!   context and keys it once (`EVP_EncryptInit_ex(ctx, cipher, key, NULL)`).
 //!   `EVP_CIPHER_CTX` is not safe to share, so the contexts live in a
 //!   `thread_local::ThreadLocal` inside the key object: one seal and one open
-//!   context per thread that uses the key.
+//!   context per thread that uses the key. A thread's slot is reused by the
+//!   next thread that gets its id, so thread churn does not grow the set; all
+//!   contexts are freed (and cleansed by OpenSSL) when the key is dropped.
 //! - Each message then sets only the IV (`EVP_EncryptInit_ex(ctx, NULL, NULL,
 //!   NULL, iv)`), feeds the AAD, encrypts or decrypts in place
 //!   (`EVP_CipherUpdate` with input == output), and finishes with
@@ -34,4 +36,8 @@ use encbench_crypto::Descriptor;
 
 /// Every algorithm this backend implements, in [`encbench_crypto::Algorithm`]
 /// order: AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305.
-pub static ALGORITHMS: &[Descriptor] = &[aead::AES_128_GCM, aead::AES_256_GCM, aead::CHACHA20_POLY1305];
+pub static ALGORITHMS: &[Descriptor] = &[
+    aead::AES_128_GCM,
+    aead::AES_256_GCM,
+    aead::CHACHA20_POLY1305,
+];

@@ -13,9 +13,11 @@
 //! feature that enables it; every error lists the valid names.
 //!
 //! ```
-//! let d = encbench_registry::lookup("OpenSSL:AES-256-GCM")?;
-//! assert_eq!(d.name(), "openssl:aes-256-gcm");
-//! # Ok::<(), encbench_registry::RegistryError>(())
+//! match encbench_registry::lookup("OpenSSL:AES-256-GCM") {
+//!     Ok(d) => assert_eq!(d.name(), "openssl:aes-256-gcm"),
+//!     // Built without the `openssl` feature: the message says to enable it.
+//!     Err(e) => assert!(e.to_string().contains("--features openssl")),
+//! }
 //! ```
 //!
 //! The items of `encbench-crypto` that users of a descriptor need are re-exported
@@ -62,7 +64,9 @@ fn known_backends() -> [KnownBackend; 2] {
 #[non_exhaustive]
 pub enum RegistryError {
     /// The name has no `:` between backend and algorithm.
-    #[error("{name:?} is not a BACKEND:ALGORITHM name (e.g. openssl:aes-256-gcm); valid names: {valid}")]
+    #[error(
+        "{name:?} is not a BACKEND:ALGORITHM name (e.g. openssl:aes-256-gcm); valid names: {valid}"
+    )]
     Form {
         /// The name as given.
         name: String,
@@ -92,7 +96,9 @@ pub enum RegistryError {
         valid: String,
     },
     /// The backend is compiled in but has no such algorithm.
-    #[error("unknown algorithm {algorithm:?} for backend {backend:?} in {name:?}; valid names: {valid}")]
+    #[error(
+        "unknown algorithm {algorithm:?} for backend {backend:?} in {name:?}; valid names: {valid}"
+    )]
     UnknownAlgorithm {
         /// The backend name.
         backend: &'static str,
@@ -136,7 +142,10 @@ fn valid_names() -> String {
     let names = names();
     if names.is_empty() {
         let features: Vec<&str> = known_backends().iter().map(|b| b.feature).collect();
-        format!("none (no backend compiled in; enable a feature: {})", features.join(", "))
+        format!(
+            "none (no backend compiled in; enable a feature: {})",
+            features.join(", ")
+        )
     } else {
         names.join(", ")
     }

@@ -37,7 +37,9 @@ fn threads_share_one_key_and_open_each_others_values() {
                             bad[0] ^= 1;
                             assert!(aead.open_to_vec(&nonce, &t.to_be_bytes(), &bad).is_err());
                         }
-                        let opened = aead.open_to_vec(&nonce, &t.to_be_bytes(), &sealed).expect("open");
+                        let opened = aead
+                            .open_to_vec(&nonce, &t.to_be_bytes(), &sealed)
+                            .expect("open");
                         assert_eq!(opened, plaintext.as_bytes());
                         send.send((t, m, nonce, sealed)).expect("channel");
                     }
@@ -48,7 +50,9 @@ fn threads_share_one_key_and_open_each_others_values() {
             let mut opened = 0;
             for (t, m, nonce, sealed) in receive {
                 let plaintext = format!("thread {t} message {m}").repeat(m % 5 + 1);
-                let got = aead.open_to_vec(&nonce, &t.to_be_bytes(), &sealed).expect("cross-thread open");
+                let got = aead
+                    .open_to_vec(&nonce, &t.to_be_bytes(), &sealed)
+                    .expect("cross-thread open");
                 assert_eq!(got, plaintext.as_bytes(), "{}", d.name());
                 opened += 1;
             }

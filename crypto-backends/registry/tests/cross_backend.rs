@@ -55,14 +55,18 @@ fn every_backend_opens_what_every_backend_seals() {
                 for (opener, aead) in &keyed {
                     let opened = aead
                         .open_to_vec(&nonce, &aad, &sealed[i])
-                        .unwrap_or_else(|e| panic!("{opener} cannot open {sealer} at {len} bytes: {e}"));
+                        .unwrap_or_else(|e| {
+                            panic!("{opener} cannot open {sealer} at {len} bytes: {e}")
+                        });
                     assert_eq!(opened, plaintext, "{sealer} -> {opener} at {len} bytes");
 
                     // The detached in-place path, as the envelope uses it.
                     let (body, tag) = sealed[i].split_at(len);
                     let mut buf = body.to_vec();
                     aead.open_in_place_detached(&nonce, &aad, &mut buf, tag)
-                        .unwrap_or_else(|e| panic!("{opener} in place, {sealer}, {len} bytes: {e}"));
+                        .unwrap_or_else(|e| {
+                            panic!("{opener} in place, {sealer}, {len} bytes: {e}")
+                        });
                     assert_eq!(buf, plaintext);
                     pairs += 1;
                 }
@@ -80,7 +84,11 @@ fn every_backend_opens_what_every_backend_seals() {
         .sum();
     assert_eq!(pairs, expected);
     #[cfg(all(feature = "openssl", feature = "rustcrypto"))]
-    assert_eq!(pairs, 3 * 4 * LENGTHS.len(), "2 backends x 2 backends x 3 algorithms");
+    assert_eq!(
+        pairs,
+        3 * 4 * LENGTHS.len(),
+        "2 backends x 2 backends x 3 algorithms"
+    );
 }
 
 /// Separate key objects made from the same key bytes are interchangeable: each

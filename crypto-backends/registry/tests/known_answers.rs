@@ -236,7 +236,12 @@ fn check(d: &Descriptor, v: &Vector) -> Result<(), String> {
     let fail = |what: &str| format!("{} {}: {what}", d.name(), v.source);
     let (key, nonce, aad) = (unhex(v.key), unhex(v.nonce), unhex(v.aad));
     let (plaintext, ciphertext, tag) = (unhex(v.plaintext), unhex(v.ciphertext), unhex(v.tag));
-    assert_eq!(plaintext.len(), ciphertext.len(), "{}: vector lengths", v.source);
+    assert_eq!(
+        plaintext.len(),
+        ciphertext.len(),
+        "{}: vector lengths",
+        v.source
+    );
     let aead = (d.new_key)(&key).map_err(|e| fail(&format!("key setup: {e}")))?;
 
     // Seal, detached and in place.
@@ -245,7 +250,11 @@ fn check(d: &Descriptor, v: &Vector) -> Result<(), String> {
     aead.seal_in_place_detached(&nonce, &aad, &mut buf, &mut got_tag)
         .map_err(|e| fail(&format!("seal: {e}")))?;
     if buf != ciphertext {
-        return Err(fail(&format!("ciphertext {} != {}", hex::encode(&buf), v.ciphertext)));
+        return Err(fail(&format!(
+            "ciphertext {} != {}",
+            hex::encode(&buf),
+            v.ciphertext
+        )));
     }
     if got_tag[..] != tag[..] {
         return Err(fail(&format!("tag {} != {}", hex::encode(got_tag), v.tag)));
@@ -295,7 +304,10 @@ fn run_on_every_backend(algorithm: Algorithm, vectors: &[Vector]) -> Vec<(&'stat
     assert!(vectors.iter().all(|v| v.algorithm == algorithm));
     let mut failures = Vec::new();
     let mut counts = Vec::new();
-    for d in encbench_registry::all().into_iter().filter(|d| d.algorithm == algorithm) {
+    for d in encbench_registry::all()
+        .into_iter()
+        .filter(|d| d.algorithm == algorithm)
+    {
         let mut passed = 0;
         for v in vectors {
             match check(d, v) {
@@ -303,10 +315,18 @@ fn run_on_every_backend(algorithm: Algorithm, vectors: &[Vector]) -> Vec<(&'stat
                 Err(e) => failures.push(e),
             }
         }
-        println!("{}: {passed} of {} known-answer vectors passed", d.name(), vectors.len());
+        println!(
+            "{}: {passed} of {} known-answer vectors passed",
+            d.name(),
+            vectors.len()
+        );
         counts.push((d.backend, passed));
     }
-    assert!(failures.is_empty(), "known-answer failures:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "known-answer failures:\n{}",
+        failures.join("\n")
+    );
     for (backend, n) in &counts {
         assert_eq!(*n, vectors.len(), "{backend}:{algorithm} ran {n} vectors");
     }
@@ -339,7 +359,10 @@ fn aes_256_gcm_known_answers() {
 #[test]
 fn chacha20_poly1305_known_answers() {
     let counts = run_on_every_backend(Algorithm::ChaCha20Poly1305, CHACHA20_POLY1305);
-    assert_eq!(counts.len(), backends_with(Algorithm::ChaCha20Poly1305).len());
+    assert_eq!(
+        counts.len(),
+        backends_with(Algorithm::ChaCha20Poly1305).len()
+    );
     assert_eq!(CHACHA20_POLY1305.len(), 2);
 }
 
@@ -382,5 +405,8 @@ fn vectors_per_backend() {
         .collect();
     assert_eq!(per_backend, expected);
     #[cfg(all(feature = "openssl", feature = "rustcrypto"))]
-    assert_eq!(per_backend, BTreeMap::from([("openssl", 14), ("rustcrypto", 14)]));
+    assert_eq!(
+        per_backend,
+        BTreeMap::from([("openssl", 14), ("rustcrypto", 14)])
+    );
 }

@@ -47,7 +47,13 @@ fn seal(d: &Descriptor, len: usize) -> Sealed {
 
 impl Sealed {
     /// Opens with the given parts; returns the result and the buffer afterwards.
-    fn open_with(&self, nonce: &[u8], aad: &[u8], ciphertext: &[u8], tag: &[u8]) -> (Result<(), Error>, Vec<u8>) {
+    fn open_with(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        ciphertext: &[u8],
+        tag: &[u8],
+    ) -> (Result<(), Error>, Vec<u8>) {
         let mut buf = ciphertext.to_vec();
         let r = self.aead.open_in_place_detached(nonce, aad, &mut buf, tag);
         (r, buf)
@@ -63,14 +69,23 @@ impl Sealed {
 
 /// Every single-bit change of `field` must fail with `Error::Decrypt` and leave
 /// zeros in the buffer; the good message still opens after each failure.
-fn flip_every_bit(name: &str, s: &Sealed, field: &str, bytes: &[u8], open: impl Fn(&[u8]) -> (Result<(), Error>, Vec<u8>)) -> usize {
+fn flip_every_bit(
+    name: &str,
+    s: &Sealed,
+    field: &str,
+    bytes: &[u8],
+    open: impl Fn(&[u8]) -> (Result<(), Error>, Vec<u8>),
+) -> usize {
     let mut flips = 0;
     for i in 0..bytes.len() * 8 {
         let mut changed = bytes.to_vec();
         changed[i / 8] ^= 1 << (i % 8);
         let (r, buf) = open(&changed);
         assert_eq!(r, Err(Error::Decrypt), "{name}: bit {i} of the {field}");
-        assert!(buf.iter().all(|&b| b == 0), "{name}: failed open left data in the buffer");
+        assert!(
+            buf.iter().all(|&b| b == 0),
+            "{name}: failed open left data in the buffer"
+        );
         if i % 7 == 0 {
             s.assert_opens(name);
         }
@@ -85,10 +100,18 @@ fn a_flipped_bit_anywhere_fails_to_open() {
         let name = d.name();
         let s = seal(d, 37);
         let mut flips = 0;
-        flips += flip_every_bit(&name, &s, "nonce", &s.nonce, |n| s.open_with(n, &s.aad, &s.ciphertext, &s.tag));
-        flips += flip_every_bit(&name, &s, "AAD", &s.aad, |a| s.open_with(&s.nonce, a, &s.ciphertext, &s.tag));
-        flips += flip_every_bit(&name, &s, "ciphertext", &s.ciphertext, |c| s.open_with(&s.nonce, &s.aad, c, &s.tag));
-        flips += flip_every_bit(&name, &s, "tag", &s.tag, |t| s.open_with(&s.nonce, &s.aad, &s.ciphertext, t));
+        flips += flip_every_bit(&name, &s, "nonce", &s.nonce, |n| {
+            s.open_with(n, &s.aad, &s.ciphertext, &s.tag)
+        });
+        flips += flip_every_bit(&name, &s, "AAD", &s.aad, |a| {
+            s.open_with(&s.nonce, a, &s.ciphertext, &s.tag)
+        });
+        flips += flip_every_bit(&name, &s, "ciphertext", &s.ciphertext, |c| {
+            s.open_with(&s.nonce, &s.aad, c, &s.tag)
+        });
+        flips += flip_every_bit(&name, &s, "tag", &s.tag, |t| {
+            s.open_with(&s.nonce, &s.aad, &s.ciphertext, t)
+        });
         assert_eq!(flips, (12 + 21 + 37 + 16) * 8);
         s.assert_opens(&name);
     }
@@ -111,8 +134,14 @@ fn a_changed_length_fails_to_open() {
         assert_eq!(r, Err(Error::Decrypt), "{name}: no AAD");
         // Input shorter than a tag.
         let sealed = s.aead.seal_to_vec(&s.nonce, &s.aad, b"").expect("seal");
-        assert_eq!(s.aead.open_to_vec(&s.nonce, &s.aad, &sealed[..15]), Err(Error::Decrypt));
-        assert_eq!(s.aead.open_to_vec(&s.nonce, &s.aad, &[]), Err(Error::Decrypt));
+        assert_eq!(
+            s.aead.open_to_vec(&s.nonce, &s.aad, &sealed[..15]),
+            Err(Error::Decrypt)
+        );
+        assert_eq!(
+            s.aead.open_to_vec(&s.nonce, &s.aad, &[]),
+            Err(Error::Decrypt)
+        );
         s.assert_opens(&name);
     }
 }
@@ -162,8 +191,14 @@ fn failed_open_leaves_the_key_usable_on_the_same_thread() {
             let (r, _) = s.open_with(&s.nonce, &s.aad, &s.ciphertext, &bad_tag);
             assert_eq!(r, Err(Error::Decrypt));
             let nonce = random(12);
-            let sealed = s.aead.seal_to_vec(&nonce, b"", b"next value").expect("seal after failure");
-            assert_eq!(s.aead.open_to_vec(&nonce, b"", &sealed).expect("open"), b"next value");
+            let sealed = s
+                .aead
+                .seal_to_vec(&nonce, b"", b"next value")
+                .expect("seal after failure");
+            assert_eq!(
+                s.aead.open_to_vec(&nonce, b"", &sealed).expect("open"),
+                b"next value"
+            );
         }
     }
 }
@@ -208,11 +243,27 @@ fn wrong_nonce_length_is_a_typed_error() {
             });
             let mut buf = s.plaintext.clone();
             let mut tag = vec![0u8; 16];
-            assert_eq!(s.aead.seal_in_place_detached(&nonce, &s.aad, &mut buf, &mut tag), want, "{name} seal");
-            assert_eq!(buf, s.plaintext, "{name}: a refused seal must not touch the buffer");
+            assert_eq!(
+                s.aead
+                    .seal_in_place_detached(&nonce, &s.aad, &mut buf, &mut tag),
+                want,
+                "{name} seal"
+            );
+            assert_eq!(
+                buf, s.plaintext,
+                "{name}: a refused seal must not touch the buffer"
+            );
             let mut buf = s.ciphertext.clone();
-            assert_eq!(s.aead.open_in_place_detached(&nonce, &s.aad, &mut buf, &s.tag), want, "{name} open");
-            assert_eq!(s.aead.seal_to_vec(&nonce, &s.aad, &s.plaintext), want.map(|()| Vec::new()));
+            assert_eq!(
+                s.aead
+                    .open_in_place_detached(&nonce, &s.aad, &mut buf, &s.tag),
+                want,
+                "{name} open"
+            );
+            assert_eq!(
+                s.aead.seal_to_vec(&nonce, &s.aad, &s.plaintext),
+                want.map(|()| Vec::new())
+            );
         }
         s.assert_opens(&name);
     }
@@ -232,10 +283,20 @@ fn wrong_tag_length_is_a_typed_error() {
             });
             let mut buf = s.plaintext.clone();
             let mut tag = vec![0u8; len];
-            assert_eq!(s.aead.seal_in_place_detached(&s.nonce, &s.aad, &mut buf, &mut tag), want, "{name} seal");
+            assert_eq!(
+                s.aead
+                    .seal_in_place_detached(&s.nonce, &s.aad, &mut buf, &mut tag),
+                want,
+                "{name} seal"
+            );
             let mut buf = s.ciphertext.clone();
             let short = &[s.tag.as_slice(), &[0; 16]].concat()[..len];
-            assert_eq!(s.aead.open_in_place_detached(&s.nonce, &s.aad, &mut buf, short), want, "{name} open");
+            assert_eq!(
+                s.aead
+                    .open_in_place_detached(&s.nonce, &s.aad, &mut buf, short),
+                want,
+                "{name} open"
+            );
         }
         s.assert_opens(&name);
     }

@@ -26,4 +26,8 @@ use encbench_crypto::Descriptor;
 
 /// Every algorithm this backend implements, in [`encbench_crypto::Algorithm`]
 /// order: AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305.
-pub static ALGORITHMS: &[Descriptor] = &[aead::AES_128_GCM, aead::AES_256_GCM, aead::CHACHA20_POLY1305];
+pub static ALGORITHMS: &[Descriptor] = &[
+    aead::AES_128_GCM,
+    aead::AES_256_GCM,
+    aead::CHACHA20_POLY1305,
+];
