@@ -42,6 +42,30 @@ pub enum Command {
     Run(RunArgs),
     /// Drop the tables (and encrypted databases) that prepare created.
     Cleanup(CleanupArgs),
+    /// Keep the private server running between commands (e.g. to run sysbench
+    /// against it), or stop it.
+    Server(ServerArgs),
+}
+
+/// `oltp server`.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// start: start (or find) the private server, print its URL and leave it
+    /// running; stop: shut it down.
+    #[arg(value_enum)]
+    pub action: ServerAction,
+    /// encbench's directory (see `oltp run --help`).
+    #[arg(long, value_name = "DIR")]
+    pub base_dir: Option<PathBuf>,
+}
+
+/// What `oltp server` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ServerAction {
+    /// Start or attach, print the URL, leave it running.
+    Start,
+    /// Shut it down.
+    Stop,
 }
 
 /// Where the data lives and how it is encrypted: shared by every subcommand.
@@ -244,23 +268,51 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         Command::Prepare(a) => &a.data,
         Command::Run(a) => &a.data,
         Command::Cleanup(a) => &a.data,
+        Command::Server(a) => return server(a).await.map(|()| true),
     };
     // Validate names before starting anything.
     match &cli.command {
         Command::Prepare(a) => drop(parse_encrypts(&a.encrypt)?),
         Command::Run(a) => drop(parse_encrypts(&a.encrypt)?),
-        Command::Cleanup(_) => {}
+        Command::Cleanup(_) | Command::Server(_) => {}
     }
     let server = ServerGuard::open(data).await?;
     let outcome = match &cli.command {
         Command::Prepare(a) => prepare(a, &server.url).await.map(|()| true),
         Command::Run(a) => run(a, &server.url).await,
         Command::Cleanup(a) => cleanup(a, &server.url).await.map(|()| true),
+        Command::Server(_) => Ok(true),
     };
     let stopped = server.finish().await;
     let complete = outcome?;
     stopped?;
     Ok(complete)
+}
+
+async fn server(a: &ServerArgs) -> Result<()> {
+    let cfg = ServerConfig::new(a.base_dir.clone().unwrap_or_else(default_base_dir));
+    let action = a.action;
+    let server = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
+        .await
+        .context("server start task panicked")??;
+    match action {
+        ServerAction::Start => {
+            println!("{}", server.url());
+            eprintln!(
+                "private MariaDB running (pid {}, socket {}); stop it with `oltp server stop`",
+                server.pid(),
+                server.socket_path().display()
+            );
+            server.detach();
+        }
+        ServerAction::Stop => {
+            tokio::task::spawn_blocking(move || server.stop_any())
+                .await
+                .context("server stop task panicked")??;
+            eprintln!("private MariaDB stopped");
+        }
+    }
+    Ok(())
 }
 
 async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {

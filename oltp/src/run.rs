@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -235,26 +236,6 @@ pub async fn run_one(
     let conn_opts = conn_opts(&opts.url, Some(&db), per_conn + 16)?;
     let bar = progress_bar(opts, &format!("{} {} thr", encrypt.name(), threads));
     bar.set_message("connecting");
-    let mut connecting = Vec::new();
-    for _ in 0..threads {
-        let (o, c, n, w) = (
-            conn_opts.clone(),
-            codec.clone(),
-            opts.data.tables,
-            opts.workload,
-        );
-        connecting.push(tokio::spawn(
-            async move { Session::connect(o, w, c, n).await },
-        ));
-    }
-    let mut sessions = Vec::new();
-    for c in connecting {
-        sessions.push(
-            c.await
-                .context("connecting task panicked")?
-                .with_context(|| format!("cannot open worker connection to {db}"))?,
-        );
-    }
     let params = Params {
         tables: opts.data.tables,
         table_size: opts.data.table_size,
@@ -262,24 +243,35 @@ pub async fn run_one(
         point_selects: 10,
     };
     let live = Arc::new(Live::default());
-    let cpu0 = process_cpu_time();
-    let start = Instant::now();
-    let deadline = start + opts.time;
+    let gate = Arc::new(Gate::new(threads as usize + 1));
     let mut workers = Vec::new();
-    for mut s in sessions {
-        let (live, stop, window, rand_type) = (
-            live.clone(),
-            interrupted.clone(),
-            opts.reconnect_window,
-            opts.rand_type,
-        );
-        workers.push(tokio::spawn(async move {
-            let rng = SbRng::from_os(rand_type);
-            let (agg, err) = run_worker(&mut s, rng, params, deadline, window, &live, &stop).await;
-            s.close().await;
-            (agg, err)
-        }));
+    for i in 0..threads {
+        let spec = WorkerSpec {
+            opts: conn_opts.clone(),
+            workload: opts.workload,
+            codec: codec.clone(),
+            params,
+            rand_type: opts.rand_type,
+            reconnect_window: opts.reconnect_window,
+            live: live.clone(),
+            stop: interrupted.clone(),
+            gate: gate.clone(),
+        };
+        let handle = std::thread::Builder::new()
+            .name(format!("oltp-worker-{i}"))
+            .spawn(move || spec.run())
+            .context("cannot start a worker thread")?;
+        workers.push(handle);
     }
+    // All workers connect and prepare their statements, then start together.
+    let (start, connect_error) = {
+        let gate = gate.clone();
+        let time = opts.time;
+        tokio::task::spawn_blocking(move || gate.open(time))
+            .await
+            .context("start gate task panicked")?
+    };
+    let cpu0 = process_cpu_time();
     let ticker = {
         let (bar, live) = (bar.clone(), live.clone());
         tokio::spawn(async move {
@@ -295,13 +287,29 @@ pub async fn run_one(
             }
         })
     };
+    let joined = tokio::task::spawn_blocking(move || {
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join().unwrap_or_else(|_| {
+                    (Aggregate::new(), Some("worker thread panicked".to_string()))
+                })
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .context("worker join task panicked")?;
+    if let Some(e) = connect_error {
+        ticker.abort();
+        bar.finish_and_clear();
+        bail!("cannot open worker connection to {db}: {e}");
+    }
     let mut total = Aggregate::new();
     let mut first_error = None;
-    for w in workers {
-        let (agg, err) = w.await.context("worker task panicked")?;
+    for (agg, err) in joined {
         total.merge(&agg);
         if first_error.is_none() {
-            first_error = err.map(|e| e.to_string());
+            first_error = err;
         }
     }
     let elapsed = start.elapsed().as_secs_f64();
@@ -328,6 +336,127 @@ pub async fn run_one(
         cpu,
         first_error,
     ))
+}
+
+/// The start line: every worker connects, then all start at once; the
+/// deadline is set when the last one is ready.
+struct Gate {
+    ready: Barrier,
+    go: Barrier,
+    state: Mutex<GateState>,
+}
+
+#[derive(Default)]
+struct GateState {
+    deadline: Option<Instant>,
+    connect_error: Option<String>,
+    abort: bool,
+}
+
+impl Gate {
+    fn new(parties: usize) -> Gate {
+        Gate {
+            ready: Barrier::new(parties),
+            go: Barrier::new(parties),
+            state: Mutex::new(GateState::default()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The coordinator's side: waits for every worker, sets the deadline (or
+    /// aborts when a worker could not connect), lets them go. Returns the start
+    /// time and the first connection error.
+    fn open(&self, time: Duration) -> (Instant, Option<String>) {
+        self.ready.wait();
+        let start = Instant::now();
+        let error = {
+            let mut st = self.lock();
+            st.deadline = Some(start + time);
+            st.abort = st.connect_error.is_some();
+            st.connect_error.clone()
+        };
+        self.go.wait();
+        (start, error)
+    }
+
+    /// A worker's side: reports its connection outcome, waits for the start,
+    /// and returns the deadline, or `None` when the run was aborted.
+    fn arrive(&self, connect_error: Option<String>) -> Option<Instant> {
+        if let Some(e) = connect_error {
+            let mut st = self.lock();
+            st.connect_error.get_or_insert(e);
+        }
+        self.ready.wait();
+        self.go.wait();
+        let st = self.lock();
+        if st.abort { None } else { st.deadline }
+    }
+}
+
+/// What one worker thread needs. Each worker is an OS thread with its own
+/// single-threaded tokio runtime and one connection, as sysbench runs one
+/// thread per connection: no cross-thread wake-ups on the per-query path.
+struct WorkerSpec {
+    opts: mysql_async::Opts,
+    workload: Workload,
+    codec: Codec,
+    params: Params,
+    rand_type: RandType,
+    reconnect_window: Duration,
+    live: Arc<Live>,
+    stop: Arc<AtomicBool>,
+    gate: Arc<Gate>,
+}
+
+impl WorkerSpec {
+    fn run(self) -> (Aggregate, Option<String>) {
+        let rt = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt,
+            Err(e) => {
+                self.gate
+                    .arrive(Some(format!("cannot start a worker runtime: {e}")));
+                return (Aggregate::new(), None);
+            }
+        };
+        rt.block_on(async {
+            let session =
+                Session::connect(self.opts, self.workload, self.codec, self.params.tables).await;
+            let (mut session, deadline) = match session {
+                Ok(s) => match self.gate.arrive(None) {
+                    Some(d) => (s, d),
+                    None => {
+                        s.close().await;
+                        return (Aggregate::new(), None);
+                    }
+                },
+                Err(e) => {
+                    self.gate.arrive(Some(e.to_string()));
+                    return (Aggregate::new(), None);
+                }
+            };
+            let rng = SbRng::from_os(self.rand_type);
+            let (agg, err) = run_worker(
+                &mut session,
+                rng,
+                self.params,
+                deadline,
+                self.reconnect_window,
+                &self.live,
+                &self.stop,
+            )
+            .await;
+            session.close().await;
+            (agg, err.map(|e| e.to_string()))
+        })
+    }
 }
 
 fn progress_bar(opts: &RunOptions, prefix: &str) -> ProgressBar {

@@ -437,6 +437,35 @@ impl PrivateServer {
         Ok(())
     }
 
+    /// Leaves the server running when this handle goes away, whether it started
+    /// it or attached (`oltp server start`); a later [`start`](Self::start) attaches.
+    pub fn detach(mut self) {
+        self.started_here = false;
+        // Dropping a `Child` neither kills nor waits for it.
+        drop(self.lock_child().take());
+    }
+
+    /// Shuts the server down cleanly whether this handle started it or attached
+    /// to it (`oltp server stop`).
+    ///
+    /// # Errors
+    ///
+    /// As [`stop`](Self::stop).
+    pub fn stop_any(mut self) -> Result<()> {
+        if self.lock_child().is_some() {
+            return self.shutdown();
+        }
+        let (bins, layout, pid) = (self.bins.clone(), self.layout.clone(), self.pid);
+        self.started_here = false;
+        with_lock(&layout.lock, || {
+            if is_server_of(pid, &layout.data) {
+                shutdown_foreign(&bins, &layout, pid)?;
+            }
+            let _ = fs::remove_file(&layout.port);
+            Ok(())
+        })
+    }
+
     fn lock_child(&self) -> MutexGuard<'_, Option<Child>> {
         self.child.lock().unwrap_or_else(PoisonError::into_inner)
     }
