@@ -191,13 +191,37 @@ impl DataArgs {
         self.base_dir.clone().unwrap_or_else(default_base_dir)
     }
 
-    fn data_set(&self) -> DataSet {
-        DataSet {
+    fn data_set(&self) -> Result<DataSet> {
+        check_db_name(&self.mysql_db)?;
+        Ok(DataSet {
             db: self.mysql_db.clone(),
             tables: self.tables,
             table_size: self.table_size,
-        }
+        })
     }
+}
+
+/// Longest `--mysql-db`: 64 (MySQL's identifier limit) minus the longest suffix
+/// `_chacha20_poly1305` of an encrypted database.
+const MAX_DB_NAME: usize = 46;
+
+/// `--mysql-db` goes into SQL as an identifier: letters, digits and `_` only, and
+/// not one of the server's own databases.
+fn check_db_name(db: &str) -> Result<()> {
+    let valid = !db.is_empty()
+        && db.len() <= MAX_DB_NAME
+        && db.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !valid {
+        bail!("--mysql-db {db:?}: use 1 to {MAX_DB_NAME} letters, digits or '_' (default sbtest)");
+    }
+    if ["mysql", "information_schema", "performance_schema", "sys"]
+        .contains(&db.to_ascii_lowercase().as_str())
+    {
+        bail!(
+            "--mysql-db {db}: that is the server's own database; use another name (default sbtest)"
+        );
+    }
+    Ok(())
 }
 
 fn parse_encrypts(list: &[String]) -> Result<Vec<Encrypt>> {
@@ -214,16 +238,47 @@ fn parse_encrypts(list: &[String]) -> Result<Vec<Encrypt>> {
     Ok(out)
 }
 
-/// The server to use: `--mysql-url`, or the private server (started here and
-/// stopped by [`ServerGuard::finish`]).
+/// The server to use: `--mysql-url`, or the private server (started here if it
+/// was not running, and stopped by [`ServerGuard::finish`] when the last `oltp`
+/// command using it ends, unless `oltp server start` keeps it).
+///
+/// Commands that use the private server register in `<base>/mariadb/users/<pid>`;
+/// a server started by a command carries the marker `<base>/mariadb/ephemeral`.
 pub struct ServerGuard {
     /// URL of the server.
     pub url: String,
-    server: Option<PrivateServer>,
+    server: Option<(PrivateServer, PathBuf)>,
+}
+
+fn users_dir(base: &Path) -> PathBuf {
+    base.join("mariadb").join("users")
+}
+
+fn ephemeral_marker(base: &Path) -> PathBuf {
+    base.join("mariadb").join("ephemeral")
+}
+
+/// Other live processes registered as users of the private server.
+fn other_users(base: &Path) -> usize {
+    let me = std::process::id().to_string();
+    let Ok(entries) = std::fs::read_dir(users_dir(base)) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            let alive = Path::new("/proc").join(&name).exists();
+            if !alive {
+                let _ = std::fs::remove_file(e.path());
+            }
+            alive && name != me
+        })
+        .count()
 }
 
 impl ServerGuard {
-    /// Uses `--mysql-url` or starts the private server in `base_dir`.
+    /// Uses `--mysql-url` or starts (or attaches to) the private server in `base_dir`.
     ///
     /// # Errors
     /// The private server cannot start (e.g. MariaDB is not installed).
@@ -234,28 +289,69 @@ impl ServerGuard {
                 server: None,
             });
         }
-        let cfg = ServerConfig::new(data.base_dir());
-        let server = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
+        let base = data.base_dir();
+        let me = users_dir(&base).join(std::process::id().to_string());
+        std::fs::create_dir_all(users_dir(&base))
+            .with_context(|| format!("cannot create {}", users_dir(&base).display()))?;
+        std::fs::write(&me, b"").with_context(|| format!("cannot write {}", me.display()))?;
+        let cfg = ServerConfig::new(base.clone());
+        let started = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
             .await
-            .context("server start task panicked")??;
+            .context("server start task panicked")?;
+        let server = match started {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = std::fs::remove_file(&me);
+                return Err(e.into());
+            }
+        };
+        if server.started_here() {
+            std::fs::write(ephemeral_marker(&base), b"")
+                .with_context(|| format!("cannot write {}", ephemeral_marker(&base).display()))?;
+        }
         Ok(ServerGuard {
             url: server.url(),
-            server: Some(server),
+            server: Some((server, base)),
         })
     }
 
-    /// Stops the private server if this process started it.
+    /// Leaves the private server running if another `oltp` command uses it or
+    /// `oltp server start` keeps it; stops it otherwise.
     ///
     /// # Errors
     /// The server did not shut down.
     pub async fn finish(self) -> Result<()> {
-        if let Some(s) = self.server {
-            tokio::task::spawn_blocking(move || s.stop())
-                .await
-                .context("server stop task panicked")??;
+        let Some((server, base)) = self.server else {
+            return Ok(());
+        };
+        let _ = std::fs::remove_file(users_dir(&base).join(std::process::id().to_string()));
+        if other_users(&base) > 0 || !ephemeral_marker(&base).exists() {
+            server.detach();
+            return Ok(());
         }
+        let _ = std::fs::remove_file(ephemeral_marker(&base));
+        tokio::task::spawn_blocking(move || server.stop_any())
+            .await
+            .context("server stop task panicked")??;
         Ok(())
     }
+}
+
+/// The error and its causes on one line, without the repetitions that arise when
+/// an error's message already quotes its source (as `mysql_async`'s do).
+pub fn error_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line.replace('\n', " ")
 }
 
 /// Runs a parsed command line. Returns `false` when a run stopped early (the
@@ -271,9 +367,15 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         Command::Server(a) => return server(a).await.map(|()| true),
     };
     // Validate names before starting anything.
+    data.data_set()?;
     match &cli.command {
         Command::Prepare(a) => drop(parse_encrypts(&a.encrypt)?),
-        Command::Run(a) => drop(parse_encrypts(&a.encrypt)?),
+        Command::Run(a) => {
+            parse_encrypts(&a.encrypt)?;
+            if let Some(path) = &a.json_out {
+                check_writable(path)?;
+            }
+        }
         Command::Cleanup(_) | Command::Server(_) => {}
     }
     let server = ServerGuard::open(data).await?;
@@ -297,15 +399,24 @@ async fn server(a: &ServerArgs) -> Result<()> {
         .context("server start task panicked")??;
     match action {
         ServerAction::Start => {
+            let _ = std::fs::remove_file(ephemeral_marker(server.base_dir()));
             println!("{}", server.url());
             eprintln!(
-                "private MariaDB running (pid {}, socket {}); stop it with `oltp server stop`",
+                "private MariaDB running (pid {}, socket {}); stop it with `oltp server stop{}`",
                 server.pid(),
-                server.socket_path().display()
+                server.socket_path().display(),
+                a.base_dir
+                    .as_ref()
+                    .map(|d| format!(" --base-dir {}", d.display()))
+                    .unwrap_or_default()
             );
             server.detach();
         }
         ServerAction::Stop => {
+            let _ = std::fs::remove_file(ephemeral_marker(server.base_dir()));
+            if !server.started_here() && other_users(server.base_dir()) > 0 {
+                eprintln!("note: other oltp commands are using this server; they will fail");
+            }
             tokio::task::spawn_blocking(move || server.stop_any())
                 .await
                 .context("server stop task panicked")??;
@@ -317,12 +428,13 @@ async fn server(a: &ServerArgs) -> Result<()> {
 
 async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
     let encrypts = parse_encrypts(&a.encrypt)?;
-    let data = a.data.data_set();
+    let data = a.data.data_set()?;
     let base = a.data.base_dir();
-    let mut done_dbs: Vec<String> = Vec::new();
+    // Every key file and cipher first: nothing is loaded unless every choice can be.
+    let mut plan: Vec<(Encrypt, String, Codec)> = Vec::new();
     for e in encrypts {
         let db = data.database(e);
-        if done_dbs.contains(&db) {
+        if plan.iter().any(|(_, d, _)| *d == db) {
             continue;
         }
         let codec = match e {
@@ -334,6 +446,15 @@ async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
                 Codec::encrypted(cipher)
             }
         };
+        plan.push((e, db, codec));
+    }
+    schema::check_not_prepared(
+        url,
+        &data,
+        &plan.iter().map(|(e, _, _)| *e).collect::<Vec<_>>(),
+    )
+    .await?;
+    for (e, db, codec) in plan {
         let total = u64::from(data.tables) * u64::from(data.table_size);
         let bar = count_bar(total, &format!("prepare {db}"));
         let progress: Arc<dyn Fn(u64) + Send + Sync> = {
@@ -373,7 +494,6 @@ async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
                 ),
             }
         );
-        done_dbs.push(db);
     }
     Ok(())
 }
@@ -420,9 +540,15 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
     let encrypts = parse_encrypts(&a.encrypt)?;
     let opts = RunOptions {
         url: url.to_string(),
-        data: a.data.data_set(),
+        data: a.data.data_set()?,
         workload: a.workload,
-        threads: a.threads.clone(),
+        threads: {
+            // A repeated count would pair every ciphertext run with the first plaintext one.
+            let mut t = a.threads.clone();
+            let mut seen = std::collections::HashSet::new();
+            t.retain(|n| seen.insert(*n));
+            t
+        },
         encrypts,
         time: Duration::from_secs(a.time),
         range_size: a.range_size,
@@ -466,6 +592,21 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
     Ok(report.complete)
 }
 
+/// Checks before a run that `path` can be written (its directory is created),
+/// so a long benchmark does not end in a file that cannot be saved.
+fn check_writable(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        bail!(
+            "--json-out {} is a directory: give a file name",
+            path.display()
+        );
+    }
+    write_atomically(path.with_extension("check").as_path(), b"")
+        .with_context(|| format!("--json-out {} cannot be written", path.display()))?;
+    let _ = std::fs::remove_file(path.with_extension("check"));
+    Ok(())
+}
+
 /// Writes `bytes` to `path` through a temporary file and a rename, so a reader
 /// never sees a half-written file.
 ///
@@ -494,7 +635,11 @@ async fn cleanup(a: &CleanupArgs, url: &str) -> Result<()> {
     } else {
         parse_encrypts(&a.encrypt)?
     };
-    let dbs = schema::cleanup(url, &a.data.data_set(), &encrypts).await?;
-    println!("dropped the sbtest tables of {}", dbs.join(", "));
+    let dbs = schema::cleanup(url, &a.data.data_set()?, &encrypts).await?;
+    if dbs.is_empty() {
+        println!("nothing to drop: no sbtest database found");
+    } else {
+        println!("dropped the sbtest tables of {}", dbs.join(", "));
+    }
     Ok(())
 }

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use encbench_oltp::cli::{Cli, execute};
+use encbench_oltp::cli::{Cli, error_line, execute};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -20,9 +20,10 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(execute(cli)) {
         Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(2),
+        // A run that stopped early (server lost, Ctrl-C): its partial report was printed.
+        Ok(false) => ExitCode::from(3),
         Err(e) => {
-            eprintln!("Error: {e:#}");
+            eprintln!("Error: {}", error_line(&e));
             ExitCode::FAILURE
         }
     }

@@ -33,6 +33,8 @@ pub struct Aggregate {
     pub latency: Histogram<u64>,
     /// Wall time this worker spent running events.
     pub exec_time: Duration,
+    /// When the last event completed (latest over merged workers).
+    pub last_event_end: Option<std::time::Instant>,
     /// Per-worker (events, execution time in s), for sysbench's "threads fairness".
     pub per_worker: Vec<(u64, f64)>,
 }
@@ -56,6 +58,7 @@ impl Aggregate {
             latency: Histogram::new_with_bounds(HIST_LOW_NS, HIST_HIGH_NS, HIST_SIGFIG)
                 .expect("constant histogram bounds are valid"),
             exec_time: Duration::ZERO,
+            last_event_end: None,
             per_worker: Vec::new(),
         }
     }
@@ -65,9 +68,10 @@ impl Aggregate {
         self.read + self.write + self.other
     }
 
-    /// Records one completed event that took `latency`.
-    pub fn record_event(&mut self, latency: Duration) {
+    /// Records one completed event that took `latency` and ended at `end`.
+    pub fn record_event(&mut self, latency: Duration, end: std::time::Instant) {
         self.events += 1;
+        self.last_event_end = Some(end);
         let ns = u64::try_from(latency.as_nanos())
             .unwrap_or(u64::MAX)
             .max(HIST_LOW_NS);
@@ -93,6 +97,7 @@ impl Aggregate {
             self.per_worker.extend_from_slice(&other.per_worker);
         }
         self.exec_time += other.exec_time;
+        self.last_event_end = self.last_event_end.max(other.last_event_end);
     }
 }
 
@@ -143,8 +148,8 @@ mod tests {
         let mut a = Aggregate::new();
         let mut b = Aggregate::new();
         for ms in 1..=100 {
-            a.record_event(Duration::from_millis(ms));
-            b.record_event(Duration::from_millis(ms * 2));
+            a.record_event(Duration::from_millis(ms), std::time::Instant::now());
+            b.record_event(Duration::from_millis(ms * 2), std::time::Instant::now());
         }
         a.read = 5;
         b.read = 7;

@@ -145,37 +145,29 @@ impl RunResult {
     ) -> RunResult {
         let ms = |ns: f64| ns / 1e6;
         let h = &agg.latency;
-        let (latency_ms, sum_ms) = if agg.events == 0 {
-            (
-                LatencyMs {
-                    min: 0.0,
-                    avg: 0.0,
-                    p50: 0.0,
-                    p95: 0.0,
-                    p99: 0.0,
-                    max: 0.0,
-                    sum: 0.0,
-                },
-                0.0,
-            )
+        let latency_ms = if agg.events == 0 {
+            LatencyMs {
+                min: 0.0,
+                avg: 0.0,
+                p50: 0.0,
+                p95: 0.0,
+                p99: 0.0,
+                max: 0.0,
+                sum: 0.0,
+            }
         } else {
             let (min, max) = (h.min(), h.max());
             let q = |p: f64| h.value_at_quantile(p).clamp(min, max) as f64;
-            let sum = h.mean() * h.len() as f64;
-            (
-                LatencyMs {
-                    min: ms(min as f64),
-                    avg: ms(h.mean()),
-                    p50: ms(q(0.50)),
-                    p95: ms(q(0.95)),
-                    p99: ms(q(0.99)),
-                    max: ms(max as f64),
-                    sum: ms(sum),
-                },
-                ms(sum),
-            )
+            LatencyMs {
+                min: ms(min as f64),
+                avg: ms(h.mean()),
+                p50: ms(q(0.50)),
+                p95: ms(q(0.95)),
+                p99: ms(q(0.99)),
+                max: ms(max as f64),
+                sum: ms(h.mean() * h.len() as f64),
+            }
         };
-        let _ = sum_ms;
         let total = agg.queries();
         let per_sec = |n: u64| if time_s > 0.0 { n as f64 / time_s } else { 0.0 };
         let (events_avg, events_stddev) =

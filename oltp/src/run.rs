@@ -199,7 +199,7 @@ pub async fn run_grid(
     {
         let flag = interrupted.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
+            if interrupt_signal().await {
                 flag.store(true, Ordering::SeqCst);
             }
         });
@@ -312,12 +312,17 @@ pub async fn run_one(
             first_error = err;
         }
     }
-    let elapsed = start.elapsed().as_secs_f64();
+    // A run that stopped early is measured up to its last completed event, so the
+    // time spent retrying a dead server does not dilute the rates.
+    let elapsed = match (&first_error, total.last_event_end) {
+        (Some(_), Some(end)) => end.duration_since(start).as_secs_f64(),
+        _ => start.elapsed().as_secs_f64(),
+    };
     let cpu = (process_cpu_time().saturating_sub(cpu0)).as_secs_f64();
     ticker.abort();
     bar.finish_and_clear();
     if first_error.is_none() && interrupted.load(Ordering::SeqCst) {
-        first_error = Some("interrupted (Ctrl-C)".to_string());
+        first_error = Some("interrupted (Ctrl-C or SIGTERM)".to_string());
     }
     let info = RunInfo {
         workload: opts.workload.name().to_string(),
@@ -456,6 +461,19 @@ impl WorkerSpec {
             session.close().await;
             (agg, err.map(|e| e.to_string()))
         })
+    }
+}
+
+/// Resolves when SIGINT (Ctrl-C) or SIGTERM arrives; `false` if signals cannot
+/// be watched.
+pub async fn interrupt_signal() -> bool {
+    use tokio::signal::unix::{SignalKind, signal};
+    let Ok(mut term) = signal(SignalKind::terminate()) else {
+        return tokio::signal::ctrl_c().await.is_ok();
+    };
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r.is_ok(),
+        r = term.recv() => r.is_some(),
     }
 }
 

@@ -165,20 +165,23 @@ pub async fn read_meta(conn: &mut Conn, db: &str) -> Result<Option<Meta>> {
     }))
 }
 
-/// Number of `sbtestN` tables (N in 1..=tables) that exist in `db`.
+/// The numbers N of the `sbtestN` tables that exist in `db`, ascending.
 ///
 /// # Errors
 /// Query failures.
-pub async fn count_tables(conn: &mut Conn, db: &str, tables: u32) -> Result<u32> {
+pub async fn existing_tables(conn: &mut Conn, db: &str) -> Result<Vec<u32>> {
     let names: Vec<String> = conn
         .exec(
             "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME LIKE 'sbtest%'",
             (db,),
         )
         .await?;
-    Ok((1..=tables)
-        .filter(|n| names.iter().any(|t| *t == table_name(*n)))
-        .count() as u32)
+    let mut n: Vec<u32> = names
+        .iter()
+        .filter_map(|t| t.strip_prefix("sbtest")?.parse().ok())
+        .collect();
+    n.sort_unstable();
+    Ok(n)
 }
 
 /// Checks that `encrypt`'s database holds a finished `prepare` of at least
@@ -193,19 +196,24 @@ pub async fn check_prepared(
     encrypt: Encrypt,
 ) -> Result<Option<Meta>> {
     let db = data.database(encrypt);
-    let present = count_tables(conn, &db, data.tables).await?;
+    let existing = existing_tables(conn, &db).await?;
+    let missing = (1..=data.tables).find(|n| existing.binary_search(n).is_err());
     let meta = read_meta(conn, &db).await?;
     let enc_flag = match encrypt.algorithm() {
         None => "none".to_string(),
         Some(_) => encrypt.name(),
     };
-    if present < data.tables {
+    if let Some(n) = missing {
         bail!(
-            "{db}.{} not found ({present} of {} tables present): run `oltp prepare --tables {} --table-size {} --encrypt {enc_flag}` first",
-            table_name(present + 1),
+            "{db}.{} not found: run `oltp prepare --tables {} --table-size {} --encrypt {enc_flag}{}` first",
+            table_name(n),
             data.tables,
-            data.tables,
-            data.table_size
+            data.table_size,
+            if data.db == "sbtest" {
+                String::new()
+            } else {
+                format!(" --mysql-db {}", data.db)
+            }
         );
     }
     match (&meta, encrypt.algorithm()) {
@@ -221,6 +229,14 @@ pub async fn check_prepared(
                     m.algorithm
                 );
             }
+            if m.table_size != data.table_size {
+                bail!(
+                    "{db} was prepared with --table-size {}, the run asks for {}: use --table-size {} (ids are drawn from 1..=table-size)",
+                    m.table_size,
+                    data.table_size,
+                    m.table_size
+                );
+            }
             if m.tables < data.tables {
                 bail!(
                     "{db} was prepared with --tables {}, the run asks for {}: use --tables {} or prepare again",
@@ -232,6 +248,28 @@ pub async fn check_prepared(
             Ok(meta)
         }
     }
+}
+
+/// Checks that none of the databases for `encrypts` holds sbtest tables yet, so
+/// `prepare` refuses before it loads anything.
+///
+/// # Errors
+/// A database already holds tables (the message names the cleanup command).
+pub async fn check_not_prepared(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<()> {
+    let mut conn = connect(conn_opts(url, None, 16)?).await?;
+    for e in encrypts {
+        let db = data.database(*e);
+        if !existing_tables(&mut conn, &db).await?.is_empty()
+            || read_meta(&mut conn, &db).await?.is_some()
+        {
+            bail!(
+                "{db} already holds sbtest tables: run `oltp cleanup --encrypt {}` first, or use them as they are",
+                e.name()
+            );
+        }
+    }
+    conn.disconnect().await?;
+    Ok(())
 }
 
 /// Options of `prepare`.
@@ -265,8 +303,9 @@ pub async fn prepare(
     admin
         .query_drop(format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
         .await?;
-    let present = count_tables(&mut admin, &db, data.tables).await?;
-    if present > 0 || read_meta(&mut admin, &db).await?.is_some() {
+    if !existing_tables(&mut admin, &db).await?.is_empty()
+        || read_meta(&mut admin, &db).await?.is_some()
+    {
         bail!(
             "{db} already holds sbtest tables: run `oltp cleanup --encrypt {}` first, or use them as they are",
             encrypt.name()
@@ -391,7 +430,7 @@ fn insert_sql(table: &str, rows: u32) -> String {
     sql
 }
 
-/// Drops the `sbtestN` tables (N in 1..=tables) and `encbench_meta` of the
+/// Drops every `sbtestN` table and `encbench_meta` of the
 /// databases for `encrypts`; an encrypted database (`DB_<algorithm>`) is dropped
 /// whole. Returns the databases touched.
 ///
@@ -399,35 +438,31 @@ fn insert_sql(table: &str, rows: u32) -> String {
 /// Database errors.
 pub async fn cleanup(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<Vec<String>> {
     let mut conn = connect(conn_opts(url, None, 16)?).await?;
-    let mut dbs: Vec<(String, bool)> = Vec::new();
+    let mut dropped: Vec<String> = Vec::new();
     for e in encrypts {
         let db = data.database(*e);
-        if !dbs.iter().any(|(d, _)| *d == db) {
-            dbs.push((db, e.algorithm().is_some()));
+        let exists: Option<String> = conn
+            .exec_first(
+                "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+                (db.as_str(),),
+            )
+            .await?;
+        if exists.is_none() || dropped.contains(&db) {
+            continue;
         }
-    }
-    for (db, encrypted) in &dbs {
-        if *encrypted {
+        if e.algorithm().is_some() {
             conn.query_drop(format!("DROP DATABASE IF EXISTS `{db}`"))
                 .await?;
         } else {
-            let exists: Option<String> = conn
-                .exec_first(
-                    "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
-                    (db.as_str(),),
-                )
-                .await?;
-            if exists.is_none() {
-                continue;
-            }
             conn.query_drop(format!("DROP TABLE IF EXISTS `{db}`.encbench_meta"))
                 .await?;
-            for n in 1..=data.tables {
+            for n in existing_tables(&mut conn, &db).await? {
                 conn.query_drop(format!("DROP TABLE IF EXISTS `{db}`.sbtest{n}"))
                     .await?;
             }
         }
+        dropped.push(db);
     }
     conn.disconnect().await?;
-    Ok(dbs.into_iter().map(|(d, _)| d).collect())
+    Ok(dropped)
 }

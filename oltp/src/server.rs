@@ -12,6 +12,7 @@
 //! | `sock`, `pid`, `err.log` | the server's Unix socket, pid file and error log |
 //! | `port` | the TCP port (decimal) of the running server, for processes that attach |
 //! | `args.json` | the `extra_args` the running server was started with |
+//! | `tmp/` | the server's temporary files (`--tmpdir`), never the shared /tmp |
 //! | `install.log` | output of `mariadb-install-db` and the bootstrap that creates the users |
 //! | `lock` | `flock`ed while a process starts or stops the server |
 //!
@@ -575,6 +576,9 @@ fn initialise(bins: &Binaries, layout: &Layout, as_root: bool) -> Result<()> {
         fs::remove_dir_all(&layout.data_tmp)
             .map_err(io_err("remove directory", &layout.data_tmp))?;
     }
+    // A temporary directory of our own: servers initialising side by side in the shared
+    // /tmp collide on temporary table names (seen: "Unknown table 'mysql.tmp_user_sys'").
+    fs::create_dir_all(&layout.tmp).map_err(io_err("create directory", &layout.tmp))?;
     let log = File::create(&layout.install_log).map_err(io_err("create", &layout.install_log))?;
     let clone_log = || {
         log.try_clone()
@@ -587,6 +591,8 @@ fn initialise(bins: &Binaries, layout: &Layout, as_root: bool) -> Result<()> {
         .arg(flag("--datadir=", &layout.data_tmp))
         .args(bins.basedir.as_deref().map(|d| flag("--basedir=", d)))
         .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
+        .arg(flag("--tmpdir=", &layout.tmp))
+        .env("TMPDIR", &layout.tmp)
         .args(as_root.then_some("--user=root"))
         .stdin(Stdio::null())
         .stdout(clone_log()?)
@@ -605,6 +611,8 @@ fn initialise(bins: &Binaries, layout: &Layout, as_root: bool) -> Result<()> {
         .args(bins.path_flags())
         .arg("--bootstrap")
         .arg(flag("--datadir=", &layout.data_tmp))
+        .arg(flag("--tmpdir=", &layout.tmp))
+        .env("TMPDIR", &layout.tmp)
         .arg("--skip-log-bin")
         .args(as_root.then_some("--user=root"))
         .stdin(Stdio::piped())
@@ -639,6 +647,7 @@ fn launch(
         source: io::Error::other(e),
     })?;
     fs::write(&layout.args, args_json).map_err(io_err("write", &layout.args))?;
+    fs::create_dir_all(&layout.tmp).map_err(io_err("create directory", &layout.tmp))?;
 
     let mut attempt = 0;
     loop {
@@ -652,6 +661,8 @@ fn launch(
             .arg(flag("--socket=", &layout.socket))
             .arg(flag("--pid-file=", &layout.pid))
             .arg(flag("--log-error=", &layout.err_log))
+            .arg(flag("--tmpdir=", &layout.tmp))
+            .env("TMPDIR", &layout.tmp)
             .arg(format!("--port={port}"))
             .args(SERVER_FLAGS)
             .args(as_root.then_some("--user=root"))
@@ -771,6 +782,7 @@ struct Layout {
     args: PathBuf,
     install_log: PathBuf,
     lock: PathBuf,
+    tmp: PathBuf,
 }
 
 impl Layout {
@@ -792,6 +804,7 @@ impl Layout {
             args: dir.join("args.json"),
             install_log: dir.join("install.log"),
             lock: dir.join("lock"),
+            tmp: dir.join("tmp"),
             dir,
             base,
         })

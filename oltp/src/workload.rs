@@ -115,6 +115,16 @@ pub enum QueryError {
         /// Why.
         source: EnvelopeError,
     },
+    /// The connection was lost and reconnecting failed for the whole window.
+    #[error(
+        "lost the connection to the server and could not reconnect within {secs} s ({source}): check that the server is up"
+    )]
+    ConnectionLost {
+        /// The reconnect window, s.
+        secs: u64,
+        /// The last reconnect error.
+        source: mysql_async::Error,
+    },
     /// The server returned something the workload does not expect.
     #[error("unexpected result: {0}")]
     Protocol(String),
@@ -493,7 +503,8 @@ pub async fn run_worker(
         let before = agg.queries();
         match session.event(&mut rng, &params, &mut agg).await {
             Ok(()) => {
-                agg.record_event(t0.elapsed());
+                let end = Instant::now();
+                agg.record_event(end - t0, end);
                 live.add(1, agg.queries() - before);
             }
             Err(e) if e.is_ignorable() => {
@@ -514,7 +525,12 @@ pub async fn run_worker(
                         }
                         Err(e2) => {
                             agg.exec_time = start.elapsed();
-                            return (agg, Some(e2));
+                            let source = match e2 {
+                                QueryError::Db(db) => db,
+                                other => return (agg, Some(other)),
+                            };
+                            let secs = reconnect_window.as_secs();
+                            return (agg, Some(QueryError::ConnectionLost { secs, source }));
                         }
                     }
                 }

@@ -194,6 +194,15 @@ fn bad_input_gives_one_line_errors() {
         (vec!["run", "--workload", "oltp_nothing"], "oltp_read_only"),
         (vec!["run", "--mysql-url", "http://x"], "--mysql-url"),
         (
+            vec!["prepare", "--mysql-db", "y`; drop database victim; --"],
+            "--mysql-db",
+        ),
+        (vec!["run", "--mysql-db", "mysql"], "server's own database"),
+        (
+            vec!["run", "--json-out", "/proc/nonexistent/x.json"],
+            "--json-out",
+        ),
+        (
             vec!["run", "--mysql-url", "mysql://encbench:pw@127.0.0.1:1/"],
             "cannot connect",
         ),
@@ -245,6 +254,22 @@ fn run_before_prepare_wrong_keys_and_limits_are_clear_errors() {
         assert!(e.contains("oltp prepare"), "{e}");
 
         prepare(&url, &base, "openssl:aes-256-gcm").await;
+        let e = cli(&[
+            "run",
+            "--mysql-url",
+            &url,
+            "--base-dir",
+            &base_s,
+            "--tables",
+            "2",
+            "--table-size",
+            "2000",
+            "--encrypt",
+            "openssl:aes-256-gcm",
+        ])
+        .await
+        .expect_err("table size differs from prepare");
+        assert!(e.contains("--table-size 1000"), "{e}");
         let e = cli(&[
             "prepare",
             "--mysql-url",
