@@ -6,8 +6,14 @@
 //! Quick mode: `ENCBENCH_BENCH_QUICK=1 cargo bench -p encbench-benches --bench aead`
 //! (0.5 s warm-up and 1 s measurement per point instead of criterion's 3 s + 5 s).
 
+#![allow(
+    missing_docs,
+    reason = "criterion_group! generates an undocumented `pub fn`; a bench has no public API"
+)]
+
+mod common;
+
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use encbench_registry::{Algorithm, all};
@@ -16,17 +22,6 @@ use encbench_registry::{Algorithm, all};
 /// `pad`), 64, 119 (sysbench `c`), 128, 256, 1024, 4096, 16384 (a TLS record's
 /// maximum plaintext, RFC 8446).
 const SIZES: [usize; 9] = [16, 59, 64, 119, 128, 256, 1024, 4096, 16384];
-
-fn config() -> Criterion {
-    let c = Criterion::default();
-    if std::env::var_os("ENCBENCH_BENCH_QUICK").is_some() {
-        c.warm_up_time(Duration::from_millis(500))
-            .measurement_time(Duration::from_secs(1))
-            .sample_size(20)
-    } else {
-        c
-    }
-}
 
 fn bench_aead(c: &mut Criterion) {
     let aad = [0x5au8; 24];
@@ -94,7 +89,7 @@ fn bench_aead(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = config();
+    config = common::config();
     targets = bench_aead
 }
 criterion_main!(benches);

@@ -2,11 +2,13 @@
 //! `rustcrypto:chacha20-poly1305`) to the AEAD backends compiled into this
 //! build, and lists them.
 //!
-//! Each backend is a cargo feature named after its library, both on by default:
+//! Each backend is a cargo feature named after its library, all on by default:
 //!
 //! | feature      | backend crate         | names                                     |
 //! |--------------|-----------------------|-------------------------------------------|
+//! | `aws-lc-rs`  | `encbench-aws-lc`     | `aws-lc-rs:aes-128-gcm`, `aws-lc-rs:aes-256-gcm`, `aws-lc-rs:chacha20-poly1305` |
 //! | `openssl`    | `encbench-openssl`    | `openssl:aes-128-gcm`, `openssl:aes-256-gcm`, `openssl:chacha20-poly1305` |
+//! | `ring`       | `encbench-ring`       | `ring:aes-128-gcm`, `ring:aes-256-gcm`, `ring:chacha20-poly1305` |
 //! | `rustcrypto` | `encbench-rustcrypto` | `rustcrypto:aes-128-gcm`, `rustcrypto:aes-256-gcm`, `rustcrypto:chacha20-poly1305` |
 //!
 //! A name whose backend exists but was not compiled in gives an error naming the
@@ -37,14 +39,30 @@ struct KnownBackend {
 }
 
 /// Every known backend, sorted by name (the order of [`all`] and [`names`]).
-fn known_backends() -> [KnownBackend; 2] {
+fn known_backends() -> [KnownBackend; 4] {
     [
+        KnownBackend {
+            name: "aws-lc-rs",
+            feature: "aws-lc-rs",
+            #[cfg(feature = "aws-lc-rs")]
+            algorithms: Some(encbench_aws_lc::ALGORITHMS),
+            #[cfg(not(feature = "aws-lc-rs"))]
+            algorithms: None,
+        },
         KnownBackend {
             name: "openssl",
             feature: "openssl",
             #[cfg(feature = "openssl")]
             algorithms: Some(encbench_openssl::ALGORITHMS),
             #[cfg(not(feature = "openssl"))]
+            algorithms: None,
+        },
+        KnownBackend {
+            name: "ring",
+            feature: "ring",
+            #[cfg(feature = "ring")]
+            algorithms: Some(encbench_ring::ALGORITHMS),
+            #[cfg(not(feature = "ring"))]
             algorithms: None,
         },
         KnownBackend {
@@ -128,7 +146,8 @@ pub fn names() -> Vec<String> {
     all().into_iter().map(Descriptor::name).collect()
 }
 
-/// The names of the compiled-in backends, sorted (`openssl`, `rustcrypto`).
+/// The names of the compiled-in backends, sorted (`aws-lc-rs`, `openssl`,
+/// `ring`, `rustcrypto`).
 pub fn backends() -> Vec<&'static str> {
     known_backends()
         .into_iter()

@@ -380,7 +380,8 @@ fn every_compiled_in_descriptor_has_vectors() {
 }
 
 /// Counts the vectors each compiled-in backend ran, over all algorithms: with
-/// the default features, 14 for `openssl` and 14 for `rustcrypto`.
+/// the default features, 14 each for `aws-lc-rs`, `openssl`, `ring` and
+/// `rustcrypto`.
 #[test]
 fn vectors_per_backend() {
     let mut per_backend: BTreeMap<&str, usize> = BTreeMap::new();
@@ -404,9 +405,19 @@ fn vectors_per_backend() {
         })
         .collect();
     assert_eq!(per_backend, expected);
-    #[cfg(all(feature = "openssl", feature = "rustcrypto"))]
+    #[cfg(all(
+        feature = "aws-lc-rs",
+        feature = "openssl",
+        feature = "ring",
+        feature = "rustcrypto"
+    ))]
     assert_eq!(
         per_backend,
-        BTreeMap::from([("openssl", 14), ("rustcrypto", 14)])
+        BTreeMap::from([
+            ("aws-lc-rs", 14),
+            ("openssl", 14),
+            ("ring", 14),
+            ("rustcrypto", 14)
+        ])
     );
 }

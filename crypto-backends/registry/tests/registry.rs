@@ -2,7 +2,8 @@
 //! the problem and lists the valid names.
 //!
 //! Vectors: none; the names come from `encbench_registry::names()` and from the
-//! backends and algorithms this version knows (`openssl`, `rustcrypto`;
+//! backends and algorithms this version knows (`aws-lc-rs`, `openssl`, `ring`,
+//! `rustcrypto`;
 //! `aes-128-gcm`, `aes-256-gcm`, `chacha20-poly1305`).
 
 use encbench_registry::{Algorithm, RegistryError, all, backends, lookup, names};
@@ -40,16 +41,27 @@ fn descriptors_are_ordered_by_backend_then_algorithm() {
     assert_eq!(backends(), from_all);
 }
 
-#[cfg(all(feature = "openssl", feature = "rustcrypto"))]
+#[cfg(all(
+    feature = "aws-lc-rs",
+    feature = "openssl",
+    feature = "ring",
+    feature = "rustcrypto"
+))]
 #[test]
-fn default_build_has_both_backends_and_all_algorithms() {
-    assert_eq!(backends(), ["openssl", "rustcrypto"]);
+fn default_build_has_all_four_backends_and_all_algorithms() {
+    assert_eq!(backends(), ["aws-lc-rs", "openssl", "ring", "rustcrypto"]);
     assert_eq!(
         names(),
         [
+            "aws-lc-rs:aes-128-gcm",
+            "aws-lc-rs:aes-256-gcm",
+            "aws-lc-rs:chacha20-poly1305",
             "openssl:aes-128-gcm",
             "openssl:aes-256-gcm",
             "openssl:chacha20-poly1305",
+            "ring:aes-128-gcm",
+            "ring:aes-256-gcm",
+            "ring:chacha20-poly1305",
             "rustcrypto:aes-128-gcm",
             "rustcrypto:aes-256-gcm",
             "rustcrypto:chacha20-poly1305",
@@ -61,6 +73,13 @@ fn default_build_has_both_backends_and_all_algorithms() {
     assert_eq!(
         (d.backend, d.algorithm),
         ("rustcrypto", Algorithm::ChaCha20Poly1305)
+    );
+    let d = lookup("Ring:AES-128-GCM").expect("lookup");
+    assert_eq!((d.backend, d.algorithm), ("ring", Algorithm::Aes128Gcm));
+    let d = lookup("AWS-LC-RS:chacha20-poly1305").expect("lookup");
+    assert_eq!(
+        (d.backend, d.algorithm),
+        ("aws-lc-rs", Algorithm::ChaCha20Poly1305)
     );
 }
 
@@ -157,4 +176,36 @@ fn rustcrypto_not_compiled_in_names_its_feature() {
         }
     ));
     assert!(e.to_string().contains("--features rustcrypto"), "{e}");
+}
+
+/// Only in builds without the `ring` feature.
+#[cfg(not(feature = "ring"))]
+#[test]
+fn ring_not_compiled_in_names_its_feature() {
+    let e = lookup("ring:aes-256-gcm").expect_err("not compiled in");
+    assert!(matches!(
+        e,
+        RegistryError::NotCompiledIn {
+            backend: "ring",
+            feature: "ring",
+            ..
+        }
+    ));
+    assert!(e.to_string().contains("--features ring"), "{e}");
+}
+
+/// Only in builds without the `aws-lc-rs` feature.
+#[cfg(not(feature = "aws-lc-rs"))]
+#[test]
+fn aws_lc_rs_not_compiled_in_names_its_feature() {
+    let e = lookup("aws-lc-rs:aes-256-gcm").expect_err("not compiled in");
+    assert!(matches!(
+        e,
+        RegistryError::NotCompiledIn {
+            backend: "aws-lc-rs",
+            feature: "aws-lc-rs",
+            ..
+        }
+    ));
+    assert!(e.to_string().contains("--features aws-lc-rs"), "{e}");
 }
