@@ -107,7 +107,7 @@ fn encrypted_results_equal_plaintext_and_runs_report_sysbench_counts() {
         conn.disconnect().await.expect("disconnect");
 
         let mut plain = session(&url, &base, Encrypt::parse("none").expect("none")).await;
-        for choice in ["rustcrypto:aes-256-gcm", "openssl:aes-256-gcm", "openssl:chacha20-poly1305", "rustcrypto:chacha20-poly1305"] {
+        for choice in ["rustcrypto:aes-256-gcm", "openssl:aes-256-gcm", "ring:aes-256-gcm", "aws-lc-rs:aes-256-gcm", "openssl:chacha20-poly1305", "rustcrypto:chacha20-poly1305", "ring:chacha20-poly1305", "aws-lc-rs:chacha20-poly1305"] {
             let mut enc = session(&url, &base, Encrypt::parse(choice).expect("name")).await;
             for table in 1..=TABLES {
                 for id in [1, 2, 500, 999, 1000, 1001] {
