@@ -17,7 +17,7 @@ use crate::codec::{Codec, Encrypt, cipher_from_key_file, default_key_file};
 use crate::measure::{Aggregate, Live, process_cpu_time};
 use crate::rand::{RandType, SbRng};
 use crate::report::{RunInfo, RunResult};
-use crate::schema::{self, DataSet, check_prepared, conn_opts, connect};
+use crate::schema::{DataSet, check_prepared, conn_opts, connect};
 use crate::workload::{Params, Session, Workload, run_worker};
 
 /// Everything `oltp run` needs.
@@ -495,9 +495,4 @@ fn progress_bar(opts: &RunOptions, prefix: &str) -> ProgressBar {
 /// Key id recorded by `prepare` for a cipher: the keyring's active id.
 pub fn active_key_id(codec: &Codec) -> u32 {
     codec.cipher().map_or(0, |c| c.keyring().active().0)
-}
-
-/// Re-export for the binary: the database of an encryption choice.
-pub fn database_for(data: &DataSet, e: Encrypt) -> String {
-    schema::database_for(&data.db, e.algorithm())
 }

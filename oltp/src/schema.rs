@@ -299,18 +299,11 @@ pub async fn prepare(
     progress: Arc<dyn Fn(u64) + Send + Sync>,
 ) -> Result<()> {
     let db = data.database(encrypt);
+    check_not_prepared(url, data, &[encrypt]).await?;
     let mut admin = connect(conn_opts(url, None, 16)?).await?;
     admin
         .query_drop(format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
         .await?;
-    if !existing_tables(&mut admin, &db).await?.is_empty()
-        || read_meta(&mut admin, &db).await?.is_some()
-    {
-        bail!(
-            "{db} already holds sbtest tables: run `oltp cleanup --encrypt {}` first, or use them as they are",
-            encrypt.name()
-        );
-    }
     let threads = opts.threads.clamp(1, data.tables.max(1));
     let mut tasks = Vec::new();
     for t in 0..threads {

@@ -275,11 +275,6 @@ impl Session {
         let _ = self.conn.disconnect().await;
     }
 
-    /// The connection, for ad-hoc queries.
-    pub fn conn(&mut self) -> &mut Conn {
-        &mut self.conn
-    }
-
     /// Sends a text-protocol statement that returns no rows (BEGIN, COMMIT, ROLLBACK).
     ///
     /// # Errors

@@ -287,43 +287,41 @@ fn run_before_prepare_wrong_keys_and_limits_are_clear_errors() {
         .expect_err("second prepare");
         assert!(e.contains("cleanup"), "{e}");
 
-        // Key id 1 is not in this file: the error names the key id.
+        // Wrong key files, each refused before the run with the key id or the fix named:
+        // (file contents, backend, what the error must say).
         let other = dir.path().join("other.keys");
-        std::fs::write(&other, format!("2;{}\n", "11".repeat(32))).expect("write");
-        let e = run(vec![
-            "--encrypt".into(),
-            "rustcrypto:aes-256-gcm".into(),
-            "--key-file".into(),
-            other.display().to_string(),
-        ])
-        .await
-        .expect_err("wrong key id");
-        assert!(e.contains("key id 1"), "{e}");
-        // Same key id, other key bytes: decryption fails, naming the key id and row.
-        std::fs::write(&other, format!("1;{}\n", "22".repeat(32))).expect("write");
-        let e = run(vec![
-            "--encrypt".into(),
-            "rustcrypto:aes-256-gcm".into(),
-            "--key-file".into(),
-            other.display().to_string(),
-        ])
-        .await
-        .expect_err("wrong key");
-        assert!(
-            e.contains("decryption failed under key id 1") && e.contains("sbtest1"),
-            "{e}"
-        );
-        // Wrong key length in the file.
-        std::fs::write(&other, "1;00ff\n").expect("write");
-        let e = run(vec![
-            "--encrypt".into(),
-            "openssl:aes-256-gcm".into(),
-            "--key-file".into(),
-            other.display().to_string(),
-        ])
-        .await
-        .expect_err("short key");
-        assert!(e.contains("needs 32"), "{e}");
+        let wrong_keys = [
+            // Key id 1 is not in this file.
+            (
+                format!("2;{}\n", "11".repeat(32)),
+                "rustcrypto:aes-256-gcm",
+                vec!["key id 1"],
+            ),
+            // Same key id, other key bytes: decryption fails, naming the key id and row.
+            (
+                format!("1;{}\n", "22".repeat(32)),
+                "rustcrypto:aes-256-gcm",
+                vec!["decryption failed under key id 1", "sbtest1"],
+            ),
+            // Wrong key length.
+            (
+                "1;00ff\n".to_string(),
+                "openssl:aes-256-gcm",
+                vec!["needs 32"],
+            ),
+        ];
+        for (contents, encrypt, needles) in wrong_keys {
+            std::fs::write(&other, &contents).expect("write");
+            let e = run(vec![
+                "--encrypt".into(),
+                encrypt.into(),
+                "--key-file".into(),
+                other.display().to_string(),
+            ])
+            .await
+            .expect_err("wrong key file");
+            assert!(needles.iter().all(|n| e.contains(n)), "{contents}: {e}");
+        }
 
         // Too many prepared statements for the server: refused before the run.
         let mut conn = mysql_async::Conn::new(conn_opts(&url, None, 16).expect("opts"))

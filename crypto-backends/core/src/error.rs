@@ -119,4 +119,31 @@ impl Error {
             })
         }
     }
+
+    /// The checks every backend runs before calling its library: nonce and tag
+    /// lengths of `algorithm`, and a message of `len` bytes against `max` (the
+    /// algorithm's [`Algorithm::max_plaintext_len`], or a lower limit of the
+    /// backend's library).
+    ///
+    /// # Errors
+    /// [`Error::NonceLength`], [`Error::TagLength`] or [`Error::TooLong`].
+    pub fn check_lengths(
+        algorithm: Algorithm,
+        max: u64,
+        nonce_len: usize,
+        tag_len: usize,
+        len: usize,
+    ) -> Result<(), Error> {
+        Error::check_nonce(algorithm, nonce_len)?;
+        Error::check_tag(algorithm, tag_len)?;
+        let actual = u64::try_from(len).unwrap_or(u64::MAX);
+        if actual > max {
+            return Err(Error::TooLong {
+                algorithm,
+                max,
+                actual,
+            });
+        }
+        Ok(())
+    }
 }

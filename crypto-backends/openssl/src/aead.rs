@@ -150,9 +150,8 @@ impl OpensslAead {
 
     /// Checks nonce, tag and message lengths before any call that could panic on them.
     fn check_lengths(&self, nonce_len: usize, tag_len: usize, len: usize) -> Result<(), Error> {
-        Error::check_nonce(self.algorithm, nonce_len)?;
-        Error::check_tag(self.algorithm, tag_len)?;
-        check_message_len(self.algorithm, len)
+        let max = self.algorithm.max_plaintext_len();
+        Error::check_lengths(self.algorithm, max, nonce_len, tag_len, len)
     }
 
     /// Authenticates and decrypts; on any error the caller wipes `in_out`.
@@ -184,20 +183,6 @@ impl OpensslAead {
         let written = ctx.cipher_final(&mut rest).map_err(|_| Error::Decrypt)?;
         check_written("EVP_DecryptFinal_ex", written, 0)
     }
-}
-
-/// [`Error::TooLong`] past the algorithm's limit ([`Algorithm::max_plaintext_len`]).
-fn check_message_len(algorithm: Algorithm, len: usize) -> Result<(), Error> {
-    let max = algorithm.max_plaintext_len();
-    let actual = u64::try_from(len).unwrap_or(u64::MAX);
-    if actual > max {
-        return Err(Error::TooLong {
-            algorithm,
-            max,
-            actual,
-        });
-    }
-    Ok(())
 }
 
 /// Stream modes write exactly as many bytes as they read.
@@ -290,10 +275,13 @@ mod tests {
     #[test]
     fn too_long_is_a_typed_error() {
         let max = (1u64 << 36) - 32;
-        assert_eq!(check_message_len(Algorithm::Aes256Gcm, 1000), Ok(()));
+        assert_eq!(
+            Error::check_lengths(Algorithm::Aes256Gcm, max, 12, 16, 1000),
+            Ok(())
+        );
         if let Ok(len) = usize::try_from(max + 1) {
             assert_eq!(
-                check_message_len(Algorithm::Aes256Gcm, len),
+                Error::check_lengths(Algorithm::Aes256Gcm, max, 12, 16, len),
                 Err(Error::TooLong {
                     algorithm: Algorithm::Aes256Gcm,
                     max,

@@ -86,18 +86,13 @@ fn check_lengths(
     tag_len: usize,
     len: usize,
 ) -> Result<(), Error> {
-    Error::check_nonce(algorithm, nonce_len)?;
-    Error::check_tag(algorithm, tag_len)?;
-    let max = algorithm.max_plaintext_len();
-    let actual = u64::try_from(len).unwrap_or(u64::MAX);
-    if actual > max {
-        return Err(Error::TooLong {
-            algorithm,
-            max,
-            actual,
-        });
-    }
-    Ok(())
+    Error::check_lengths(
+        algorithm,
+        algorithm.max_plaintext_len(),
+        nonce_len,
+        tag_len,
+        len,
+    )
 }
 
 /// ring's nonce from checked bytes.

@@ -90,17 +90,7 @@ pub(crate) struct RustCryptoAead<C> {
 impl<C> RustCryptoAead<C> {
     /// Checks nonce, tag and message lengths before any call that could panic on them.
     fn check_lengths(&self, nonce_len: usize, tag_len: usize, len: usize) -> Result<(), Error> {
-        Error::check_nonce(self.algorithm, nonce_len)?;
-        Error::check_tag(self.algorithm, tag_len)?;
-        let actual = u64::try_from(len).unwrap_or(u64::MAX);
-        if actual > self.max_len {
-            return Err(Error::TooLong {
-                algorithm: self.algorithm,
-                max: self.max_len,
-                actual,
-            });
-        }
-        Ok(())
+        Error::check_lengths(self.algorithm, self.max_len, nonce_len, tag_len, len)
     }
 }
 
