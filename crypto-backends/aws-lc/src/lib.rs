@@ -34,4 +34,5 @@ pub static ALGORITHMS: &[Descriptor] = &[
     aead::AES_128_GCM,
     aead::AES_256_GCM,
     aead::CHACHA20_POLY1305,
+    aead::AES_256_GCM_SIV,
 ];

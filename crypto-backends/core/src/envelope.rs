@@ -7,13 +7,15 @@
 //! 0       1     version            0x01
 //! 1       4     key id             big-endian u32, names the key in the Keyring
 //! 5       N     nonce              N = Algorithm::nonce_len() = 12, random (OS CSPRNG)
-//! 5+N     L     ciphertext         L = plaintext length
-//! 5+N+L   16    tag                Algorithm::tag_len()
+//! 5+N     L     ciphertext         L = Algorithm::ciphertext_len(plaintext length)
+//! 5+N+L   T     tag                T = Algorithm::tag_len()
 //! ```
 //!
-//! Overhead per value: 1 + 4 + 12 + 16 = 33 bytes for every algorithm in this
-//! version (the same as Google Tink's AES-GCM output with its 5-byte prefix):
-//! sysbench's `c` (119 bytes) becomes 152 bytes, `pad` (59) becomes 92.
+//! Overhead per value: 1 + 4 + 12 + 16 = 33 bytes for AES-GCM, AES-GCM-SIV and
+//! ChaCha20-Poly1305 (the same as Google Tink's AES-GCM output with its 5-byte
+//! prefix): sysbench's `c` (119 bytes) becomes 152 bytes, `pad` (59) becomes 92.
+//! XChaCha20-Poly1305 and AES-SIV have longer nonces (45 and 37 bytes of overhead);
+//! the padded CBC algorithm adds up to 5 + 16 + 16 + 32 = 69.
 //!
 //! # AAD
 //!
@@ -43,10 +45,12 @@ pub const MAX_AAD_FIELD: usize = 255;
 
 const AAD_CAP: usize = HEADER_LEN + 3 * (1 + MAX_AAD_FIELD);
 
-/// Per-value overhead of the envelope for `algorithm`, in bytes
-/// (header + nonce + tag; 33 for AES-GCM and ChaCha20-Poly1305).
+/// Per-value overhead of the envelope for `algorithm`, in bytes: header + nonce +
+/// [`Algorithm::max_expansion`] (33 for AES-GCM and ChaCha20-Poly1305). It is exact
+/// for length-preserving algorithms and an upper bound (and the length of an empty
+/// value's envelope) for the padded CBC algorithm.
 pub const fn overhead(algorithm: Algorithm) -> usize {
-    HEADER_LEN + algorithm.nonce_len() + algorithm.tag_len()
+    HEADER_LEN + algorithm.nonce_len() + algorithm.max_expansion()
 }
 
 /// The 8-byte big-endian encoding of an integer primary key, used in the AAD.
@@ -139,19 +143,19 @@ fn build_aad(
     Ok(at)
 }
 
-/// Authenticates and decrypts one envelope's parts in place.
+/// Authenticates and decrypts `ciphertext || tag` in place; returns the plaintext
+/// length (the plaintext is the start of `sealed`).
 fn open_parts(
     key_id: KeyId,
     aead: &dyn Aead,
     loc: &Location<'_>,
     nonce: &[u8],
-    body: &mut [u8],
-    tag: &[u8],
-) -> Result<(), EnvelopeError> {
+    sealed: &mut [u8],
+) -> Result<usize, EnvelopeError> {
     let mut aad = [0u8; AAD_CAP];
     let aad_len = build_aad(&mut aad, key_id, loc)?;
-    match aead.open_in_place_detached(nonce, &aad[..aad_len], body, tag) {
-        Ok(()) => Ok(()),
+    match aead.open_in_place(nonce, &aad[..aad_len], sealed) {
+        Ok(plaintext) => Ok(plaintext.len()),
         Err(Error::Decrypt) => Err(EnvelopeError::Decrypt { key_id }),
         Err(e) => Err(EnvelopeError::Aead(e)),
     }
@@ -189,7 +193,8 @@ impl ColumnCipher {
 
     /// Seals `plaintext` for `loc` under the active key with a fresh random
     /// nonce, replacing the contents of `out` with the envelope
-    /// (`plaintext.len() + overhead()` bytes). Reuses `out`'s allocation.
+    /// (`plaintext.len() + overhead()` bytes for length-preserving algorithms).
+    /// Reuses `out`'s allocation (the padded CBC algorithm allocates once more).
     ///
     /// # Errors
     /// [`EnvelopeError::FieldTooLong`]; [`EnvelopeError::Aead`] when the nonce
@@ -221,12 +226,20 @@ impl ColumnCipher {
         let mut aad = [0u8; AAD_CAP];
         let aad_len = build_aad(&mut aad, key_id, loc)?;
         let nonce_end = HEADER_LEN + alg.nonce_len();
-        let body_end = nonce_end + plaintext.len();
         out.clear();
-        out.resize(body_end + alg.tag_len(), 0);
+        out.resize(nonce_end, 0);
         out[..HEADER_LEN].copy_from_slice(&aad[..HEADER_LEN]);
         random_nonce(&mut out[HEADER_LEN..nonce_end]).map_err(EnvelopeError::Aead)?;
-        out[nonce_end..body_end].copy_from_slice(plaintext);
+        if !alg.is_length_preserving() {
+            let sealed = aead
+                .seal_to_vec(&out[HEADER_LEN..nonce_end], &aad[..aad_len], plaintext)
+                .map_err(EnvelopeError::Aead)?;
+            out.extend_from_slice(&sealed);
+            return Ok(());
+        }
+        let body_end = nonce_end + plaintext.len();
+        out.extend_from_slice(plaintext);
+        out.resize(body_end + alg.tag_len(), 0);
         let (head, tag) = out.split_at_mut(body_end);
         let (header_nonce, body) = head.split_at_mut(nonce_end);
         aead.seal_in_place_detached(&header_nonce[HEADER_LEN..], &aad[..aad_len], body, tag)
@@ -283,13 +296,10 @@ impl ColumnCipher {
         stored: &mut [u8],
     ) -> Result<std::ops::Range<usize>, EnvelopeError> {
         let (key_id, aead) = self.parse_header(stored)?;
-        let alg = aead.algorithm();
-        let nonce_end = HEADER_LEN + alg.nonce_len();
-        let body_end = stored.len() - alg.tag_len();
-        let (head, tag) = stored.split_at_mut(body_end);
-        let (header_nonce, body) = head.split_at_mut(nonce_end);
-        open_parts(key_id, aead, loc, &header_nonce[HEADER_LEN..], body, tag)?;
-        Ok(nonce_end..body_end)
+        let nonce_end = HEADER_LEN + aead.algorithm().nonce_len();
+        let (header_nonce, sealed) = stored.split_at_mut(nonce_end);
+        let len = open_parts(key_id, aead, loc, &header_nonce[HEADER_LEN..], sealed)?;
+        Ok(nonce_end..nonce_end + len)
     }
 
     /// Opens the envelope `stored` into `out` (contents replaced; allocation reused).
@@ -304,24 +314,20 @@ impl ColumnCipher {
     ) -> Result<(), EnvelopeError> {
         out.clear();
         let (key_id, aead) = self.parse_header(stored)?;
-        let alg = aead.algorithm();
-        let nonce_end = HEADER_LEN + alg.nonce_len();
-        let body_end = stored.len() - alg.tag_len();
-        out.extend_from_slice(&stored[nonce_end..body_end]);
-        let opened = open_parts(
-            key_id,
-            aead,
-            loc,
-            &stored[HEADER_LEN..nonce_end],
-            out,
-            &stored[body_end..],
-        );
-        if opened.is_err() {
-            // A backend may have decrypted before it checked the tag.
-            out.fill(0);
-            out.clear();
+        let nonce_end = HEADER_LEN + aead.algorithm().nonce_len();
+        out.extend_from_slice(&stored[nonce_end..]);
+        match open_parts(key_id, aead, loc, &stored[HEADER_LEN..nonce_end], out) {
+            Ok(len) => {
+                out.truncate(len);
+                Ok(())
+            }
+            Err(e) => {
+                // A backend may have decrypted before it checked the tag.
+                out.fill(0);
+                out.clear();
+                Err(e)
+            }
         }
-        opened
     }
 
     /// Reads version and key id and finds the key; checks the minimum length.

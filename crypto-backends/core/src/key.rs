@@ -29,6 +29,53 @@ impl Key {
         Ok(Key(Zeroizing::new(bytes)))
     }
 
+    /// Reads a key from a file holding it as hex text (surrounding whitespace,
+    /// such as a final newline, ignored). The file's bytes are zeroized after parsing.
+    ///
+    /// # Errors
+    /// [`Error::KeySource`] when the file cannot be read (the message names the path
+    /// and the OS error); [`Error::KeyHex`] when its text is not hex.
+    pub fn from_hex_file(path: &std::path::Path) -> Result<Key, Error> {
+        let text = Zeroizing::new(std::fs::read_to_string(path).map_err(|e| {
+            Error::KeySource(format!(
+                "cannot read key file {}: {e}; give a readable file holding the key as hex",
+                path.display()
+            ))
+        })?);
+        Key::from_hex(&text)
+    }
+
+    /// Reads a key from the environment variable `name`, holding it as hex text.
+    ///
+    /// # Errors
+    /// [`Error::KeySource`] when the variable is unset or not UTF-8;
+    /// [`Error::KeyHex`] when its value is not hex.
+    pub fn from_env(name: &str) -> Result<Key, Error> {
+        let text = Zeroizing::new(std::env::var(name).map_err(|e| {
+            Error::KeySource(format!(
+                "environment variable {name}: {e}; export {name} with the key as hex"
+            ))
+        })?);
+        Key::from_hex(&text)
+    }
+
+    /// Reads a key from a source spelled as on a command line: `hex:0011...`,
+    /// `file:PATH` (hex text in a file) or `env:VAR` (hex text in a variable).
+    ///
+    /// # Errors
+    /// [`Error::KeySource`] for an unknown prefix or an unreadable source;
+    /// [`Error::KeyHex`] when the key text is not hex.
+    pub fn from_source(spec: &str) -> Result<Key, Error> {
+        match spec.split_once(':') {
+            Some(("hex", text)) => Key::from_hex(text),
+            Some(("file", path)) => Key::from_hex_file(std::path::Path::new(path)),
+            Some(("env", name)) => Key::from_env(name),
+            _ => Err(Error::KeySource(
+                "key source must be hex:HEX, file:PATH or env:VAR".to_owned(),
+            )),
+        }
+    }
+
     /// A fresh random key of `len` bytes from the operating system's CSPRNG.
     ///
     /// # Errors

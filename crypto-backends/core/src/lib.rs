@@ -18,11 +18,14 @@
 
 mod aead;
 mod algorithm;
+pub mod always_encrypted;
 pub mod envelope;
 mod error;
 mod key;
 
-pub use aead::{Aead, Descriptor};
+pub use aead::{
+    Aead, BatchError, Descriptor, DeterministicAead, DeterministicDescriptor, OpenItem, SealItem,
+};
 pub use algorithm::Algorithm;
 pub use error::Error;
 pub use key::{Key, KeyId, Keyring};

@@ -37,7 +37,7 @@ pub(crate) const CHACHA20_POLY1305: Descriptor = Descriptor {
 
 /// Largest slice given to one `EVP_CipherUpdate` call, in bytes: the call takes
 /// an `int` length, so longer AAD and messages go in chunks of 1 GiB.
-const MAX_UPDATE: usize = 1 << 30;
+pub(crate) const MAX_UPDATE: usize = 1 << 30;
 
 /// Output room for `EVP_CipherFinal_ex`, in bytes. GCM and ChaCha20-Poly1305 are
 /// stream modes and write nothing there; the openssl crate asks for a block's room.
@@ -68,39 +68,25 @@ fn openssl_name(algorithm: Algorithm) -> Result<&'static str, Error> {
 }
 
 /// [`Error::Backend`] naming the EVP call that failed and OpenSSL's reason.
-fn backend_error(call: &str, e: &ErrorStack) -> Error {
+pub(crate) fn backend_error(call: &str, e: &ErrorStack) -> Error {
     Error::Backend(format!("{call}: {e}"))
 }
 
 /// Sets up a key: fetches the cipher once and checks its sizes.
 fn new_key(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    Error::check_key(algorithm, key.len())?;
     let name = openssl_name(algorithm)?;
-    let cipher = Cipher::fetch(None, name, None)
-        .map_err(|e| backend_error(&format!("EVP_CIPHER_fetch({name})"), &e))?;
-    // The openssl crate asserts (panics) on short keys and IVs: make sure OpenSSL
-    // agrees with our sizes before any context sees them.
-    if cipher.key_length() != algorithm.key_len() || cipher.iv_length() != algorithm.nonce_len() {
-        return Err(Error::Backend(format!(
-            "EVP_CIPHER_fetch({name}): OpenSSL reports a {}-byte key and a {}-byte IV, expected {} and {}",
-            cipher.key_length(),
-            cipher.iv_length(),
-            algorithm.key_len(),
-            algorithm.nonce_len()
-        )));
-    }
-    Ok(Box::new(OpensslAead {
+    Ok(Box::new(OpensslAead::keyed(
         algorithm,
-        cipher,
-        key: Zeroizing::new(key.to_vec()),
-        seal: ThreadLocal::new(),
-        open: ThreadLocal::new(),
-    }))
+        name,
+        key,
+        algorithm.key_len(),
+        algorithm.nonce_len(),
+    )?))
 }
 
 /// Which way a per-thread context was keyed.
 #[derive(Clone, Copy)]
-enum Direction {
+pub(crate) enum Direction {
     Seal,
     Open,
 }
@@ -120,8 +106,45 @@ pub(crate) struct OpensslAead {
 }
 
 impl OpensslAead {
+    /// Fetches the OpenSSL cipher `name` once and keeps `key` (zeroized on drop) for
+    /// the per-thread contexts. OpenSSL must agree on the sizes: `key_len` bytes of
+    /// key and an IV of `iv_len` bytes (0 for SIV, which has none).
+    ///
+    /// # Errors
+    /// [`Error::KeyLength`] when `key` is not `algorithm`'s key length;
+    /// [`Error::Backend`] when the cipher cannot be fetched or has other sizes.
+    pub(crate) fn keyed(
+        algorithm: Algorithm,
+        name: &str,
+        key: &[u8],
+        key_len: usize,
+        iv_len: usize,
+    ) -> Result<OpensslAead, Error> {
+        if key.len() != key_len {
+            Error::check_key(algorithm, key.len())?;
+        }
+        let cipher = Cipher::fetch(None, name, None)
+            .map_err(|e| backend_error(&format!("EVP_CIPHER_fetch({name})"), &e))?;
+        // The openssl crate asserts (panics) on short keys and IVs: make sure OpenSSL
+        // agrees with our sizes before any context sees them.
+        if cipher.key_length() != key_len || cipher.iv_length() != iv_len {
+            return Err(Error::Backend(format!(
+                "EVP_CIPHER_fetch({name}): OpenSSL reports a {}-byte key and a {}-byte IV, expected {key_len} and {iv_len}",
+                cipher.key_length(),
+                cipher.iv_length(),
+            )));
+        }
+        Ok(OpensslAead {
+            algorithm,
+            cipher,
+            key: Zeroizing::new(key.to_vec()),
+            seal: ThreadLocal::new(),
+            open: ThreadLocal::new(),
+        })
+    }
+
     /// This thread's context for `direction`, created and keyed on first use.
-    fn context(&self, direction: Direction) -> Result<RefMut<'_, CipherCtx>, Error> {
+    pub(crate) fn context(&self, direction: Direction) -> Result<RefMut<'_, CipherCtx>, Error> {
         let slot = match direction {
             Direction::Seal => &self.seal,
             Direction::Open => &self.open,
@@ -146,6 +169,19 @@ impl OpensslAead {
                 .map_err(|e| backend_error("EVP_DecryptInit_ex (key)", &e))?,
         }
         Ok(RefCell::new(ctx))
+    }
+
+    /// Sets the key again on this thread's context for `direction` (for ciphers
+    /// whose context cannot start a new message without it, such as AES-SIV).
+    pub(crate) fn rekey(&self, ctx: &mut CipherCtx, direction: Direction) -> Result<(), Error> {
+        match direction {
+            Direction::Seal => ctx
+                .encrypt_init(None, Some(&self.key), None)
+                .map_err(|e| backend_error("EVP_EncryptInit_ex (key)", &e)),
+            Direction::Open => ctx
+                .decrypt_init(None, Some(&self.key), None)
+                .map_err(|e| backend_error("EVP_DecryptInit_ex (key)", &e)),
+        }
     }
 
     /// Checks nonce, tag and message lengths before any call that could panic on them.
@@ -268,7 +304,10 @@ mod tests {
     #[test]
     fn descriptors_name_this_backend_and_every_algorithm_once() {
         let algorithms: Vec<Algorithm> = crate::ALGORITHMS.iter().map(|d| d.algorithm).collect();
-        assert_eq!(algorithms, Algorithm::ALL);
+        let mut sorted = algorithms.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(algorithms, sorted, "in Algorithm order, each once");
         assert!(crate::ALGORITHMS.iter().all(|d| d.backend == BACKEND));
     }
 

@@ -31,13 +31,26 @@
 //!   EVP call. Key bytes never appear in `Debug` output or error messages.
 
 mod aead;
+mod cbc_hmac;
+mod siv;
 
-use encbench_crypto::Descriptor;
+use encbench_crypto::{Descriptor, DeterministicDescriptor};
 
 /// Every algorithm this backend implements, in [`encbench_crypto::Algorithm`]
-/// order: AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305.
+/// order: AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305, AES-256-SIV,
+/// AES-256-CBC-HMAC-SHA256. (OpenSSL has no XChaCha20-Poly1305 and no AES-GCM-SIV
+/// in its default provider.)
 pub static ALGORITHMS: &[Descriptor] = &[
     aead::AES_128_GCM,
     aead::AES_256_GCM,
     aead::CHACHA20_POLY1305,
+    siv::AES_256_SIV,
+    cbc_hmac::AES_256_CBC_HMAC_SHA256,
+];
+
+/// Every deterministic algorithm this backend implements: AES-256-SIV and
+/// AES-256-CBC-HMAC-SHA256 (Always Encrypted's deterministic mode).
+pub static DETERMINISTIC: &[DeterministicDescriptor] = &[
+    siv::AES_256_SIV_DETERMINISTIC,
+    cbc_hmac::AES_256_CBC_HMAC_SHA256_DETERMINISTIC,
 ];

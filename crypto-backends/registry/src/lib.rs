@@ -26,7 +26,10 @@
 //! here, so a tool can depend on this crate alone.
 
 pub use encbench_crypto::envelope::{self, ColumnCipher, EnvelopeError, Location};
-pub use encbench_crypto::{Aead, Algorithm, Descriptor, Error, Key, KeyId, Keyring};
+pub use encbench_crypto::{
+    Aead, Algorithm, BatchError, Descriptor, DeterministicAead, DeterministicDescriptor, Error,
+    Key, KeyId, Keyring, OpenItem, SealItem, always_encrypted,
+};
 
 /// A backend this version of encbench knows, whether or not it was compiled in.
 struct KnownBackend {
@@ -36,6 +39,8 @@ struct KnownBackend {
     feature: &'static str,
     /// Its descriptors, when compiled in.
     algorithms: Option<&'static [Descriptor]>,
+    /// Its deterministic descriptors, when compiled in (empty for ring and aws-lc-rs).
+    deterministic: &'static [DeterministicDescriptor],
 }
 
 /// Every known backend, sorted by name (the order of [`all`] and [`names`]).
@@ -48,6 +53,7 @@ fn known_backends() -> [KnownBackend; 4] {
             algorithms: Some(encbench_aws_lc::ALGORITHMS),
             #[cfg(not(feature = "aws-lc-rs"))]
             algorithms: None,
+            deterministic: &[],
         },
         KnownBackend {
             name: "openssl",
@@ -56,6 +62,10 @@ fn known_backends() -> [KnownBackend; 4] {
             algorithms: Some(encbench_openssl::ALGORITHMS),
             #[cfg(not(feature = "openssl"))]
             algorithms: None,
+            #[cfg(feature = "openssl")]
+            deterministic: encbench_openssl::DETERMINISTIC,
+            #[cfg(not(feature = "openssl"))]
+            deterministic: &[],
         },
         KnownBackend {
             name: "ring",
@@ -64,6 +74,7 @@ fn known_backends() -> [KnownBackend; 4] {
             algorithms: Some(encbench_ring::ALGORITHMS),
             #[cfg(not(feature = "ring"))]
             algorithms: None,
+            deterministic: &[],
         },
         KnownBackend {
             name: "rustcrypto",
@@ -72,6 +83,10 @@ fn known_backends() -> [KnownBackend; 4] {
             algorithms: Some(encbench_rustcrypto::ALGORITHMS),
             #[cfg(not(feature = "rustcrypto"))]
             algorithms: None,
+            #[cfg(feature = "rustcrypto")]
+            deterministic: encbench_rustcrypto::DETERMINISTIC,
+            #[cfg(not(feature = "rustcrypto"))]
+            deterministic: &[],
         },
     ]
 }
@@ -113,6 +128,16 @@ pub enum RegistryError {
         /// The valid names, comma separated.
         valid: String,
     },
+    /// No compiled-in backend has this deterministic algorithm.
+    #[error(
+        "{name:?} is not a deterministic algorithm of a compiled-in backend; valid names: {valid}"
+    )]
+    NotDeterministic {
+        /// The name as given.
+        name: String,
+        /// The valid deterministic names, comma separated.
+        valid: String,
+    },
     /// The backend is compiled in but has no such algorithm.
     #[error(
         "unknown algorithm {algorithm:?} for backend {backend:?} in {name:?}; valid names: {valid}"
@@ -129,8 +154,9 @@ pub enum RegistryError {
     },
 }
 
-/// Every compiled-in descriptor, ordered by backend name, then by
-/// [`Algorithm`] (AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305).
+/// Every compiled-in descriptor, ordered by backend name, then by [`Algorithm`]
+/// (AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305, XChaCha20-Poly1305, AES-256-GCM-SIV,
+/// AES-256-SIV, AES-256-CBC-HMAC-SHA256, where the backend has them).
 pub fn all() -> Vec<&'static Descriptor> {
     let mut all: Vec<&'static Descriptor> = known_backends()
         .into_iter()
@@ -139,6 +165,37 @@ pub fn all() -> Vec<&'static Descriptor> {
         .collect();
     all.sort_by(|a, b| (a.backend, a.algorithm).cmp(&(b.backend, b.algorithm)));
     all
+}
+
+/// Every compiled-in deterministic descriptor (AES-256-SIV, AES-256-CBC-HMAC-SHA256
+/// on the backends that have them), ordered by backend, then algorithm.
+pub fn deterministic() -> Vec<&'static DeterministicDescriptor> {
+    let mut all: Vec<&'static DeterministicDescriptor> = known_backends()
+        .into_iter()
+        .flat_map(|b| b.deterministic)
+        .collect();
+    all.sort_by(|a, b| (a.backend, a.algorithm).cmp(&(b.backend, b.algorithm)));
+    all
+}
+
+/// Finds the deterministic descriptor for `BACKEND:ALGORITHM` (ASCII case-insensitive),
+/// e.g. `rustcrypto:aes-256-siv`.
+///
+/// # Errors
+/// [`RegistryError::NotDeterministic`] when no compiled-in backend has that name as a
+/// deterministic algorithm (the message lists those that are).
+pub fn lookup_deterministic(name: &str) -> Result<&'static DeterministicDescriptor, RegistryError> {
+    deterministic()
+        .into_iter()
+        .find(|d| d.name().eq_ignore_ascii_case(name))
+        .ok_or_else(|| RegistryError::NotDeterministic {
+            name: name.to_string(),
+            valid: deterministic()
+                .iter()
+                .map(|d| d.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
 }
 
 /// The `BACKEND:ALGORITHM` names of [`all`], in the same order.

@@ -19,13 +19,13 @@ fn threads_share_one_key_and_open_each_others_values() {
         random_nonce(&mut key).expect("OS random number generator");
         let aead: Box<dyn Aead> = (d.new_key)(&key).expect("key setup");
         let aead = aead.as_ref();
-        let (send, receive) = mpsc::channel::<(usize, usize, [u8; 12], Vec<u8>)>();
+        let (send, receive) = mpsc::channel::<(usize, usize, Vec<u8>, Vec<u8>)>();
         std::thread::scope(|scope| {
             for t in 0..THREADS {
                 let send = send.clone();
                 scope.spawn(move || {
                     for m in 0..MESSAGES {
-                        let mut nonce = [0u8; 12];
+                        let mut nonce = vec![0u8; d.algorithm.nonce_len()];
                         random_nonce(&mut nonce).expect("OS random number generator");
                         let plaintext = format!("thread {t} message {m}").repeat(m % 5 + 1);
                         let sealed = aead

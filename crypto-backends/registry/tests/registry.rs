@@ -56,15 +56,22 @@ fn default_build_has_all_four_backends_and_all_algorithms() {
             "aws-lc-rs:aes-128-gcm",
             "aws-lc-rs:aes-256-gcm",
             "aws-lc-rs:chacha20-poly1305",
+            "aws-lc-rs:aes-256-gcm-siv",
             "openssl:aes-128-gcm",
             "openssl:aes-256-gcm",
             "openssl:chacha20-poly1305",
+            "openssl:aes-256-siv",
+            "openssl:aes-256-cbc-hmac-sha256",
             "ring:aes-128-gcm",
             "ring:aes-256-gcm",
             "ring:chacha20-poly1305",
             "rustcrypto:aes-128-gcm",
             "rustcrypto:aes-256-gcm",
             "rustcrypto:chacha20-poly1305",
+            "rustcrypto:xchacha20-poly1305",
+            "rustcrypto:aes-256-gcm-siv",
+            "rustcrypto:aes-256-siv",
+            "rustcrypto:aes-256-cbc-hmac-sha256",
         ]
     );
     let d = lookup("OpenSSL:AES-256-GCM").expect("lookup");

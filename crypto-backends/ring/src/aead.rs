@@ -181,13 +181,16 @@ mod tests {
     #[test]
     fn descriptors_name_this_backend_and_every_algorithm_once() {
         let algorithms: Vec<Algorithm> = crate::ALGORITHMS.iter().map(|d| d.algorithm).collect();
-        assert_eq!(algorithms, Algorithm::ALL);
+        let mut sorted = algorithms.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(algorithms, sorted, "in Algorithm order, each once");
         assert!(crate::ALGORITHMS.iter().all(|d| d.backend == BACKEND));
     }
 
     #[test]
     fn ring_agrees_with_our_sizes() -> Result<(), Error> {
-        for algorithm in Algorithm::ALL.iter().copied() {
+        for algorithm in crate::ALGORITHMS.iter().map(|d| d.algorithm) {
             let ring = ring_algorithm(algorithm)?;
             assert_eq!(ring.key_len(), algorithm.key_len(), "{algorithm}");
             assert_eq!(ring.nonce_len(), algorithm.nonce_len(), "{algorithm}");

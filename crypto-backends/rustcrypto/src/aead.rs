@@ -2,11 +2,13 @@
 
 use std::fmt;
 
-use aes_gcm::aead::consts::{U12, U16};
+use aes_gcm::aead::consts::U16;
 use aes_gcm::aead::generic_array::GenericArray;
 use aes_gcm::aead::{AeadCore, AeadInPlace, KeyInit};
 use aes_gcm::{Aes128Gcm, Aes256Gcm};
-use chacha20poly1305::ChaCha20Poly1305;
+use aes_gcm_siv::Aes256GcmSiv;
+use aes_siv::Aes256SivAead;
+use chacha20poly1305::{ChaCha20Poly1305, XChaCha20Poly1305};
 use encbench_crypto::{Aead, Algorithm, Descriptor, Error};
 
 /// The backend name used in `BACKEND:ALGORITHM` names.
@@ -33,6 +35,40 @@ pub(crate) const CHACHA20_POLY1305: Descriptor = Descriptor {
     new_key: new_chacha20_poly1305,
 };
 
+/// XChaCha20-Poly1305 (`chacha20poly1305::XChaCha20Poly1305`, 24-byte nonce).
+pub(crate) const XCHACHA20_POLY1305: Descriptor = Descriptor {
+    backend: BACKEND,
+    algorithm: Algorithm::XChaCha20Poly1305,
+    new_key: new_xchacha20_poly1305,
+};
+
+/// AES-256-GCM-SIV (`aes_gcm_siv::Aes256GcmSiv`, RFC 8452).
+pub(crate) const AES_256_GCM_SIV: Descriptor = Descriptor {
+    backend: BACKEND,
+    algorithm: Algorithm::Aes256GcmSiv,
+    new_key: new_aes_256_gcm_siv,
+};
+
+/// AES-256-SIV as a nonce-based AEAD (`aes_siv::Aes256SivAead`: S2V headers AAD, then
+/// the nonce, RFC 5297 section 3). The crate runs the key schedule on every call.
+pub(crate) const AES_256_SIV: Descriptor = Descriptor {
+    backend: BACKEND,
+    algorithm: Algorithm::Aes256Siv,
+    new_key: new_aes_256_siv,
+};
+
+fn new_xchacha20_poly1305(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+    new_key::<XChaCha20Poly1305>(Algorithm::XChaCha20Poly1305, key)
+}
+
+fn new_aes_256_gcm_siv(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+    new_key::<Aes256GcmSiv>(Algorithm::Aes256GcmSiv, key)
+}
+
+fn new_aes_256_siv(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+    new_key::<Aes256SivAead>(Algorithm::Aes256Siv, key)
+}
+
 fn new_aes_128_gcm(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
     new_key::<Aes128Gcm>(Algorithm::Aes128Gcm, key)
 }
@@ -53,7 +89,7 @@ fn new_chacha20_poly1305(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
 /// 800-38D's 2^36 - 32, so the NIST limit applies there.)
 pub(crate) fn max_message_len(algorithm: Algorithm) -> u64 {
     match algorithm {
-        Algorithm::ChaCha20Poly1305 => algorithm
+        Algorithm::ChaCha20Poly1305 | Algorithm::XChaCha20Poly1305 => algorithm
             .max_plaintext_len()
             .min(u64::from(u32::MAX) * 64 - 1),
         other => other.max_plaintext_len(),
@@ -63,7 +99,7 @@ pub(crate) fn max_message_len(algorithm: Algorithm) -> u64 {
 /// Sets up a key: the RustCrypto key schedule, run once.
 fn new_key<C>(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error>
 where
-    C: KeyInit + AeadCore<NonceSize = U12, TagSize = U16> + AeadInPlace + Send + Sync + 'static,
+    C: KeyInit + AeadCore<TagSize = U16> + AeadInPlace + Send + Sync + 'static,
 {
     Error::check_key(algorithm, key.len())?;
     let cipher = C::new_from_slice(key).map_err(|_| Error::KeyLength {
@@ -96,7 +132,7 @@ impl<C> RustCryptoAead<C> {
 
 impl<C> Aead for RustCryptoAead<C>
 where
-    C: AeadCore<NonceSize = U12, TagSize = U16> + AeadInPlace + Send + Sync,
+    C: AeadCore<TagSize = U16> + AeadInPlace + Send + Sync,
 {
     fn algorithm(&self) -> Algorithm {
         self.algorithm
@@ -175,6 +211,11 @@ mod tests {
         assert_eq!(max_message_len(Algorithm::Aes128Gcm), (1 << 36) - 32);
         assert_eq!(max_message_len(Algorithm::Aes256Gcm), (1 << 36) - 32);
         assert_eq!(max_message_len(Algorithm::ChaCha20Poly1305), (1 << 38) - 65);
+        assert_eq!(
+            max_message_len(Algorithm::XChaCha20Poly1305),
+            (1 << 38) - 65
+        );
+        assert_eq!(max_message_len(Algorithm::Aes256GcmSiv), 1 << 36);
     }
 
     #[test]

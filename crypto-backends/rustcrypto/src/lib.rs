@@ -21,8 +21,10 @@
 //!   `zeroize` feature is enabled somewhere in the build.
 
 mod aead;
+mod cbc_hmac;
+mod siv;
 
-use encbench_crypto::Descriptor;
+use encbench_crypto::{Descriptor, DeterministicDescriptor};
 
 /// Every algorithm this backend implements, in [`encbench_crypto::Algorithm`]
 /// order: AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305.
@@ -30,4 +32,15 @@ pub static ALGORITHMS: &[Descriptor] = &[
     aead::AES_128_GCM,
     aead::AES_256_GCM,
     aead::CHACHA20_POLY1305,
+    aead::XCHACHA20_POLY1305,
+    aead::AES_256_GCM_SIV,
+    aead::AES_256_SIV,
+    cbc_hmac::AES_256_CBC_HMAC_SHA256,
+];
+
+/// Every deterministic algorithm this backend implements: AES-256-SIV and
+/// AES-256-CBC-HMAC-SHA256 (Always Encrypted's deterministic mode).
+pub static DETERMINISTIC: &[DeterministicDescriptor] = &[
+    siv::AES_256_SIV_DETERMINISTIC,
+    cbc_hmac::AES_256_CBC_HMAC_SHA256_DETERMINISTIC,
 ];
