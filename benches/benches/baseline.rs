@@ -1,10 +1,10 @@
 //! What our trait costs on top of each library, and what OpenSSL's one-shot
 //! API costs on top of a keyed context: AES-256-GCM open of one sysbench `c`
-//! value (119 bytes), once calling the library directly and once through
+//! value (119 bytes) and of 16 KiB, once calling the library directly and once through
 //! `encbench_crypto::Aead` (`Box<dyn Aead>` from the registry), per backend.
 //!
 //! One group, `aes-256-gcm/open-baseline`; `BenchmarkId::new("BACKEND-direct" |
-//! "BACKEND-trait", 119)`, plus `openssl-symm-decrypt_aead`:
+//! "BACKEND-trait", SIZE)`, plus `openssl-symm-decrypt_aead`:
 //!
 //! - `rustcrypto-direct`: `Aes256Gcm::decrypt_in_place_detached` on a cipher keyed once.
 //! - `openssl-direct`: one `CipherCtx` keyed once; per message the IV, the AAD,
@@ -38,8 +38,10 @@ use criterion::{
 };
 use encbench_registry::{Algorithm, lookup};
 
-/// sysbench's `c` column: `CHAR(120)`, filled with 119 characters.
-const LEN: usize = 119;
+/// Value sizes in bytes: sysbench's `c` column (`CHAR(120)`, filled with 119
+/// characters), and 16 KiB (a TLS record's largest plaintext, RFC 8446), where
+/// throughput rather than per-call cost dominates.
+const SIZES: [usize; 2] = [119, 16384];
 
 /// AAD length in bytes, as in `aead.rs`.
 const AAD_LEN: usize = 24;
@@ -51,7 +53,7 @@ fn bench_open(
     sealed: &[u8],
     mut open: impl FnMut(&mut [u8]),
 ) {
-    group.bench_function(BenchmarkId::new(function, LEN), |b| {
+    group.bench_function(BenchmarkId::new(function, sealed.len()), |b| {
         b.iter_batched_ref(
             || sealed.to_vec(),
             |buf| open(black_box(buf)),
@@ -61,23 +63,30 @@ fn bench_open(
 }
 
 fn bench_baseline(c: &mut Criterion) {
-    let algorithm = Algorithm::Aes256Gcm;
+    let mut group = c.benchmark_group(format!("{}/open-baseline", Algorithm::Aes256Gcm.name()));
+    for len in SIZES {
+        bench_size(&mut group, len);
+    }
+    group.finish();
+}
+
+/// Every function of the group at one value size.
+fn bench_size(group: &mut BenchmarkGroup<'_, WallTime>, len: usize) {
     let key = [0x42u8; 32];
     let nonce = [0x24u8; 12];
     let aad = [0x5au8; AAD_LEN];
-    let mut sealed = vec![0x11u8; LEN];
+    let mut sealed = vec![0x11u8; len];
     let mut tag = [0u8; 16];
     (lookup("rustcrypto:aes-256-gcm").expect("lookup").new_key)(&key)
         .expect("key setup")
         .seal_in_place_detached(&nonce, &aad, &mut sealed, &mut tag)
         .expect("seal");
 
-    let mut group = c.benchmark_group(format!("{}/open-baseline", algorithm.name()));
-    group.throughput(Throughput::Bytes(LEN as u64));
+    group.throughput(Throughput::Bytes(len as u64));
 
     // RustCrypto: aes-gcm called directly, then through the trait.
     let cipher = aes_gcm::Aes256Gcm::new_from_slice(&key).expect("key setup");
-    bench_open(&mut group, "rustcrypto-direct", &sealed, |buf| {
+    bench_open(group, "rustcrypto-direct", &sealed, |buf| {
         cipher
             .decrypt_in_place_detached(
                 GenericArray::from_slice(black_box(&nonce)),
@@ -87,24 +96,24 @@ fn bench_baseline(c: &mut Criterion) {
             )
             .expect("open")
     });
-    bench_trait(&mut group, "rustcrypto", &key, &nonce, &aad, &sealed, &tag);
+    bench_trait(group, "rustcrypto", &key, &nonce, &aad, &sealed, &tag);
 
     // OpenSSL: a context keyed once, IV per message (what the backend does),
     // with the built-in cipher (`EVP_aes_256_gcm()`) and with an explicitly
     // fetched one (`EVP_CIPHER_fetch`, as the backend does).
     let builtin = openssl::cipher::Cipher::aes_256_gcm();
     let mut ctx = keyed_openssl_context(builtin, &key);
-    bench_open(&mut group, "openssl-direct", &sealed, |buf| {
+    bench_open(group, "openssl-direct", &sealed, |buf| {
         openssl_open(&mut ctx, &nonce, &aad, buf, &tag)
     });
     let fetched = openssl::cipher::Cipher::fetch(None, "AES-256-GCM", None).expect("fetch");
     let mut ctx = keyed_openssl_context(&fetched, &key);
-    bench_open(&mut group, "openssl-direct-fetched", &sealed, |buf| {
+    bench_open(group, "openssl-direct-fetched", &sealed, |buf| {
         openssl_open(&mut ctx, &nonce, &aad, buf, &tag)
     });
-    bench_trait(&mut group, "openssl", &key, &nonce, &aad, &sealed, &tag);
+    bench_trait(group, "openssl", &key, &nonce, &aad, &sealed, &tag);
     // OpenSSL's one-shot API: new context, key schedule and output Vec per call.
-    group.bench_function(BenchmarkId::new("openssl-symm-decrypt_aead", LEN), |b| {
+    group.bench_function(BenchmarkId::new("openssl-symm-decrypt_aead", len), |b| {
         b.iter(|| {
             openssl::symm::decrypt_aead(
                 openssl::symm::Cipher::aes_256_gcm(),
@@ -122,7 +131,7 @@ fn bench_baseline(c: &mut Criterion) {
     let ring_key = ring::aead::LessSafeKey::new(
         ring::aead::UnboundKey::new(&ring::aead::AES_256_GCM, &key).expect("key setup"),
     );
-    bench_open(&mut group, "ring-direct", &sealed, |buf| {
+    bench_open(group, "ring-direct", &sealed, |buf| {
         ring_key
             .open_in_place_separate_tag(
                 ring::aead::Nonce::assume_unique_for_key(black_box(nonce)),
@@ -133,13 +142,13 @@ fn bench_baseline(c: &mut Criterion) {
             )
             .expect("open");
     });
-    bench_trait(&mut group, "ring", &key, &nonce, &aad, &sealed, &tag);
+    bench_trait(group, "ring", &key, &nonce, &aad, &sealed, &tag);
 
     // aws-lc-rs.
     let aws_lc_key = aws_lc_rs::aead::LessSafeKey::new(
         aws_lc_rs::aead::UnboundKey::new(&aws_lc_rs::aead::AES_256_GCM, &key).expect("key setup"),
     );
-    bench_open(&mut group, "aws-lc-rs-direct", &sealed, |buf| {
+    bench_open(group, "aws-lc-rs-direct", &sealed, |buf| {
         aws_lc_key
             .open_in_place_separate_tag(
                 aws_lc_rs::aead::Nonce::assume_unique_for_key(black_box(nonce)),
@@ -149,9 +158,7 @@ fn bench_baseline(c: &mut Criterion) {
             )
             .expect("open");
     });
-    bench_trait(&mut group, "aws-lc-rs", &key, &nonce, &aad, &sealed, &tag);
-
-    group.finish();
+    bench_trait(group, "aws-lc-rs", &key, &nonce, &aad, &sealed, &tag);
 }
 
 /// An OpenSSL decryption context with `cipher` and `key` set, no IV yet.

@@ -6,7 +6,11 @@
 //!   thread (`&self`, `Send + Sync`). The required surface is detached, in-place
 //!   seal and open, which never allocate; [`Aead::seal_to_vec`] and
 //!   [`Aead::open_to_vec`] are provided on top of it for everything else.
-//!   Modeled on RustCrypto's `aead` crate (`AeadInPlace`).
+//!   Modeled on RustCrypto's `aead` crate (`AeadInPlace`). [`Aead::seal_in_place`] /
+//!   [`Aead::open_in_place`] cover every algorithm (the padded CBC one too), and
+//!   [`Aead::open_batch`] / [`Aead::seal_batch`] take a result set in one call.
+//! - [`DeterministicAead`]: deterministic encryption for equality lookups (AES-SIV,
+//!   Always Encrypted's deterministic mode), a separate trait on purpose.
 //! - [`Algorithm`]: the algorithm identifiers and their key, nonce and tag lengths
 //!   (from the RFCs and NIST SP 800-38D).
 //! - [`Descriptor`]: what a backend crate exports, one static per algorithm

@@ -1,10 +1,13 @@
-//! The OpenSSL backend of encbench: AES-128-GCM, AES-256-GCM and
-//! ChaCha20-Poly1305 through the `openssl` crate's EVP cipher API (OpenSSL 3.0
-//! or later: the ciphers are fetched with `EVP_CIPHER_fetch`).
+//! The OpenSSL backend of encbench: AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305,
+//! AES-256-SIV and Always Encrypted's `AEAD_AES_256_CBC_HMAC_SHA_256` (AES-256-CBC +
+//! HMAC-SHA-256) through the `openssl` crate's EVP API (OpenSSL 3.0 or later: the
+//! ciphers are fetched with `EVP_CIPHER_fetch`).
 //!
-//! The crate exports one thing, [`ALGORITHMS`]: a static [`Descriptor`] per
-//! algorithm, named `openssl:aes-128-gcm`, `openssl:aes-256-gcm` and
-//! `openssl:chacha20-poly1305` in the registry (`encbench-registry`).
+//! The crate exports [`ALGORITHMS`] (a static [`Descriptor`] per algorithm, named
+//! `openssl:aes-256-gcm` etc. in the registry, `encbench-registry`) and
+//! [`DETERMINISTIC`] (AES-256-SIV and the Always Encrypted deterministic mode).
+//! OpenSSL 3.0's AES-SIV cannot process an empty plaintext: a typed
+//! [`encbench_crypto::Error::Backend`] says so.
 //!
 //! What a key costs, and when (the per-row path must not re-key; the spec's
 //! "openssl crate: `symm::encrypt_aead` builds a new context and re-keys on every

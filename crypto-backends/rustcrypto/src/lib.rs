@@ -1,10 +1,12 @@
 //! The RustCrypto backend of encbench: AES-128-GCM and AES-256-GCM from the
-//! `aes-gcm` crate, ChaCha20-Poly1305 from the `chacha20poly1305` crate (both
-//! 0.10, the `aead` 0.5 API).
+//! `aes-gcm` crate, ChaCha20-Poly1305 and XChaCha20-Poly1305 from the
+//! `chacha20poly1305` crate, AES-256-GCM-SIV from `aes-gcm-siv`, AES-256-SIV from
+//! `aes-siv` (the `aead` 0.5 API), and Always Encrypted's
+//! `AEAD_AES_256_CBC_HMAC_SHA_256` built on `aes` + `cbc` + `hmac` + `sha2`.
 //!
-//! The crate exports one thing, [`ALGORITHMS`]: a static [`Descriptor`] per
-//! algorithm, named `rustcrypto:aes-128-gcm`, `rustcrypto:aes-256-gcm` and
-//! `rustcrypto:chacha20-poly1305` in the registry (`encbench-registry`).
+//! The crate exports [`ALGORITHMS`] (a static [`Descriptor`] per algorithm, named
+//! `rustcrypto:aes-256-gcm` etc. in the registry, `encbench-registry`) and
+//! [`DETERMINISTIC`] (AES-256-SIV and the Always Encrypted deterministic mode).
 //!
 //! - Key setup ([`Descriptor::new_key`]) runs the key schedule once: the AES round
 //!   keys and the GHASH key for AES-GCM; ChaCha20-Poly1305 has no key schedule
