@@ -270,6 +270,46 @@ impl Corpus {
         Ok(())
     }
 
+    /// The stored envelope of value `i` (what the database returns).
+    ///
+    /// # Panics
+    /// `i >= self.len()`.
+    pub fn envelope(&self, i: usize) -> &[u8] {
+        &self.envelopes[i]
+    }
+
+    /// The plaintext of value `i`.
+    ///
+    /// # Panics
+    /// `i >= self.len()`.
+    pub fn plaintext(&self, i: usize) -> &[u8] {
+        &self.plaintexts[i]
+    }
+
+    /// Opens value `i`, held as an envelope in `buf`, in place through the
+    /// proxy's path (key reused, envelope): the call every timed open makes.
+    ///
+    /// # Errors
+    /// The value does not open (wrong bytes in `buf`).
+    ///
+    /// # Panics
+    /// `i >= self.len()`.
+    pub fn open_value(&self, i: usize, buf: &mut Vec<u8>) -> Result<()> {
+        self.open_envelope(&self.cipher, i, buf)
+    }
+
+    /// The AEAD call alone on value `i` (nonce, AAD, ciphertext and tag of its
+    /// envelope in `buf`), in place; the plaintext is left between the nonce and tag.
+    ///
+    /// # Errors
+    /// The value does not open.
+    ///
+    /// # Panics
+    /// `i >= self.len()`.
+    pub fn open_value_bare(&self, i: usize, buf: &mut [u8]) -> Result<()> {
+        self.open_bare(self.cipher.keyring().active().1, i, buf)
+    }
+
     /// Values in the corpus.
     pub fn len(&self) -> usize {
         self.plaintexts.len()
