@@ -68,7 +68,11 @@ fn bench_column(c: &mut Criterion) {
                             i = (i + 1) % ROWS;
                             (i, corpus.envelope(i).to_vec())
                         },
-                        |(i, buf)| corpus.open_value(black_box(*i), black_box(buf)).expect("open"),
+                        |(i, buf)| {
+                            corpus
+                                .open_value(black_box(*i), black_box(buf))
+                                .expect("open")
+                        },
                         BatchSize::SmallInput,
                     )
                 });
@@ -92,7 +96,9 @@ fn bench_column(c: &mut Criterion) {
                     },
                     |(i, bufs)| {
                         for (corpus, buf) in per_col.iter().zip(bufs.iter_mut()) {
-                            corpus.open_value(black_box(*i), black_box(buf)).expect("open");
+                            corpus
+                                .open_value(black_box(*i), black_box(buf))
+                                .expect("open");
                         }
                     },
                     BatchSize::SmallInput,

@@ -3,11 +3,22 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::Parser as _;
 use column_bench::cli::{Cli, execute};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            // clap's message, on one line: the problem, then where to look.
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("Error: {first} (see column-bench --help)");
+            return ExitCode::from(2);
+        }
+    };
     match execute(&cli) {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();
