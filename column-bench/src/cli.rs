@@ -156,12 +156,12 @@ pub struct Cli {
     pub threads: Vec<u32>,
 
     /// Warm-up per point, ms.
-    #[arg(long, default_value_t = 50, value_name = "MS",
+    #[arg(long, default_value_t = 30, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(0..=60_000))]
     pub warmup_ms: u64,
 
     /// Measurement time per point, ms.
-    #[arg(long, default_value_t = 200, value_name = "MS",
+    #[arg(long, default_value_t = 150, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..=600_000))]
     pub measure_ms: u64,
 
@@ -176,7 +176,7 @@ pub struct Cli {
     pub rounds: u32,
 
     /// Capacity workloads, comma separated: oltp_read_only, oltp_read_write,
-    /// oltp_point_select [default: oltp_read_only when the shape has a column c].
+    /// oltp_point_select, or none [default: oltp_read_only when the shape has a column c].
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub workloads: Vec<String>,
 
@@ -266,7 +266,7 @@ impl Cli {
         } else {
             self.workloads.clone()
         };
-        for w in &workloads {
+        for w in workloads.iter().filter(|w| !w.eq_ignore_ascii_case("none")) {
             let m = Mix::builtin(w, self.range_size).ok_or_else(|| {
                 anyhow::anyhow!(
                     "--workloads {w:?} is not built in: choose from {} or describe it with --mix",
