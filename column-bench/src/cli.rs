@@ -343,6 +343,15 @@ pub fn execute(cli: &Cli) -> Result<String> {
         if p.is_dir() {
             bail!("--svg {} is a directory: give a file name", p.display());
         }
+        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if !dir.is_dir() {
+                bail!(
+                    "--svg {}: directory {} does not exist: create it or give another path",
+                    p.display(),
+                    dir.display()
+                );
+            }
+        }
     }
     let progress = !cli.no_progress && std::io::stderr().is_terminal();
     let report = crate::bench::run(&cfg, progress)?;
