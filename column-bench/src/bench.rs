@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::capacity::{self, Mix};
 use crate::config::Config;
 use crate::machine::Machine;
-use crate::measure::{self, Corpus, KeyMode, Observations, Operation, PathKind, Variant};
+use crate::measure::{self, Corpus, KeyMode, Observations, Operation, PathKind};
 use crate::oltp_result;
 use crate::report::{PointResult, Report, RowResult, Settings};
 
@@ -194,15 +194,4 @@ fn row_results(cfg: &Config, results: &[PointResult]) -> Vec<RowResult> {
         }
     }
     rows
-}
-
-/// The variant a result was measured with.
-impl PointResult {
-    fn matches(&self, v: &Variant) -> bool {
-        self.operation == v.operation
-            && self.key_mode == v.key_mode
-            && self.path == v.path
-            && self.batch_rows == v.batch_rows
-            && self.threads == v.threads
-    }
 }

@@ -220,20 +220,18 @@ impl Cli {
     /// Any invalid flag; the message names it and the fix.
     pub fn config(&self) -> Result<Config> {
         let oltp = OltpRuns::read(&self.oltp_result)?;
-        let mut names = self.algorithm.clone();
-        let from_oltp = oltp.encrypt_names();
         let selection = Selection {
             backends: self.backend.clone(),
             algorithms: self.algorithms.clone(),
-            names: names.clone(),
+            names: self.algorithm.clone(),
         };
         let mut descriptors = selection.resolve()?;
-        for n in from_oltp {
+        // The runs of --oltp-result are predicted with their own backend and algorithm.
+        for n in oltp.encrypt_names() {
             let d = encbench_registry::lookup(&n)
                 .map_err(|e| anyhow::anyhow!("--oltp-result names {n:?}: {e}"))?;
             if !descriptors.iter().any(|x| std::ptr::eq(*x, d)) {
                 descriptors.push(d);
-                names.push(n);
             }
         }
         if !(self.target_qps.is_finite() && self.target_qps > 0.0) {

@@ -78,6 +78,15 @@ impl PointResult {
         }
     }
 
+    /// Whether this result was measured with variant `v`.
+    pub fn matches(&self, v: &Variant) -> bool {
+        self.operation == v.operation
+            && self.key_mode == v.key_mode
+            && self.path == v.path
+            && self.batch_rows == v.batch_rows
+            && self.threads == v.threads
+    }
+
     /// Whether this is the proxy's reference point (open, key reused, envelope,
     /// one value at a time, one thread).
     pub fn is_reference(&self) -> bool {
