@@ -31,7 +31,7 @@
 //! QPS counts every statement, BEGIN and COMMIT included, as sysbench does: so
 //! `oltp_read_only`'s TPS = QPS / 16.
 
-use anyhow::{Result, bail};
+use crate::error::{Result, invalid, invalid_err};
 use serde::Serialize;
 
 /// Point selects per `oltp_read_only` transaction (sysbench `--point-selects` default).
@@ -89,7 +89,7 @@ impl Mix {
         let mut parts = text.split(';').map(str::trim);
         let name = parts.next().unwrap_or("");
         if name.is_empty() || name.contains('=') {
-            bail!("--mix {text:?}: no name first: {FORM}");
+            invalid!("--mix {text:?}: no name first: {FORM}");
         }
         let mut mix = Mix {
             name: name.to_string(),
@@ -99,7 +99,7 @@ impl Mix {
         };
         for part in parts.filter(|p| !p.is_empty()) {
             let Some((key, value)) = part.split_once('=') else {
-                bail!("--mix {text:?}: {part:?} has no '=': {FORM}");
+                invalid!("--mix {text:?}: {part:?} has no '=': {FORM}");
             };
             match key.trim() {
                 "queries" => {
@@ -109,7 +109,7 @@ impl Mix {
                         .ok()
                         .filter(|q| q.is_finite() && *q > 0.0)
                         .ok_or_else(|| {
-                            anyhow::anyhow!(
+                            invalid_err!(
                                 "--mix {text:?}: queries={value} is not a positive number: {FORM}"
                             )
                         })?;
@@ -118,7 +118,7 @@ impl Mix {
                     let mut list = Vec::new();
                     for item in value.split(',').map(str::trim).filter(|i| !i.is_empty()) {
                         let (col, n) = item.split_once('*').ok_or_else(|| {
-                            anyhow::anyhow!("--mix {text:?}: {item:?} is not COL*N: {FORM}")
+                            invalid_err!("--mix {text:?}: {item:?} is not COL*N: {FORM}")
                         })?;
                         let n: f64 = n
                             .trim()
@@ -126,7 +126,7 @@ impl Mix {
                             .ok()
                             .filter(|n: &f64| n.is_finite() && *n >= 0.0)
                             .ok_or_else(|| {
-                                anyhow::anyhow!(
+                                invalid_err!(
                                     "--mix {text:?}: {item:?}: N must be a number >= 0: {FORM}"
                                 )
                             })?;
@@ -138,14 +138,14 @@ impl Mix {
                         mix.seals = list;
                     }
                 }
-                other => bail!("--mix {text:?}: unknown key {other:?}: {FORM}"),
+                other => invalid!("--mix {text:?}: unknown key {other:?}: {FORM}"),
             }
         }
         if mix.queries_per_txn == 0.0 {
-            bail!("--mix {text:?}: queries=Q is missing: {FORM}");
+            invalid!("--mix {text:?}: queries=Q is missing: {FORM}");
         }
         if mix.opens.is_empty() && mix.seals.is_empty() {
-            bail!("--mix {text:?}: neither open= nor seal= given: {FORM}");
+            invalid!("--mix {text:?}: neither open= nor seal= given: {FORM}");
         }
         Ok(mix)
     }
@@ -210,7 +210,7 @@ pub fn evaluate(
         let mut us = 0.0;
         for (col, n) in list.iter().filter(|(_, n)| *n > 0.0) {
             let Some(t) = ns(col, seal) else {
-                bail!(
+                invalid!(
                     "workload {} needs column {col:?} ({}), which was not measured: add it to --columns (e.g. {col}:119)",
                     mix.name,
                     if seal { "seal" } else { "open" }

@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use crate::error::{Result, invalid, invalid_err};
 use clap::{Parser, ValueEnum};
 
 use crate::capacity::{Mix, RANGE_SIZE, SEED_TARGET_QPS};
@@ -229,13 +229,13 @@ impl Cli {
         // The runs of --oltp-result are predicted with their own backend and algorithm.
         for n in oltp.encrypt_names() {
             let d = encbench_registry::lookup(&n)
-                .map_err(|e| anyhow::anyhow!("--oltp-result names {n:?}: {e}"))?;
+                .map_err(|e| invalid_err!("--oltp-result names {n:?}: {e}"))?;
             if !descriptors.iter().any(|x| std::ptr::eq(*x, d)) {
                 descriptors.push(d);
             }
         }
         if !(self.target_qps.is_finite() && self.target_qps > 0.0) {
-            bail!(
+            invalid!(
                 "--target-qps {} must be a positive number of queries per second",
                 self.target_qps
             );
@@ -266,7 +266,7 @@ impl Cli {
         };
         for w in workloads.iter().filter(|w| !w.eq_ignore_ascii_case("none")) {
             let m = Mix::builtin(w, self.range_size).ok_or_else(|| {
-                anyhow::anyhow!(
+                invalid_err!(
                     "--workloads {w:?} is not built in: choose from {} or describe it with --mix",
                     Mix::BUILTIN.join(", ")
                 )
@@ -339,11 +339,11 @@ pub fn execute(cli: &Cli) -> Result<String> {
     if let Some(p) = &cli.svg {
         // Fail on an unwritable path before the run, not after it.
         if p.is_dir() {
-            bail!("--svg {} is a directory: give a file name", p.display());
+            invalid!("--svg {} is a directory: give a file name", p.display());
         }
         if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
             if !dir.is_dir() {
-                bail!(
+                invalid!(
                     "--svg {}: directory {} does not exist: create it or give another path",
                     p.display(),
                     dir.display()

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::{Result, bail};
+use crate::error::{Result, invalid, invalid_err};
 use encbench_registry::{Algorithm, Descriptor};
 
 use crate::capacity::Mix;
@@ -35,7 +35,7 @@ impl Selection {
         let backends = encbench_registry::backends();
         for b in &self.backends {
             if !backends.iter().any(|x| x.eq_ignore_ascii_case(b)) {
-                bail!(
+                invalid!(
                     "--backend {b:?} is not compiled in: choose from {} (see --list-backends)",
                     backends.join(", ")
                 );
@@ -52,7 +52,7 @@ impl Selection {
             .filter(|a| !a.eq_ignore_ascii_case("all"))
         {
             if !known_algs.iter().any(|k| k.eq_ignore_ascii_case(a)) {
-                bail!(
+                invalid!(
                     "--algorithms {a:?} is not an algorithm of any compiled-in backend: choose from all, {}",
                     known_algs.into_iter().collect::<Vec<_>>().join(", ")
                 );
@@ -84,14 +84,13 @@ impl Selection {
             chosen.clear();
         }
         for n in &self.names {
-            let d =
-                encbench_registry::lookup(n).map_err(|e| anyhow::anyhow!("--algorithm: {e}"))?;
+            let d = encbench_registry::lookup(n).map_err(|e| invalid_err!("--algorithm: {e}"))?;
             if !chosen.iter().any(|c| std::ptr::eq(*c, d)) {
                 chosen.push(d);
             }
         }
         if chosen.is_empty() {
-            bail!(
+            invalid!(
                 "no backend and algorithm left after --backend/--algorithms filters: see --list-backends for what is compiled in"
             );
         }
@@ -218,7 +217,7 @@ impl Config {
                 if self.shape.column(c).is_none() {
                     let have: Vec<&str> =
                         self.shape.columns.iter().map(|c| c.name.as_str()).collect();
-                    bail!(
+                    invalid!(
                         "workload {} needs column {c:?}, but the shape has only {}: add {c}:BYTES to --columns or drop the workload from --workloads",
                         m.name,
                         have.join(", ")
@@ -226,7 +225,7 @@ impl Config {
                 }
             }
             if m.seals_any() && !seals {
-                bail!(
+                invalid!(
                     "workload {} seals values, but seal is not measured: add seal to --operations",
                     m.name
                 );

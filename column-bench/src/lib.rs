@@ -10,8 +10,11 @@ pub mod bench;
 pub mod capacity;
 pub mod cli;
 pub mod config;
+pub mod error;
 pub mod machine;
 pub mod measure;
 pub mod oltp_result;
 pub mod report;
 pub mod shape;
+
+pub use error::{Error, Result};

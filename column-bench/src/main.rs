@@ -32,6 +32,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
+            // The library's error and its sources, on one line.
+            let e = anyhow::Error::from(e);
             eprintln!("Error: {e:#}");
             ExitCode::FAILURE
         }

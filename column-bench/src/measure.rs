@@ -28,7 +28,7 @@ use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use crate::error::{Error, Result, invalid};
 use encbench_registry::envelope::int_primary_key;
 use encbench_registry::{Aead, ColumnCipher, Descriptor, Key, KeyId, Keyring, Location};
 use serde::Serialize;
@@ -202,11 +202,11 @@ impl Corpus {
         column: &Column,
         rows: usize,
     ) -> Result<Corpus> {
-        let key =
-            Key::generate(descriptor.algorithm.key_len()).context("cannot draw a random key")?;
+        let key = Key::generate(descriptor.algorithm.key_len())
+            .map_err(|e| crypto(descriptor, "drawing a random key", e))?;
         let cipher = ColumnCipher::new(
             Keyring::new(descriptor, KEY_ID, &key)
-                .with_context(|| format!("{}: key setup failed", descriptor.name()))?,
+                .map_err(|e| crypto(descriptor, "key setup", e))?,
         );
         let plaintexts = plaintexts(column, rows, 0x636f_6c75_6d6e);
         let primary_keys: Vec<[u8; 8]> = (1..=rows as i64).map(int_primary_key).collect();
@@ -221,7 +221,7 @@ impl Corpus {
             let mut out = Vec::new();
             cipher
                 .seal(&loc, pt, &mut out)
-                .with_context(|| format!("{}: sealing a value failed", descriptor.name()))?;
+                .map_err(|e| envelope(descriptor, "sealing a value", e))?;
             envelopes.push(out);
             aads.push(envelope_aad(table, &column.name, pk));
         }
@@ -259,7 +259,7 @@ impl Corpus {
                     }
                 }
                 if w.bufs[i] != self.plaintexts[i] {
-                    bail!(
+                    invalid!(
                         "{}: value {i} of column {} opened to other bytes than were sealed",
                         self.descriptor.name(),
                         self.column
@@ -348,7 +348,10 @@ impl Corpus {
     fn open_envelope(&self, cipher: &ColumnCipher, i: usize, buf: &mut Vec<u8>) -> Result<()> {
         cipher
             .open_vec_in_place(&self.location(i), buf)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", self.descriptor.name()))
+            .map_err(|source| Error::Envelope {
+                context: format!("{}: opening value {i}", self.descriptor.name()),
+                source,
+            })
     }
 
     /// The bare AEAD call on the envelope's nonce, ciphertext and tag, in place.
@@ -359,7 +362,23 @@ impl Corpus {
         let (head, tag) = buf.split_at_mut(body_end);
         let (header_nonce, body) = head.split_at_mut(nonce_end);
         aead.open_in_place_detached(&header_nonce[hdr..], &self.aads[i], body, tag)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", self.descriptor.name()))
+            .map_err(|source| crypto(self.descriptor, "opening a value", source))
+    }
+}
+
+/// [`Error::Crypto`] for `d` while doing `what`.
+fn crypto(d: &Descriptor, what: &str, source: encbench_registry::Error) -> Error {
+    Error::Crypto {
+        context: format!("{}: {what}", d.name()),
+        source,
+    }
+}
+
+/// [`Error::Envelope`] for `d` while doing `what`.
+fn envelope(d: &Descriptor, what: &str, source: encbench_registry::EnvelopeError) -> Error {
+    Error::Envelope {
+        context: format!("{}: {what}", d.name()),
+        source,
     }
 }
 
@@ -447,15 +466,18 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
         }
         (Operation::Open, KeyMode::PerValue, PathKind::Envelope) => {
             for (i, buf) in w.bufs.iter_mut().enumerate() {
-                let cipher =
-                    ColumnCipher::new(Keyring::new(corpus.descriptor, KEY_ID, &corpus.key)?);
+                let cipher = ColumnCipher::new(
+                    Keyring::new(corpus.descriptor, KEY_ID, &corpus.key)
+                        .map_err(|e| crypto(corpus.descriptor, "key setup", e))?,
+                );
                 corpus.open_envelope(&cipher, i, buf)?;
                 w.keyrings_built += 1;
             }
         }
         (Operation::Open, KeyMode::PerValue, PathKind::Bare) => {
             for (i, buf) in w.bufs.iter_mut().enumerate() {
-                let aead = (corpus.descriptor.new_key)(corpus.key.as_bytes())?;
+                let aead = (corpus.descriptor.new_key)(corpus.key.as_bytes())
+                    .map_err(|e| crypto(corpus.descriptor, "key setup", e))?;
                 corpus.open_bare(aead.as_ref(), i, buf)?;
                 w.keyrings_built += 1;
             }
@@ -465,16 +487,18 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
                 corpus
                     .cipher
                     .seal(&corpus.location(i), black_box(&corpus.plaintexts[i]), buf)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", corpus.descriptor.name()))?;
+                    .map_err(|e| envelope(corpus.descriptor, "sealing a value", e))?;
             }
         }
         (Operation::Seal, KeyMode::PerValue, PathKind::Envelope) => {
             for (i, buf) in w.bufs.iter_mut().enumerate() {
-                let cipher =
-                    ColumnCipher::new(Keyring::new(corpus.descriptor, KEY_ID, &corpus.key)?);
+                let cipher = ColumnCipher::new(
+                    Keyring::new(corpus.descriptor, KEY_ID, &corpus.key)
+                        .map_err(|e| crypto(corpus.descriptor, "key setup", e))?,
+                );
                 cipher
                     .seal(&corpus.location(i), black_box(&corpus.plaintexts[i]), buf)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", corpus.descriptor.name()))?;
+                    .map_err(|e| envelope(corpus.descriptor, "sealing a value", e))?;
                 w.keyrings_built += 1;
             }
         }
@@ -487,12 +511,14 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
             for (i, (buf, tag)) in w.bufs.iter_mut().zip(w.tags.iter_mut()).enumerate() {
                 let nonce = &corpus.envelopes[i][hdr..nonce_end];
                 match key_mode {
-                    KeyMode::Reused => {
-                        shared.seal_in_place_detached(nonce, &corpus.aads[i], buf, tag)?
-                    }
+                    KeyMode::Reused => shared
+                        .seal_in_place_detached(nonce, &corpus.aads[i], buf, tag)
+                        .map_err(|e| crypto(corpus.descriptor, "sealing a value", e))?,
                     KeyMode::PerValue => {
-                        let aead = (corpus.descriptor.new_key)(corpus.key.as_bytes())?;
-                        aead.seal_in_place_detached(nonce, &corpus.aads[i], buf, tag)?;
+                        let aead = (corpus.descriptor.new_key)(corpus.key.as_bytes())
+                            .map_err(|e| crypto(corpus.descriptor, "key setup", e))?;
+                        aead.seal_in_place_detached(nonce, &corpus.aads[i], buf, tag)
+                            .map_err(|e| crypto(corpus.descriptor, "sealing a value", e))?;
                         w.keyrings_built += 1;
                     }
                 }
@@ -524,10 +550,7 @@ pub fn measure(corpus: &Corpus, variant: &Variant, timing: &Timing) -> Result<Ob
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a measurement thread panicked")))
-            })
+            .map(|h| h.join().unwrap_or_else(|_| Err(Error::ThreadPanicked)))
             .collect()
     });
     let mut all = Observations::default();

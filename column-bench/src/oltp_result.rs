@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use crate::error::{Error, Result, invalid, invalid_err};
 use serde::{Deserialize, Serialize};
 
 /// The fields of one `oltp` run that the comparison reads.
@@ -84,16 +84,18 @@ impl OltpRuns {
 }
 
 fn read_one(path: &Path) -> Result<Vec<OltpRun>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read --oltp-result {}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        context: format!("cannot read --oltp-result {}", path.display()),
+        source,
+    })?;
     let report: OltpReport = serde_json::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
+        invalid_err!(
             "--oltp-result {} is not the JSON of `oltp run --json-out FILE` ({e}): give such a file",
             path.display()
         )
     })?;
     if report.tool != "oltp" {
-        bail!(
+        invalid!(
             "--oltp-result {} was written by {:?}, not oltp: give the file of `oltp run --json-out`",
             path.display(),
             report.tool
@@ -101,7 +103,7 @@ fn read_one(path: &Path) -> Result<Vec<OltpRun>> {
     }
     for r in &report.runs {
         if !r.complete || r.transactions == 0 {
-            bail!(
+            invalid!(
                 "--oltp-result {}: the {} run at {} threads ({}) is incomplete or has no transaction: rerun it",
                 path.display(),
                 r.workload,
@@ -181,7 +183,7 @@ pub fn compare(
         });
     }
     if rows.is_empty() {
-        bail!(
+        invalid!(
             "--oltp-result: no encrypted run has a plaintext run of the same workload and threads: run `oltp run --encrypt none,BACKEND:ALGORITHM --json-out FILE`"
         );
     }

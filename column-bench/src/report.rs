@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use crate::error::{Error, Result, invalid};
 use encbench_registry::Descriptor;
 use serde::Serialize;
 
@@ -484,7 +484,12 @@ impl Report {
     /// # Errors
     /// Serialization fails (not expected).
     pub fn to_json(&self) -> Result<String> {
-        Ok(serde_json::to_string_pretty(self)? + "\n")
+        serde_json::to_string_pretty(self)
+            .map(|s| s + "\n")
+            .map_err(|e| Error::Output {
+                format: "json",
+                detail: e.to_string(),
+            })
     }
 
     /// CSV: the `results` table, a blank line, then the `capacity` table, each
@@ -495,18 +500,21 @@ impl Report {
     pub fn to_csv(&self) -> Result<String> {
         let mut w = csv::Writer::from_writer(Vec::new());
         for r in &self.results {
-            w.serialize(r)?;
+            w.serialize(r).map_err(|e| csv_err(&e))?;
         }
-        let mut bytes = w.into_inner().context("csv")?;
+        let mut bytes = w.into_inner().map_err(|e| csv_err(e.error()))?;
         if !self.capacity.is_empty() {
             bytes.push(b'\n');
             let mut w = csv::Writer::from_writer(bytes);
             for c in &self.capacity {
-                w.serialize(c)?;
+                w.serialize(c).map_err(|e| csv_err(&e))?;
             }
-            bytes = w.into_inner().context("csv")?;
+            bytes = w.into_inner().map_err(|e| csv_err(e.error()))?;
         }
-        Ok(String::from_utf8(bytes)?)
+        String::from_utf8(bytes).map_err(|e| Error::Output {
+            format: "csv",
+            detail: e.to_string(),
+        })
     }
 
     /// The SVG chart: ns per value (open, key reused, envelope, one thread, one
@@ -538,7 +546,7 @@ impl Report {
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
-            root.fill(&WHITE).map_err(|e| anyhow::anyhow!("svg: {e}"))?;
+            root.fill(&WHITE).map_err(svg_err)?;
             let mut chart = ChartBuilder::on(&root)
                 .caption(
                     "column-bench: open, key reused, envelope path, one thread",
@@ -548,25 +556,25 @@ impl Report {
                 .x_label_area_size(45)
                 .y_label_area_size(60)
                 .build_cartesian_2d(0.0..x_max * 1.1, 0.0..y_max * 1.15)
-                .map_err(|e| anyhow::anyhow!("svg: {e}"))?;
+                .map_err(svg_err)?;
             chart
                 .configure_mesh()
                 .x_desc("value size (bytes)")
                 .y_desc("ns per value")
                 .draw()
-                .map_err(|e| anyhow::anyhow!("svg: {e}"))?;
+                .map_err(svg_err)?;
             for (i, (name, pts)) in series.iter().enumerate() {
                 let color = Palette99::pick(i).to_rgba();
                 chart
                     .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                    .map_err(|e| anyhow::anyhow!("svg: {e}"))?
+                    .map_err(svg_err)?
                     .label(name.clone())
                     .legend(move |(x, y)| {
                         PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
                     });
                 chart
                     .draw_series(pts.iter().map(|p| Circle::new(*p, 3, color.filled())))
-                    .map_err(|e| anyhow::anyhow!("svg: {e}"))?;
+                    .map_err(svg_err)?;
             }
             chart
                 .configure_series_labels()
@@ -574,10 +582,24 @@ impl Report {
                 .background_style(WHITE.mix(0.8))
                 .border_style(BLACK)
                 .draw()
-                .map_err(|e| anyhow::anyhow!("svg: {e}"))?;
-            root.present().map_err(|e| anyhow::anyhow!("svg: {e}"))?;
+                .map_err(svg_err)?;
+            root.present().map_err(svg_err)?;
         }
         Ok(svg)
+    }
+}
+
+fn csv_err(e: &dyn std::fmt::Display) -> Error {
+    Error::Output {
+        format: "csv",
+        detail: e.to_string(),
+    }
+}
+
+fn svg_err(e: impl std::fmt::Display) -> Error {
+    Error::Output {
+        format: "svg",
+        detail: e.to_string(),
     }
 }
 
@@ -595,7 +617,7 @@ oltp_read_only: 10 + 3 x range_size values of c opened per transaction, 16 queri
 pub fn write_atomically(path: &Path, bytes: &[u8], flag: &str) -> Result<()> {
     use std::io::Write as _;
     if path.is_dir() {
-        bail!("{flag} {} is a directory: give a file name", path.display());
+        invalid!("{flag} {} is a directory: give a file name", path.display());
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -608,9 +630,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8], flag: &str) -> Result<()> {
             dir.display()
         )
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(fail)?;
-    tmp.write_all(bytes).with_context(fail)?;
-    tmp.as_file().sync_all().with_context(fail)?;
-    tmp.persist(path).map_err(|e| e.error).with_context(fail)?;
+    let io = |source| Error::Io {
+        context: fail(),
+        source,
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
 }

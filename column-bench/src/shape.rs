@@ -13,7 +13,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use crate::error::{Error, Result, invalid};
 use mysql_async::prelude::Queryable;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -150,11 +150,12 @@ impl Shape {
     /// The file cannot be read, or an entry is malformed (as [`Shape::parse_columns`];
     /// the message names the file).
     pub fn from_schema_file(path: &Path) -> Result<Shape> {
-        let text = std::fs::read_to_string(path).with_context(|| {
-            format!(
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            context: format!(
                 "cannot read schema file {}: check --schema-file",
                 path.display()
-            )
+            ),
+            source,
         })?;
         let entries: Vec<&str> = text
             .lines()
@@ -167,19 +168,19 @@ impl Shape {
     fn from_entries(entries: &[&str], source: &str) -> Result<Shape> {
         const FORM: &str = "expected NAME:BYTES or NAME:MIN-MAX, comma separated (e.g. c:119,pad:59 or note:10-200)";
         if entries.is_empty() {
-            bail!("{source} lists no column: {FORM}");
+            invalid!("{source} lists no column: {FORM}");
         }
         let mut columns: Vec<Column> = Vec::new();
         for entry in entries {
             let Some((name, spec)) = entry.split_once(':') else {
-                bail!("{source}: {entry:?} has no ':': {FORM}");
+                invalid!("{source}: {entry:?} has no ':': {FORM}");
             };
             let name = name.trim();
-            check_name(name).with_context(|| format!("{source}: {entry:?}"))?;
+            check_name(name).map_err(|p| Error::Invalid(format!("{source}: {entry:?}: {p}")))?;
             let lengths = parse_lengths(spec.trim())
-                .with_context(|| format!("{source}: {entry:?}: {FORM}"))?;
+                .map_err(|p| Error::Invalid(format!("{source}: {entry:?}: {p}: {FORM}")))?;
             if columns.iter().any(|c| c.name == name) {
-                bail!("{source}: column {name:?} appears twice: give each column once");
+                invalid!("{source}: column {name:?} appears twice: give each column once");
             }
             columns.push(Column {
                 name: name.to_string(),
@@ -198,31 +199,31 @@ impl Shape {
     }
 }
 
-fn check_name(name: &str) -> Result<()> {
+fn check_name(name: &str) -> std::result::Result<(), String> {
     if name.is_empty() {
-        bail!("empty column name");
+        return Err("empty column name".into());
     }
     if name.len() > MAX_NAME_LEN {
-        bail!(
+        return Err(format!(
             "column name is {} bytes, at most {MAX_NAME_LEN} allowed",
             name.len()
-        );
+        ));
     }
     Ok(())
 }
 
-fn parse_len(text: &str) -> Result<usize> {
+fn parse_len(text: &str) -> std::result::Result<usize, String> {
     let n: usize = text
         .trim()
         .parse()
-        .with_context(|| format!("{text:?} is not a byte count"))?;
+        .map_err(|_| format!("{text:?} is not a byte count"))?;
     if n > MAX_VALUE_LEN {
-        bail!("{n} bytes is above the limit of {MAX_VALUE_LEN}");
+        return Err(format!("{n} bytes is above the limit of {MAX_VALUE_LEN}"));
     }
     Ok(n)
 }
 
-fn parse_lengths(spec: &str) -> Result<Lengths> {
+fn parse_lengths(spec: &str) -> std::result::Result<Lengths, String> {
     match spec.split_once('-') {
         None => Ok(Lengths::Fixed {
             bytes: parse_len(spec)?,
@@ -230,7 +231,7 @@ fn parse_lengths(spec: &str) -> Result<Lengths> {
         Some((lo, hi)) => {
             let (min, max) = (parse_len(lo)?, parse_len(hi)?);
             if min > max {
-                bail!("range {min}-{max} has MIN > MAX");
+                return Err(format!("range {min}-{max} has MIN > MAX"));
             }
             Ok(Lengths::Uniform { min, max })
         }
@@ -290,7 +291,9 @@ const STRING_TYPES: [&str; 10] = [
 
 fn check_identifier(what: &str, name: &str) -> Result<()> {
     if name.is_empty() || name.len() > MAX_NAME_LEN || name.contains('`') {
-        bail!("{what} {name:?} is not a valid MySQL identifier (1 to 64 characters, no backquote)");
+        invalid!(
+            "{what} {name:?} is not a valid MySQL identifier (1 to 64 characters, no backquote)"
+        );
     }
     Ok(())
 }
@@ -310,22 +313,25 @@ pub fn from_mysql(src: &MysqlSource) -> Result<Shape> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .context("cannot start the tokio runtime")?;
+        .map_err(|source| Error::Io {
+            context: "cannot start the tokio runtime".into(),
+            source,
+        })?;
     rt.block_on(from_mysql_async(src))
 }
 
 async fn from_mysql_async(src: &MysqlSource) -> Result<Shape> {
     let opts = mysql_async::Opts::from_url(&src.url).map_err(|e| {
-        anyhow::anyhow!(
+        Error::Invalid(format!(
             "--from-mysql {:?} is not a MySQL URL ({e}): use mysql://USER:PASSWORD@HOST:PORT/DATABASE",
             redact(&src.url)
-        )
+        ))
     })?;
     let (db, table) = match src.table.split_once('.') {
         Some((db, t)) => (db.to_string(), t.to_string()),
         None => match opts.db_name() {
             Some(db) => (db.to_string(), src.table.clone()),
-            None => bail!(
+            None => invalid!(
                 "--table {:?} names no database and the --from-mysql URL has none: use --table DB.TABLE or end the URL with /DATABASE",
                 src.table
             ),
@@ -336,10 +342,14 @@ async fn from_mysql_async(src: &MysqlSource) -> Result<Shape> {
     let where_ = redact(&src.url);
     let mut conn = match tokio::time::timeout(CONNECT_TIMEOUT, mysql_async::Conn::new(opts)).await {
         Ok(Ok(c)) => c,
-        Ok(Err(e)) => bail!(
-            "cannot connect to --from-mysql {where_}: {e}: start the server or fix host, port, user and password in the URL"
-        ),
-        Err(_) => bail!(
+        Ok(Err(error)) => {
+            return Err(Error::Mysql {
+                context: format!("cannot connect to --from-mysql {where_}"),
+                error,
+                fix: ": start the server or fix host, port, user and password in the URL",
+            });
+        }
+        Err(_) => invalid!(
             "cannot connect to --from-mysql {where_}: no answer within {} s: check host and port",
             CONNECT_TIMEOUT.as_secs()
         ),
@@ -362,9 +372,15 @@ async fn read_lengths(
             (db, table),
         )
         .await
-        .with_context(|| format!("cannot read the columns of {db}.{table}"))?;
+        .map_err(|error| Error::Mysql {
+            context: format!("cannot read the columns of {db}.{table}"),
+            error,
+            fix: "",
+        })?;
     if known.is_empty() {
-        bail!("table {db}.{table} does not exist (or is not visible to this user): check --table");
+        invalid!(
+            "table {db}.{table} does not exist (or is not visible to this user): check --table"
+        );
     }
     let names: Vec<String> = if src.columns.is_empty() {
         known
@@ -376,7 +392,7 @@ async fn read_lengths(
         for c in &src.columns {
             if !known.iter().any(|(n, _)| n.eq_ignore_ascii_case(c)) {
                 let list: Vec<&str> = known.iter().map(|(n, _)| n.as_str()).collect();
-                bail!(
+                invalid!(
                     "--mysql-columns: {db}.{table} has no column {c:?}; its columns: {}",
                     list.join(", ")
                 );
@@ -385,7 +401,7 @@ async fn read_lengths(
         src.columns.clone()
     };
     if names.is_empty() {
-        bail!(
+        invalid!(
             "{db}.{table} has no character or binary string column: name the columns with --mysql-columns"
         );
     }
@@ -398,12 +414,13 @@ async fn read_lengths(
         select.join(", "),
         src.rows
     );
-    let rows: Vec<mysql_async::Row> = conn
-        .query(sql)
-        .await
-        .with_context(|| format!("cannot read value lengths from {db}.{table}"))?;
+    let rows: Vec<mysql_async::Row> = conn.query(sql).await.map_err(|error| Error::Mysql {
+        context: format!("cannot read value lengths from {db}.{table}"),
+        error,
+        fix: "",
+    })?;
     if rows.is_empty() {
-        bail!(
+        invalid!(
             "{db}.{table} is empty: load data first (e.g. `oltp prepare`) or choose another --table"
         );
     }
@@ -415,7 +432,7 @@ async fn read_lengths(
             .map(|n| n as usize)
             .collect();
         if lengths.is_empty() {
-            bail!(
+            invalid!(
                 "column {name:?} of {db}.{table} is NULL in every row read: leave it out with --mysql-columns"
             );
         }

@@ -13,7 +13,7 @@
 //! Robust on a noisy, shared 2-core machine: both sides run in this one process,
 //! interleaved (column-bench, criterion, column-bench, ...) three times, and the
 //! medians of the three are compared; a failing pair is measured again up to
-//! two more times before the test fails. Both sides take the median of short
+//! four more times before the test fails. Both sides take the median of short
 //! samples of about the same length (column-bench: 1000 values, 0.2 to 1.5 ms;
 //! criterion here: 300 flat samples in 0.4 s, about 1.3 ms each), because on a
 //! loaded machine a sample that spans a preemption is slow, and criterion's
@@ -35,7 +35,7 @@ use encbench_registry::{Algorithm, Descriptor};
 
 const TOLERANCE: f64 = 0.15;
 const REPEATS: usize = 3;
-const ATTEMPTS: usize = 3;
+const ATTEMPTS: usize = 5;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
