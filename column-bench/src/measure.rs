@@ -386,7 +386,6 @@ fn envelope(d: &Descriptor, what: &str, source: encbench_registry::EnvelopeError
 struct Worker {
     bufs: Vec<Vec<u8>>,
     tags: Vec<Vec<u8>>,
-    keyrings_built: u64,
 }
 
 impl Worker {
@@ -403,7 +402,6 @@ impl Worker {
             tags: (0..corpus.len())
                 .map(|_| vec![0u8; corpus.descriptor.algorithm.tag_len()])
                 .collect(),
-            keyrings_built: 0,
         }
     }
 
@@ -471,7 +469,6 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
                         .map_err(|e| crypto(corpus.descriptor, "key setup", e))?,
                 );
                 corpus.open_envelope(&cipher, i, buf)?;
-                w.keyrings_built += 1;
             }
         }
         (Operation::Open, KeyMode::PerValue, PathKind::Bare) => {
@@ -479,7 +476,6 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
                 let aead = (corpus.descriptor.new_key)(corpus.key.as_bytes())
                     .map_err(|e| crypto(corpus.descriptor, "key setup", e))?;
                 corpus.open_bare(aead.as_ref(), i, buf)?;
-                w.keyrings_built += 1;
             }
         }
         (Operation::Seal, KeyMode::Reused, PathKind::Envelope) => {
@@ -499,7 +495,6 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
                 cipher
                     .seal(&corpus.location(i), black_box(&corpus.plaintexts[i]), buf)
                     .map_err(|e| envelope(corpus.descriptor, "sealing a value", e))?;
-                w.keyrings_built += 1;
             }
         }
         (Operation::Seal, key_mode, PathKind::Bare) => {
@@ -519,7 +514,6 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
                             .map_err(|e| crypto(corpus.descriptor, "key setup", e))?;
                         aead.seal_in_place_detached(nonce, &corpus.aads[i], buf, tag)
                             .map_err(|e| crypto(corpus.descriptor, "sealing a value", e))?;
-                        w.keyrings_built += 1;
                     }
                 }
             }
