@@ -1,3 +1,20 @@
-//! column-bench: per-row decryption cost of column encryption and proxy capacity.
+//! column-bench: the per-row decryption cost of column encryption, per backend
+//! and algorithm, and how many proxy cores a workload needs.
 //!
-//! Not built yet beyond this placeholder: see the project's issue tracker.
+//! Data flows one way: configuration ([`cli`], [`config`], [`shape`]) -> work
+//! ([`bench`], timing the per-value path of [`measure`], which is `oltp`'s own
+//! `ColumnCipher` path) -> model ([`capacity`], [`oltp_result`]) -> report
+//! ([`report`]: text, JSON, CSV, Markdown, SVG).
+
+pub mod bench;
+pub mod capacity;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod machine;
+pub mod measure;
+pub mod oltp_result;
+pub mod report;
+pub mod shape;
+
+pub use error::{Error, Result};

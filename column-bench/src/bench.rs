@@ -1,0 +1,195 @@
+//! The work: run every point of a [`Config`] and build the [`Report`].
+
+use std::collections::HashMap;
+
+use crate::error::{Result, invalid_err};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::capacity::{self, Mix};
+use crate::config::Config;
+use crate::machine::Machine;
+use crate::measure::{self, Corpus, KeyMode, Observations, Operation, PathKind};
+use crate::oltp_result;
+use crate::report::{PointResult, Report, RowResult, Settings};
+
+/// Runs shorter than this estimate (s) show no progress bar.
+const PROGRESS_MIN_SECONDS: f64 = 2.0;
+
+/// Runs the whole measurement grid and the capacity model.
+///
+/// `progress`: show a progress bar on stderr (only drawn on a terminal, and only
+/// when the run is estimated to last more than 2 s).
+///
+/// # Errors
+/// Key setup or sealing fails for a backend, or the capacity model or the
+/// oltp comparison cannot be evaluated.
+pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
+    cfg.check()?;
+    let bar = if progress && cfg.estimated_seconds() > PROGRESS_MIN_SECONDS {
+        let b =
+            ProgressBar::with_draw_target(Some(cfg.points() as u64), ProgressDrawTarget::stderr());
+        b.set_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} points, ETA {eta} {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+
+    let mut corpora = Vec::new();
+    for d in &cfg.descriptors {
+        for col in &cfg.shape.columns {
+            corpora.push(Corpus::new(
+                d,
+                &cfg.shape.table,
+                col,
+                cfg.timing.corpus_rows,
+            )?);
+        }
+    }
+    // Rounds outermost, so a burst of noise from other processes spreads over
+    // every backend instead of hitting one.
+    let mut obs: HashMap<(usize, usize, usize), Observations> = HashMap::new();
+    for _round in 0..cfg.rounds {
+        for (ci, corpus) in corpora.iter().enumerate() {
+            let (di, col) = (ci / cfg.shape.columns.len(), ci % cfg.shape.columns.len());
+            for (vi, v) in cfg.variants.iter().enumerate() {
+                bar.set_message(format!(
+                    "{} {} {}",
+                    cfg.descriptors[di].name(),
+                    cfg.shape.columns[col].name,
+                    v.operation.name()
+                ));
+                let o = measure::measure(corpus, v, &cfg.timing)?;
+                obs.entry((di, col, vi)).or_default().merge(o);
+                bar.inc(1);
+            }
+        }
+    }
+    bar.finish_and_clear();
+
+    let mut results = Vec::new();
+    for (ci, corpus) in corpora.iter().enumerate() {
+        let (di, col) = (ci / cfg.shape.columns.len(), ci % cfg.shape.columns.len());
+        for (vi, v) in cfg.variants.iter().enumerate() {
+            let o = obs.remove(&(di, col, vi)).unwrap_or_default();
+            results.push(PointResult::new(
+                cfg.descriptors[di],
+                &cfg.shape.columns[col].name,
+                corpus.mean_value_bytes(),
+                v,
+                &o,
+            ));
+        }
+    }
+    let rows = row_results(cfg, &results);
+    let single = |backend: &str, algorithm: &str, column: &str, seal: bool| {
+        results
+            .iter()
+            .find(|r| {
+                r.backend == backend
+                    && r.algorithm == algorithm
+                    && r.column == column
+                    && r.key_mode == KeyMode::Reused
+                    && r.path == PathKind::Envelope
+                    && r.operation
+                        == if seal {
+                            Operation::Seal
+                        } else {
+                            Operation::Open
+                        }
+                    && r.batch_rows == 1
+                    && r.threads == 1
+            })
+            .map(|r| r.ns_per_value)
+    };
+    let mut capacity = Vec::new();
+    for m in &cfg.mixes {
+        for d in &cfg.descriptors {
+            let (b, a) = (d.backend, d.algorithm.name());
+            capacity.push(capacity::evaluate(m, b, a, cfg.target_qps, |c, s| {
+                single(b, a, c, s)
+            })?);
+        }
+    }
+    let oltp_comparison = if cfg.oltp.runs.is_empty() {
+        Vec::new()
+    } else {
+        oltp_result::compare(&cfg.oltp, |workload, range_size, encrypt| {
+            let Some(mix) = Mix::builtin(workload, range_size) else {
+                return Ok(None);
+            };
+            let d = encbench_registry::lookup(encrypt)
+                .map_err(|e| invalid_err!("--oltp-result: {e}"))?;
+            let row = capacity::evaluate(
+                &mix,
+                d.backend,
+                d.algorithm.name(),
+                cfg.target_qps,
+                |c, s| single(d.backend, d.algorithm.name(), c, s),
+            )?;
+            Ok(Some(row.decrypt_us_per_txn + row.seal_us_per_txn))
+        })?
+    };
+    Ok(Report {
+        tool: "column-bench",
+        version: env!("CARGO_PKG_VERSION"),
+        machine: Machine::detect(),
+        settings: Settings {
+            timing: cfg.timing,
+            rounds: cfg.rounds,
+            table: cfg.shape.table.clone(),
+            columns: cfg
+                .shape
+                .columns
+                .iter()
+                .map(|c| format!("{}:{}", c.name, c.lengths.describe()))
+                .collect(),
+            target_qps: cfg.target_qps,
+        },
+        results,
+        rows,
+        capacity,
+        oltp_comparison,
+    })
+}
+
+/// Per-row figures: the sum over the shape's columns of each single-thread,
+/// one-value-at-a-time variant.
+fn row_results(cfg: &Config, results: &[PointResult]) -> Vec<RowResult> {
+    let mut rows = Vec::new();
+    for d in &cfg.descriptors {
+        for v in cfg
+            .variants
+            .iter()
+            .filter(|v| v.batch_rows == 1 && v.threads == 1)
+        {
+            let per_col: Vec<&PointResult> = results
+                .iter()
+                .filter(|r| {
+                    r.backend == d.backend && r.algorithm == d.algorithm.name() && r.matches(v)
+                })
+                .collect();
+            if per_col.len() != cfg.shape.columns.len() {
+                continue;
+            }
+            let ns: f64 = per_col.iter().map(|r| r.ns_per_value).sum();
+            let bytes: f64 = per_col.iter().map(|r| r.value_bytes).sum();
+            rows.push(RowResult {
+                backend: d.backend.to_string(),
+                algorithm: d.algorithm.name().to_string(),
+                operation: v.operation,
+                key_mode: v.key_mode,
+                path: v.path,
+                columns: per_col.len(),
+                row_bytes: bytes,
+                ns_per_row: ns,
+                rows_per_sec: 1e9 / ns,
+            });
+        }
+    }
+    rows
+}

@@ -1,0 +1,642 @@
+//! The result type every exporter reads, and the exporters: terminal text,
+//! JSON, CSV, Markdown, and the SVG chart of ns per value against value size.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::error::{Error, Result, invalid};
+use encbench_registry::Descriptor;
+use serde::Serialize;
+
+use crate::capacity::CapacityRow;
+use crate::machine::Machine;
+use crate::measure::{KeyMode, Observations, Operation, PathKind, Timing, Variant};
+use crate::oltp_result::ComparisonRow;
+
+/// One measured point: one backend and algorithm, one column, one variant.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PointResult {
+    /// Backend name, e.g. `openssl`.
+    pub backend: String,
+    /// Algorithm name, e.g. `aes-256-gcm`.
+    pub algorithm: String,
+    /// Column name.
+    pub column: String,
+    /// Mean plaintext length of the column's values, bytes.
+    pub value_bytes: f64,
+    /// `open` or `seal`.
+    pub operation: Operation,
+    /// `reused` (key set up once) or `per_value` (key schedule per value).
+    pub key_mode: KeyMode,
+    /// `envelope` (the proxy's whole per-value path) or `bare` (the AEAD call only).
+    pub path: PathKind,
+    /// Values per timed unit (result-set rows).
+    pub batch_rows: usize,
+    /// Threads running at once, sharing one cipher.
+    pub threads: usize,
+    /// Median time per value on one thread, ns.
+    pub ns_per_value: f64,
+    /// 10th percentile of the per-sample ns per value, ns.
+    pub ns_per_value_p10: f64,
+    /// 90th percentile of the per-sample ns per value, ns.
+    pub ns_per_value_p90: f64,
+    /// Values per second of all threads together (threads x 1e9 / ns_per_value).
+    pub values_per_sec: f64,
+    /// Plaintext megabytes (10^6 bytes) per second of all threads together.
+    pub mb_per_sec: f64,
+    /// Samples the median is taken over (each sample = every value of the corpus once).
+    pub samples: usize,
+}
+
+impl PointResult {
+    /// Summarizes observations.
+    pub fn new(
+        d: &Descriptor,
+        column: &str,
+        value_bytes: f64,
+        v: &Variant,
+        o: &Observations,
+    ) -> PointResult {
+        let ns = o.quantile(0.5);
+        let vps = v.threads as f64 * 1e9 / ns;
+        PointResult {
+            backend: d.backend.to_string(),
+            algorithm: d.algorithm.name().to_string(),
+            column: column.to_string(),
+            value_bytes,
+            operation: v.operation,
+            key_mode: v.key_mode,
+            path: v.path,
+            batch_rows: v.batch_rows,
+            threads: v.threads,
+            ns_per_value: ns,
+            ns_per_value_p10: o.quantile(0.1),
+            ns_per_value_p90: o.quantile(0.9),
+            values_per_sec: vps,
+            mb_per_sec: vps * value_bytes / 1e6,
+            samples: o.ns_per_value.len(),
+        }
+    }
+
+    /// Whether this result was measured with variant `v`.
+    pub fn matches(&self, v: &Variant) -> bool {
+        self.operation == v.operation
+            && self.key_mode == v.key_mode
+            && self.path == v.path
+            && self.batch_rows == v.batch_rows
+            && self.threads == v.threads
+    }
+
+    /// Whether this is the proxy's reference point (open, key reused, envelope,
+    /// one value at a time, one thread).
+    pub fn is_reference(&self) -> bool {
+        self.operation == Operation::Open
+            && self.key_mode == KeyMode::Reused
+            && self.path == PathKind::Envelope
+            && self.batch_rows == 1
+            && self.threads == 1
+    }
+}
+
+/// One row of a shape: the sum over its columns.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RowResult {
+    /// Backend name.
+    pub backend: String,
+    /// Algorithm name.
+    pub algorithm: String,
+    /// `open` or `seal`.
+    pub operation: Operation,
+    /// Key mode.
+    pub key_mode: KeyMode,
+    /// Path.
+    pub path: PathKind,
+    /// Encrypted columns per row.
+    pub columns: usize,
+    /// Mean plaintext bytes per row (encrypted columns only), bytes.
+    pub row_bytes: f64,
+    /// Time per row on one thread (sum of the columns' medians), ns.
+    pub ns_per_row: f64,
+    /// Rows per second on one thread.
+    pub rows_per_sec: f64,
+}
+
+/// How the run was set up.
+#[derive(Clone, Debug, Serialize)]
+pub struct Settings {
+    /// Warm-up, measurement time and corpus size per point.
+    #[serde(flatten)]
+    pub timing: Timing,
+    /// Rounds over the whole grid (observations pooled).
+    pub rounds: usize,
+    /// Table name bound into the AAD.
+    pub table: String,
+    /// The columns as `NAME:LENGTHS` (bytes).
+    pub columns: Vec<String>,
+    /// QPS the capacity table sizes the proxy for.
+    pub target_qps: f64,
+}
+
+/// Everything `column-bench` reports; every output format is an exporter of this.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// `column-bench`.
+    pub tool: &'static str,
+    /// encbench version.
+    pub version: &'static str,
+    /// The machine measured.
+    pub machine: Machine,
+    /// The run's settings.
+    pub settings: Settings,
+    /// Every measured point.
+    pub results: Vec<PointResult>,
+    /// Per-row sums.
+    pub rows: Vec<RowResult>,
+    /// Proxy capacity per workload and backend.
+    pub capacity: Vec<CapacityRow>,
+    /// Model vs measured `oltp` runs (empty without `--oltp-result`).
+    pub oltp_comparison: Vec<ComparisonRow>,
+}
+
+/// A table of strings, rendered as aligned text or Markdown.
+struct Table {
+    title: String,
+    headers: Vec<&'static str>,
+    /// Right-align column i.
+    numeric: Vec<bool>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    fn text(&self, out: &mut String) {
+        let mut w: Vec<usize> = self.headers.iter().map(|h| h.len()).collect();
+        for r in &self.rows {
+            for (i, c) in r.iter().enumerate() {
+                w[i] = w[i].max(c.chars().count());
+            }
+        }
+        let _ = writeln!(out, "{}", self.title);
+        let line = |cells: Vec<String>, out: &mut String| {
+            let mut s = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                if i > 0 {
+                    s.push_str("  ");
+                }
+                if self.numeric[i] {
+                    let _ = write!(s, "{c:>width$}", width = w[i]);
+                } else {
+                    let _ = write!(s, "{c:<width$}", width = w[i]);
+                }
+            }
+            let _ = writeln!(out, "{}", s.trim_end());
+        };
+        line(self.headers.iter().map(|h| h.to_string()).collect(), out);
+        for r in &self.rows {
+            line(r.clone(), out);
+        }
+        out.push('\n');
+    }
+
+    fn markdown(&self, out: &mut String) {
+        let _ = writeln!(out, "### {}\n", self.title);
+        let _ = writeln!(out, "| {} |", self.headers.join(" | "));
+        let seps: Vec<&str> = self
+            .numeric
+            .iter()
+            .map(|n| if *n { "---:" } else { "---" })
+            .collect();
+        let _ = writeln!(out, "|{}|", seps.join("|"));
+        for r in &self.rows {
+            let _ = writeln!(out, "| {} |", r.join(" | "));
+        }
+        out.push('\n');
+    }
+}
+
+fn f1(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.1}")
+    } else {
+        "-".into()
+    }
+}
+
+fn f2(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.2}")
+    } else {
+        "-".into()
+    }
+}
+
+/// `1234567.8` as `1,234,568`.
+fn grouped(x: f64) -> String {
+    if !x.is_finite() {
+        return "-".into();
+    }
+    let s = format!("{:.0}", x.abs());
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if x < 0.0 { format!("-{out}") } else { out }
+}
+
+impl Report {
+    fn tables(&self) -> Vec<Table> {
+        let mut tables = Vec::new();
+        let mut t = Table {
+            title: "Per value, one thread (ns per value: median [p10-p90])".into(),
+            headers: vec![
+                "backend:algorithm",
+                "column",
+                "bytes",
+                "op",
+                "key",
+                "path",
+                "batch",
+                "ns/value",
+                "p10-p90",
+                "values/s",
+                "MB/s",
+            ],
+            numeric: vec![
+                false, false, true, false, false, false, true, true, true, true, true,
+            ],
+            rows: Vec::new(),
+        };
+        for r in self.results.iter().filter(|r| r.threads == 1) {
+            t.rows.push(vec![
+                format!("{}:{}", r.backend, r.algorithm),
+                r.column.clone(),
+                f1(r.value_bytes),
+                r.operation.name().into(),
+                r.key_mode.name().into(),
+                r.path.name().into(),
+                r.batch_rows.to_string(),
+                f1(r.ns_per_value),
+                format!("{}-{}", f1(r.ns_per_value_p10), f1(r.ns_per_value_p90)),
+                grouped(r.values_per_sec),
+                f1(r.mb_per_sec),
+            ]);
+        }
+        tables.push(t);
+
+        let mut threads: Vec<usize> = self.results.iter().map(|r| r.threads).collect();
+        threads.sort_unstable();
+        threads.dedup();
+        if threads.len() > 1 {
+            let mut t = Table {
+                title: "Thread scaling (open, key reused, envelope, one value at a time)".into(),
+                headers: vec![
+                    "backend:algorithm",
+                    "column",
+                    "threads",
+                    "ns/value per thread",
+                    "values/s (all threads)",
+                    "speed-up vs 1 thread",
+                ],
+                numeric: vec![false, false, true, true, true, true],
+                rows: Vec::new(),
+            };
+            for r in self.results.iter().filter(|r| {
+                r.operation == Operation::Open
+                    && r.key_mode == KeyMode::Reused
+                    && r.path == PathKind::Envelope
+                    && r.batch_rows == 1
+            }) {
+                let one = self
+                    .results
+                    .iter()
+                    .find(|o| {
+                        o.is_reference()
+                            && o.backend == r.backend
+                            && o.algorithm == r.algorithm
+                            && o.column == r.column
+                    })
+                    .map_or(f64::NAN, |o| o.values_per_sec);
+                t.rows.push(vec![
+                    format!("{}:{}", r.backend, r.algorithm),
+                    r.column.clone(),
+                    r.threads.to_string(),
+                    f1(r.ns_per_value),
+                    grouped(r.values_per_sec),
+                    f2(r.values_per_sec / one),
+                ]);
+            }
+            tables.push(t);
+        }
+
+        let mut t = Table {
+            title: "Per row (sum over the columns, one thread)".into(),
+            headers: vec![
+                "backend:algorithm",
+                "op",
+                "key",
+                "path",
+                "row bytes",
+                "ns/row",
+                "rows/s",
+            ],
+            numeric: vec![false, false, false, false, true, true, true],
+            rows: Vec::new(),
+        };
+        for r in &self.rows {
+            t.rows.push(vec![
+                format!("{}:{}", r.backend, r.algorithm),
+                r.operation.name().into(),
+                r.key_mode.name().into(),
+                r.path.name().into(),
+                f1(r.row_bytes),
+                f1(r.ns_per_row),
+                grouped(r.rows_per_sec),
+            ]);
+        }
+        tables.push(t);
+
+        if !self.capacity.is_empty() {
+            let mut t = Table {
+                title: format!(
+                    "Proxy capacity, crypto only (target {} QPS)",
+                    grouped(self.settings.target_qps)
+                ),
+                headers: vec![
+                    "workload",
+                    "backend:algorithm",
+                    "opens/txn",
+                    "seals/txn",
+                    "decrypt us/txn",
+                    "seal us/txn",
+                    "txn/s per core",
+                    "queries/txn",
+                    "QPS per core",
+                    "cores for target",
+                ],
+                numeric: vec![false, false, true, true, true, true, true, true, true, true],
+                rows: Vec::new(),
+            };
+            for c in &self.capacity {
+                t.rows.push(vec![
+                    c.workload.clone(),
+                    format!("{}:{}", c.backend, c.algorithm),
+                    grouped(c.opens_per_txn),
+                    grouped(c.seals_per_txn),
+                    f2(c.decrypt_us_per_txn),
+                    f2(c.seal_us_per_txn),
+                    grouped(c.txn_per_sec_per_core),
+                    grouped(c.queries_per_txn),
+                    grouped(c.qps_per_core),
+                    f2(c.cores_for_target),
+                ]);
+            }
+            tables.push(t);
+        }
+
+        if !self.oltp_comparison.is_empty() {
+            let mut t = Table {
+                title: "Model vs oltp run: client CPU per transaction (us)".into(),
+                headers: vec![
+                    "workload",
+                    "threads",
+                    "encrypt",
+                    "TPS plain",
+                    "TPS encrypted",
+                    "CPU plain",
+                    "CPU encrypted",
+                    "measured overhead",
+                    "predicted (crypto)",
+                    "predicted/measured",
+                ],
+                numeric: vec![false, true, false, true, true, true, true, true, true, true],
+                rows: Vec::new(),
+            };
+            for c in &self.oltp_comparison {
+                t.rows.push(vec![
+                    c.workload.clone(),
+                    c.threads.to_string(),
+                    c.encrypt.clone(),
+                    grouped(c.plaintext_tps),
+                    grouped(c.encrypted_tps),
+                    f1(c.plaintext_cpu_us_per_txn),
+                    f1(c.encrypted_cpu_us_per_txn),
+                    f1(c.measured_overhead_us_per_txn),
+                    f1(c.predicted_us_per_txn),
+                    f2(c.predicted_share),
+                ]);
+            }
+            tables.push(t);
+        }
+        tables
+    }
+
+    fn header_line(&self) -> String {
+        let m = &self.machine;
+        format!(
+            "column-bench {}: {} ({} logical CPUs; {}); table {}, columns {}; {} ms warm-up + {} ms per point, {} values per sample, {} round(s)",
+            self.version,
+            m.cpu_model,
+            m.logical_cpus,
+            if m.cpu_features.is_empty() {
+                "no CPU features detected".to_string()
+            } else {
+                m.cpu_features.join(" ")
+            },
+            self.settings.table,
+            self.settings.columns.join(","),
+            self.settings.timing.warmup_ms,
+            self.settings.timing.measure_ms,
+            self.settings.timing.corpus_rows,
+            self.settings.rounds
+        )
+    }
+
+    /// The terminal tables.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "{}\n", self.header_line());
+        for t in self.tables() {
+            t.text(&mut s);
+        }
+        if !self.capacity.is_empty() {
+            let _ = writeln!(s, "{}", CAPACITY_NOTE);
+        }
+        s
+    }
+
+    /// The same tables in Markdown.
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "{}\n", self.header_line());
+        for t in self.tables() {
+            t.markdown(&mut s);
+        }
+        if !self.capacity.is_empty() {
+            let _ = writeln!(s, "{}", CAPACITY_NOTE);
+        }
+        s
+    }
+
+    /// The whole report as pretty JSON.
+    ///
+    /// # Errors
+    /// Serialization fails (not expected).
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string_pretty(self)
+            .map(|s| s + "\n")
+            .map_err(|e| Error::Output {
+                format: "json",
+                detail: e.to_string(),
+            })
+    }
+
+    /// CSV: the `results` table, a blank line, then the `capacity` table, each
+    /// with its own header row (field names as in the JSON).
+    ///
+    /// # Errors
+    /// Serialization fails (not expected).
+    pub fn to_csv(&self) -> Result<String> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        for r in &self.results {
+            w.serialize(r).map_err(|e| csv_err(&e))?;
+        }
+        let mut bytes = w.into_inner().map_err(|e| csv_err(e.error()))?;
+        if !self.capacity.is_empty() {
+            bytes.push(b'\n');
+            let mut w = csv::Writer::from_writer(bytes);
+            for c in &self.capacity {
+                w.serialize(c).map_err(|e| csv_err(&e))?;
+            }
+            bytes = w.into_inner().map_err(|e| csv_err(e.error()))?;
+        }
+        String::from_utf8(bytes).map_err(|e| Error::Output {
+            format: "csv",
+            detail: e.to_string(),
+        })
+    }
+
+    /// The SVG chart: ns per value (open, key reused, envelope, one thread, one
+    /// value at a time) against value size, one line per backend and algorithm.
+    ///
+    /// # Errors
+    /// Drawing fails.
+    pub fn to_svg(&self) -> Result<String> {
+        use plotters::prelude::*;
+        let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+        for r in self.results.iter().filter(|r| r.is_reference()) {
+            let name = format!("{}:{}", r.backend, r.algorithm);
+            match series.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, pts)) => pts.push((r.value_bytes, r.ns_per_value)),
+                None => series.push((name, vec![(r.value_bytes, r.ns_per_value)])),
+            }
+        }
+        for (_, pts) in &mut series {
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        let x_max = series
+            .iter()
+            .flat_map(|(_, p)| p.iter().map(|x| x.0))
+            .fold(1.0f64, f64::max);
+        let y_max = series
+            .iter()
+            .flat_map(|(_, p)| p.iter().map(|x| x.1))
+            .fold(1.0f64, f64::max);
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
+            root.fill(&WHITE).map_err(svg_err)?;
+            let mut chart = ChartBuilder::on(&root)
+                .caption(
+                    "column-bench: open, key reused, envelope path, one thread",
+                    ("sans-serif", 20),
+                )
+                .margin(15)
+                .x_label_area_size(45)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0.0..x_max * 1.1, 0.0..y_max * 1.15)
+                .map_err(svg_err)?;
+            chart
+                .configure_mesh()
+                .x_desc("value size (bytes)")
+                .y_desc("ns per value")
+                .draw()
+                .map_err(svg_err)?;
+            for (i, (name, pts)) in series.iter().enumerate() {
+                let color = Palette99::pick(i).to_rgba();
+                chart
+                    .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+                    .map_err(svg_err)?
+                    .label(name.clone())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                    });
+                chart
+                    .draw_series(pts.iter().map(|p| Circle::new(*p, 3, color.filled())))
+                    .map_err(svg_err)?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()
+                .map_err(svg_err)?;
+            root.present().map_err(svg_err)?;
+        }
+        Ok(svg)
+    }
+}
+
+fn csv_err(e: &dyn std::fmt::Display) -> Error {
+    Error::Output {
+        format: "csv",
+        detail: e.to_string(),
+    }
+}
+
+fn svg_err(e: impl std::fmt::Display) -> Error {
+    Error::Output {
+        format: "svg",
+        detail: e.to_string(),
+    }
+}
+
+/// What the capacity table counts, printed under it.
+pub const CAPACITY_NOTE: &str = "Capacity counts the AEAD and envelope work per value only (single-thread ns/value of open and seal, key reused): \
+not MySQL protocol handling, envelope bytes on the wire, client-side ORDER BY/DISTINCT, or allocation. \
+oltp_read_only: 10 + 3 x range_size values of c opened per transaction, 16 queries per transaction (BEGIN and COMMIT included).";
+
+/// Writes `bytes` to `path` atomically (a temporary file in the same directory,
+/// then a rename), so a failed run never leaves a partial file.
+///
+/// # Errors
+/// The directory does not exist or cannot be written, or `path` is a directory;
+/// the message names `flag`.
+pub fn write_atomically(path: &Path, bytes: &[u8], flag: &str) -> Result<()> {
+    use std::io::Write as _;
+    if path.is_dir() {
+        invalid!("{flag} {} is a directory: give a file name", path.display());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let fail = || {
+        format!(
+            "{flag} {} cannot be written (is {} an existing, writable directory?)",
+            path.display(),
+            dir.display()
+        )
+    };
+    let io = |source| Error::Io {
+        context: fail(),
+        source,
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
