@@ -11,7 +11,8 @@
 //!   value before it is opened, as products with a data key per value do (the
 //!   unwrapping of that data key is not included).
 //! - [`PathKind::Envelope`]: the whole per-value path above; [`PathKind::Bare`]:
-//!   only `Aead::open_in_place_detached` on the same nonce, AAD, ciphertext and tag
+//!   only `Aead::open_in_place` (the detached call for length-preserving algorithms)
+//!   on the same nonce, AAD, ciphertext and tag
 //!   (AAD built beforehand), so the difference is the envelope's own cost.
 //! - batches: `batch_rows` values of a result set opened as one unit by
 //!   [`open_batch`] (today a loop over the per-value call).
@@ -358,10 +359,11 @@ impl Corpus {
     fn open_bare(&self, aead: &dyn Aead, i: usize, buf: &mut [u8]) -> Result<()> {
         let hdr = encbench_registry::envelope::HEADER_LEN;
         let nonce_end = hdr + self.nonce_len();
-        let body_end = buf.len() - self.descriptor.algorithm.tag_len();
-        let (head, tag) = buf.split_at_mut(body_end);
-        let (header_nonce, body) = head.split_at_mut(nonce_end);
-        aead.open_in_place_detached(&header_nonce[hdr..], &self.aads[i], body, tag)
+        let (header_nonce, sealed) = buf.split_at_mut(nonce_end);
+        // `open_in_place` is the detached call for length-preserving algorithms and
+        // the padded path for AES-256-CBC-HMAC-SHA256.
+        aead.open_in_place(&header_nonce[hdr..], &self.aads[i], sealed)
+            .map(|_| ())
             .map_err(|source| crypto(self.descriptor, "opening a value", source))
     }
 }
@@ -423,8 +425,9 @@ impl Worker {
 /// Opens the values `first..first + bufs.len()` of a result set as one unit,
 /// through the envelope path with the shared cipher.
 ///
-/// This is the one place a batch is opened: it loops over the per-value call
-/// today, and is where a batch method of the `Aead` trait will be called.
+/// This is the one place a batch is opened. The envelope has no batch form (each
+/// value carries its own key id, nonce and AAD), so a batch is the per-value
+/// envelope open, N times in one timed unit; `Aead::open_batch` is the bare AEAD's.
 ///
 /// # Errors
 /// The first value that does not open.
@@ -503,19 +506,25 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
             let hdr = encbench_registry::envelope::HEADER_LEN;
             let nonce_end = hdr + corpus.nonce_len();
             let shared = corpus.cipher.keyring().active().1;
+            let detached = corpus.descriptor.algorithm.is_length_preserving();
             for (i, (buf, tag)) in w.bufs.iter_mut().zip(w.tags.iter_mut()).enumerate() {
                 let nonce = &corpus.envelopes[i][hdr..nonce_end];
-                match key_mode {
-                    KeyMode::Reused => shared
-                        .seal_in_place_detached(nonce, &corpus.aads[i], buf, tag)
-                        .map_err(|e| crypto(corpus.descriptor, "sealing a value", e))?,
+                let owned;
+                let aead: &dyn Aead = match key_mode {
+                    KeyMode::Reused => shared,
                     KeyMode::PerValue => {
-                        let aead = (corpus.descriptor.new_key)(corpus.key.as_bytes())
+                        owned = (corpus.descriptor.new_key)(corpus.key.as_bytes())
                             .map_err(|e| crypto(corpus.descriptor, "key setup", e))?;
-                        aead.seal_in_place_detached(nonce, &corpus.aads[i], buf, tag)
-                            .map_err(|e| crypto(corpus.descriptor, "sealing a value", e))?;
+                        owned.as_ref()
                     }
-                }
+                };
+                // The padded CBC algorithm has no detached form: it grows `buf`.
+                let sealed = if detached {
+                    aead.seal_in_place_detached(nonce, &corpus.aads[i], buf, tag)
+                } else {
+                    aead.seal_in_place(nonce, &corpus.aads[i], buf)
+                };
+                sealed.map_err(|e| crypto(corpus.descriptor, "sealing a value", e))?;
             }
         }
     }
