@@ -1,3 +1,13 @@
-//! tls-bench: TLS handshake and record overhead against plain TCP.
+//! tls-bench: what TLS costs a database connection, against plain TCP.
 //!
-//! Not built yet beyond this placeholder: see the project's issue tracker.
+//! Data flows one way: configuration ([`config`], [`cli`]) -> work (the
+//! sections [`handshake`], [`record`], [`latency`], [`bulk`], [`footprint`],
+//! over the transports of [`tls`]) -> measurement ([`measure`]) -> report
+//! ([`report`], [`chart`]). Every exporter reads the one [`report::Report`].
+
+pub mod config;
+pub mod error;
+pub mod pki;
+pub mod tls;
+
+pub use error::{Error, Result};
