@@ -5,7 +5,14 @@
 //! over the transports of [`tls`]) -> measurement ([`measure`]) -> report
 //! ([`report`], [`chart`]). Every exporter reads the one [`report::Report`].
 
+pub mod bulk;
 pub mod config;
+pub mod counting;
+pub mod handshake;
+pub mod latency;
+pub mod measure;
+pub mod net;
+pub mod record;
 pub mod error;
 pub mod pki;
 pub mod tls;

@@ -458,7 +458,10 @@ fn configure_openssl(
         TlsVersion::Tls13 => b.set_ciphersuites(&suite.openssl_name())?,
         TlsVersion::Tls12 => b.set_cipher_list(&suite.openssl_name())?,
     }
-    b.set_groups_list("X25519")?;
+    // P-256 is listed after X25519 (so never chosen for the key exchange) because OpenSSL
+    // will not use an ECDSA P-256 certificate in TLS 1.2 unless the client lists the
+    // curve (RFC 8422 §5.1).
+    b.set_groups_list("X25519:P-256")?;
     Ok(())
 }
 
