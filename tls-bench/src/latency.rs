@@ -50,7 +50,7 @@ pub struct LatencyRow {
     pub response_bytes: usize,
 }
 
-/// Runs `connections` clients of `params` for `duration` (after `warmup`).
+/// Runs `connections` clients of `params` for `duration` after an unmeasured `warmup`.
 ///
 /// # Errors
 /// Connection errors and timeouts of any client or of the server.
@@ -59,8 +59,7 @@ pub async fn measure(
     pki: &Pki,
     connections: u32,
     exchange: Exchange,
-    duration: Duration,
-    warmup: Duration,
+    (duration, warmup): (Duration, Duration),
     bind: SocketAddr,
     timeout: Duration,
 ) -> Result<LatencyRow> {

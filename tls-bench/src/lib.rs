@@ -6,6 +6,8 @@
 //! ([`report`], [`chart`]). Every exporter reads the one [`report::Report`].
 
 pub mod bulk;
+pub mod chart;
+pub mod cli;
 pub mod config;
 pub mod counting;
 pub mod handshake;
@@ -13,7 +15,10 @@ pub mod latency;
 pub mod measure;
 pub mod net;
 pub mod record;
+pub mod report;
+pub mod run;
 pub mod error;
+pub mod footprint;
 pub mod pki;
 pub mod tls;
 
