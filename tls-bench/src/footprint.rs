@@ -1,5 +1,5 @@
 //! Footprint, the study's "about 5%": the same minimal MySQL-style client
-//! (`tls-bench/footprint/*`: connect, greeting, COM_QUERY, OK) built without
+//! (`tls-bench/footprint`: connect, greeting, COM_QUERY, OK) built without
 //! TLS, with rustls, and with OpenSSL linked dynamically; each binary stripped
 //! (a copy, with `strip`), and for OpenSSL the libssl and libcrypto it loads
 //! (found with `ldd`) counted too. Every program is also run once against a
@@ -7,7 +7,7 @@
 //! does not work.
 //!
 //! The programs are built ahead of time, not by tls-bench:
-//! `cargo build --release -p footprint-plain -p footprint-rustls -p footprint-openssl`.
+//! `cargo build --release -p tls-bench-footprint`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,8 +23,7 @@ use crate::pki::Pki;
 use crate::tls::{BoxIo, Server, TlsParams, with_timeout};
 
 /// The command that builds the programs.
-pub const BUILD_COMMAND: &str =
-    "cargo build --release -p footprint-plain -p footprint-rustls -p footprint-openssl";
+pub const BUILD_COMMAND: &str = "cargo build --release -p tls-bench-footprint";
 
 /// One variant's size.
 #[derive(Clone, Debug, Serialize)]

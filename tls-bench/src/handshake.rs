@@ -10,6 +10,9 @@
 //! Memory harness (rustls only): client and server connections driven directly,
 //! bytes moved between them in memory, each side's time taken as rustls'
 //! `rustls-bench` does (work is charged to the side that processes the bytes).
+//!
+//! Both harnesses time each side with the thread CPU clock
+//! (CLOCK_THREAD_CPUTIME_ID), so preemption on a busy machine does not count.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -24,7 +27,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::config::{Resumption, Transport};
 use crate::error::{Error, Result};
-use crate::measure::{Latency, thread_cpu};
+use crate::measure::{Latency, thread_cpu, thread_cpu_now, thread_user_system};
 use crate::pki::{Pki, SERVER_NAME};
 use crate::tls::{Client, Server, TlsParams, with_timeout};
 
@@ -83,6 +86,19 @@ pub struct HandshakeRow {
     pub client_cpu_us: f64,
     /// Time in the server's code per handshake, µs.
     pub server_cpu_us: f64,
+    /// Of `client_cpu_us`, the time inside the TLS handshake alone (no TCP
+    /// connect, no greeting), µs: what the memory harness measures.
+    pub client_handshake_us: f64,
+    /// Of `server_cpu_us`, the time inside the TLS handshake alone, µs.
+    pub server_handshake_us: f64,
+    /// 1e6 / (client_handshake_us + server_handshake_us): the handshake alone
+    /// over sockets, comparable with the memory harness (rustls-bench's method).
+    pub handshake_only_per_sec: f64,
+    /// User-space CPU per handshake, both sides, µs (getrusage; tick-granular,
+    /// meaningful over many handshakes). Memory harness: all of its CPU time.
+    pub user_us: f64,
+    /// Kernel CPU per handshake, both sides, µs (syscalls, loopback TCP); 0 in memory.
+    pub system_us: f64,
     /// Connect + handshake (+ 1-byte greeting for `socket`) latency, µs.
     pub latency_us: Percentiles,
     /// Core the socket harness's thread was pinned to, if any.
@@ -139,8 +155,9 @@ pub fn bind(addr: SocketAddr) -> Result<std::net::TcpListener> {
     Ok(l)
 }
 
-/// A future that adds the time spent inside its `poll` to a counter, so that one
-/// thread running both sides can still say which side spent the time.
+/// A future that adds the thread CPU time spent inside its `poll` to a counter,
+/// so that one thread running both sides can still say which side spent it
+/// (CPU time, not wall time: preemption on a busy machine does not count).
 struct Timed<F> {
     inner: Pin<Box<F>>,
     ns: Arc<AtomicU64>,
@@ -149,10 +166,10 @@ struct Timed<F> {
 impl<F: Future> Future for Timed<F> {
     type Output = F::Output;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let t = Instant::now();
+        let t = thread_cpu_now();
         let r = self.inner.as_mut().poll(cx);
         self.ns
-            .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            .fetch_add((thread_cpu_now() - t).as_nanos() as u64, Ordering::Relaxed);
         r
     }
 }
@@ -168,6 +185,7 @@ async fn serve_sequential(
     listener: tokio::net::TcpListener,
     server: Server,
     ns: Arc<AtomicU64>,
+    tls_ns: Arc<AtomicU64>,
     timeout: Duration,
 ) -> Result<()> {
     loop {
@@ -177,7 +195,7 @@ async fn serve_sequential(
         timed(&ns, async {
             tcp.set_nodelay(true)
                 .map_err(|e| Error::io("set TCP_NODELAY", e))?;
-            let mut est = server.accept(tcp, timeout).await?;
+            let mut est = timed(&tls_ns, server.accept(tcp, timeout)).await?;
             with_timeout("write greeting", timeout, async {
                 est.stream.write_all(&[GREETING]).await?;
                 est.stream.flush().await
@@ -191,13 +209,18 @@ async fn serve_sequential(
     }
 }
 
-async fn one_handshake(client: &Client, addr: SocketAddr, timeout: Duration) -> Result<bool> {
+async fn one_handshake(
+    client: &Client,
+    addr: SocketAddr,
+    tls_ns: &Arc<AtomicU64>,
+    timeout: Duration,
+) -> Result<bool> {
     let tcp = with_timeout("connect", timeout, tokio::net::TcpStream::connect(addr))
         .await?
         .map_err(|e| Error::io(format!("connect to {addr}"), e))?;
     tcp.set_nodelay(true)
         .map_err(|e| Error::io("set TCP_NODELAY", e))?;
-    let mut est = client.connect(tcp, timeout).await?;
+    let mut est = timed(tls_ns, client.connect(tcp, timeout)).await?;
     let mut b = [0u8; 1];
     with_timeout("read greeting", timeout, est.stream.read_exact(&mut b))
         .await?
@@ -243,6 +266,15 @@ pub fn socket(params: &TlsParams, pki: &Pki, opts: &HandshakeOptions) -> Result<
         .map_err(|_| Error::Protocol("the handshake thread panicked".to_string()))?
 }
 
+struct Sides {
+    client: f64,
+    server: f64,
+    client_tls: f64,
+    server_tls: f64,
+    user: f64,
+    system: f64,
+}
+
 async fn run_socket(
     params: TlsParams,
     server: Server,
@@ -256,30 +288,37 @@ async fn run_socket(
         tokio::net::TcpListener::from_std(std_listener).map_err(|e| Error::io("listen", e))?;
     let server_ns = Arc::new(AtomicU64::new(0));
     let client_ns = Arc::new(AtomicU64::new(0));
+    let server_tls_ns = Arc::new(AtomicU64::new(0));
+    let client_tls_ns = Arc::new(AtomicU64::new(0));
     let server_task = tokio::spawn(serve_sequential(
         listener,
         server,
         server_ns.clone(),
+        server_tls_ns.clone(),
         timeout,
     ));
     let want_resumed = params.resumption != Resumption::Full;
     let measured = async {
         for _ in 0..opts.warmup.max(1) {
-            timed(&client_ns, one_handshake(&client, addr, timeout)).await?;
+            timed(&client_ns, one_handshake(&client, addr, &client_tls_ns, timeout)).await?;
         }
         // Let the server finish its last connection before the counters are read.
         tokio::task::yield_now().await;
-        let (s0, c0) = (
-            server_ns.load(Ordering::Relaxed),
-            client_ns.load(Ordering::Relaxed),
+        let load = |a: &Arc<AtomicU64>| a.load(Ordering::Relaxed);
+        let (s0, c0, st0, ct0) = (
+            load(&server_ns),
+            load(&client_ns),
+            load(&server_tls_ns),
+            load(&client_tls_ns),
         );
         let cpu0 = thread_cpu().map_err(|e| Error::io("read thread CPU time", e))?;
+        let us0 = thread_user_system().map_err(|e| Error::io("read thread CPU time", e))?;
         let mut lat = Latency::new();
         let mut n = 0u64;
         let start = Instant::now();
         while n == 0 || start.elapsed() < opts.duration {
             let t = Instant::now();
-            let resumed = timed(&client_ns, one_handshake(&client, addr, timeout)).await?;
+            let resumed = timed(&client_ns, one_handshake(&client, addr, &client_tls_ns, timeout)).await?;
             lat.record(t.elapsed());
             n += 1;
             if resumed != want_resumed {
@@ -296,14 +335,24 @@ async fn run_socket(
         tokio::task::yield_now().await;
         let wall = start.elapsed();
         let cpu = thread_cpu().map_err(|e| Error::io("read thread CPU time", e))? - cpu0;
-        let server_us = (server_ns.load(Ordering::Relaxed) - s0) as f64 / 1e3;
-        let client_us = (client_ns.load(Ordering::Relaxed) - c0) as f64 / 1e3;
-        Ok((n, wall, cpu, client_us, server_us, lat))
+        let us1 = thread_user_system().map_err(|e| Error::io("read thread CPU time", e))?;
+        let system = (us1.1 - us0.1).as_secs_f64() * 1e6;
+        let user = (us1.0 - us0.0).as_secs_f64() * 1e6;
+        let us = |a: &Arc<AtomicU64>, base: u64| (load(a) - base) as f64 / 1e3;
+        let sides = Sides {
+            client: us(&client_ns, c0),
+            server: us(&server_ns, s0),
+            client_tls: us(&client_tls_ns, ct0),
+            server_tls: us(&server_tls_ns, st0),
+            user,
+            system,
+        };
+        Ok((n, wall, cpu, sides, lat))
     }
     .await;
     server_task.abort();
     let server_end = server_task.await;
-    let (n, wall, cpu, client_us, server_us, lat) = match measured {
+    let (n, wall, cpu, sides, lat) = match measured {
         Ok(m) => m,
         Err(e) => {
             // A server-side failure is the better explanation of a client error.
@@ -334,8 +383,13 @@ async fn run_socket(
         handshakes: n,
         handshakes_per_sec: nf / wall.as_secs_f64(),
         cpu_handshakes_per_sec: nf / cpu.as_secs_f64(),
-        client_cpu_us: client_us / nf,
-        server_cpu_us: server_us / nf,
+        client_cpu_us: sides.client / nf,
+        server_cpu_us: sides.server / nf,
+        client_handshake_us: sides.client_tls / nf,
+        server_handshake_us: sides.server_tls / nf,
+        handshake_only_per_sec: nf * 1e6 / (sides.client_tls + sides.server_tls),
+        user_us: sides.user / nf,
+        system_us: sides.system / nf,
         latency_us: Percentiles::of(&lat),
         core: opts.core,
     })
@@ -394,24 +448,24 @@ pub fn memory(params: &TlsParams, pki: &Pki, duration: Duration) -> Result<Hands
     let mut first = true;
     let mut cpu0 = None;
     while first || start.elapsed() < duration || n == 0 {
-        let t = Instant::now();
+        let t = thread_cpu_now();
         let mut client = Connection::Client(
             ClientConnection::new(client_cfg.clone(), name.clone()).map_err(|e| fail("client", &e))?,
         );
-        let mut client_time = t.elapsed();
-        let t = Instant::now();
+        let mut client_time = thread_cpu_now() - t;
+        let t = thread_cpu_now();
         let mut server = Connection::Server(
             ServerConnection::new(server_cfg.clone()).map_err(|e| fail("server", &e))?,
         );
-        let mut server_time = t.elapsed();
+        let mut server_time = thread_cpu_now() - t;
         for round in 0..4 {
-            let t = Instant::now();
+            let t = thread_cpu_now();
             if round % 2 == 0 {
                 pump(&mut client, &mut server).map_err(|e| fail("server", &e))?;
-                server_time += t.elapsed();
+                server_time += thread_cpu_now() - t;
             } else {
                 pump(&mut server, &mut client).map_err(|e| fail("client", &e))?;
-                client_time += t.elapsed();
+                client_time += thread_cpu_now() - t;
             }
         }
         if client.is_handshaking() || server.is_handshaking() {
@@ -455,6 +509,11 @@ pub fn memory(params: &TlsParams, pki: &Pki, duration: Duration) -> Result<Hands
         cpu_handshakes_per_sec: (n + wrong_kind) as f64 / cpu.as_secs_f64(),
         client_cpu_us,
         server_cpu_us,
+        client_handshake_us: client_cpu_us,
+        server_handshake_us: server_cpu_us,
+        handshake_only_per_sec: 1e6 / (client_cpu_us + server_cpu_us),
+        user_us: client_cpu_us + server_cpu_us,
+        system_us: 0.0,
         latency_us: Percentiles::of(&lat),
         core: None,
     })

@@ -70,3 +70,22 @@ pub fn thread_cpu() -> std::io::Result<Duration> {
         .map_err(std::io::Error::from)?;
     Ok(Duration::from(ts))
 }
+
+/// [`thread_cpu`] for hot paths: zero if the clock cannot be read. Callers check
+/// the clock once with [`thread_cpu`] before relying on this.
+pub fn thread_cpu_now() -> Duration {
+    thread_cpu().unwrap_or(Duration::ZERO)
+}
+
+/// User and system CPU time of the calling thread so far (getrusage RUSAGE_THREAD).
+///
+/// # Errors
+/// The operating system's error.
+pub fn thread_user_system() -> std::io::Result<(Duration, Duration)> {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let u = getrusage(UsageWho::RUSAGE_THREAD).map_err(std::io::Error::from)?;
+    let tv = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(t.tv_sec().max(0) as u64) + Duration::from_micros(t.tv_usec().max(0) as u64)
+    };
+    Ok((tv(u.user_time()), tv(u.system_time())))
+}

@@ -2,7 +2,7 @@
 //! dynamically): connect, TLS handshake verifying the server against CA.der,
 //! greeting, COM_QUERY, OK. Usage: `footprint-openssl HOST:PORT CA.der`.
 
-#[path = "../../common.rs"]
+#[path = "../common.rs"]
 mod common;
 
 use std::process::ExitCode;

@@ -2,7 +2,7 @@
 //! connect, TLS handshake verifying the server against CA.der, greeting,
 //! COM_QUERY, OK. Usage: `footprint-rustls HOST:PORT CA.der`.
 
-#[path = "../../common.rs"]
+#[path = "../common.rs"]
 mod common;
 
 use std::process::ExitCode;

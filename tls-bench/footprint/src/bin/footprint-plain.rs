@@ -1,7 +1,7 @@
 //! tls-bench footprint program, no TLS: connect, greeting, COM_QUERY, OK.
 //! Usage: `footprint-plain HOST:PORT`; prints `ok` and exits 0 on success.
 
-#[path = "../../common.rs"]
+#[path = "../common.rs"]
 mod common;
 
 use std::process::ExitCode;
