@@ -44,25 +44,32 @@ pub async fn measure(
     timeout: Duration,
 ) -> Result<BulkRow> {
     let chain = pki.chain(params.cert);
-    let server = net::serve(Server::new(params, chain)?, bind, timeout, move |mut s| async move {
-        let mut buf = vec![0u8; 256 * 1024];
-        let mut got = 0u64;
-        while got < total {
-            let n = with_timeout("server read", timeout, s.read(&mut buf))
-                .await?
-                .map_err(|e| Error::io("server read", e))?;
-            if n == 0 {
-                return Err(Error::Protocol(format!("bulk: EOF after {got} of {total} bytes")));
+    let server = net::serve(
+        Server::new(params, chain)?,
+        bind,
+        timeout,
+        move |mut s| async move {
+            let mut buf = vec![0u8; 256 * 1024];
+            let mut got = 0u64;
+            while got < total {
+                let n = with_timeout("server read", timeout, s.read(&mut buf))
+                    .await?
+                    .map_err(|e| Error::io("server read", e))?;
+                if n == 0 {
+                    return Err(Error::Protocol(format!(
+                        "bulk: EOF after {got} of {total} bytes"
+                    )));
+                }
+                got += n as u64;
             }
-            got += n as u64;
-        }
-        with_timeout("server ack", timeout, async {
-            s.write_all(&[1]).await?;
-            s.flush().await
-        })
-        .await?
-        .map_err(|e| Error::io("server ack", e))
-    })?;
+            with_timeout("server ack", timeout, async {
+                s.write_all(&[1]).await?;
+                s.flush().await
+            })
+            .await?
+            .map_err(|e| Error::io("server ack", e))
+        },
+    )?;
     let client = Client::new(params, &chain.ca)?;
     let result = async {
         let mut est = net::connect(&client, server.addr, timeout).await?;

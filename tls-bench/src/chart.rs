@@ -36,18 +36,23 @@ pub fn latency(report: &Report, path: &Path) -> Result<()> {
         .map(|r| r.avg_us / 1e3)
         .fold(0.0f64, f64::max)
         * 1.1;
-    let xmax = report.latency.iter().map(|r| r.connections).max().unwrap_or(1);
+    let xmax = report
+        .latency
+        .iter()
+        .map(|r| r.connections)
+        .max()
+        .unwrap_or(1);
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(draw_err)?;
     let mut chart = ChartBuilder::on(&root)
-        .caption("Average round trip vs concurrent connections", ("sans-serif", 20))
+        .caption(
+            "Average round trip vs concurrent connections",
+            ("sans-serif", 20),
+        )
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d(
-            (1u32..xmax.max(2)).log_scale(),
-            0.0..ymax.max(0.001),
-        )
+        .build_cartesian_2d((1u32..xmax.max(2)).log_scale(), 0.0..ymax.max(0.001))
         .map_err(draw_err)?;
     chart
         .configure_mesh()
@@ -80,7 +85,9 @@ pub fn latency(report: &Report, path: &Path) -> Result<()> {
             .draw_series(LineSeries::new(pts, color.stroke_width(2)))
             .map_err(draw_err)?
             .label(name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
     }
     chart
         .configure_series_labels()
@@ -107,7 +114,10 @@ pub fn handshakes(report: &Report, path: &Path) -> Result<()> {
         .iter()
         .map(|r| {
             if r.transport.is_tls() {
-                format!("{} {} {} {}", r.transport, r.tls_version, r.cert, r.resumption)
+                format!(
+                    "{} {} {} {}",
+                    r.transport, r.tls_version, r.cert, r.resumption
+                )
             } else {
                 r.transport.to_string()
             }
@@ -123,7 +133,10 @@ pub fn handshakes(report: &Report, path: &Path) -> Result<()> {
     root.fill(&WHITE).map_err(draw_err)?;
     let n = rows.len().max(1) as i32;
     let mut chart = ChartBuilder::on(&root)
-        .caption("Handshakes per second (one thread, loopback)", ("sans-serif", 20))
+        .caption(
+            "Handshakes per second (one thread, loopback)",
+            ("sans-serif", 20),
+        )
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(330)
@@ -148,7 +161,10 @@ pub fn handshakes(report: &Report, path: &Path) -> Result<()> {
         .draw_series(rows.iter().enumerate().map(|(i, r)| {
             let color = COLORS[transport_index(r.transport) % COLORS.len()];
             let i = i as i32;
-            Rectangle::new([(0.0, i), (r.handshakes_per_sec, i + 1)], color.mix(0.8).filled())
+            Rectangle::new(
+                [(0.0, i), (r.handshakes_per_sec, i + 1)],
+                color.mix(0.8).filled(),
+            )
         }))
         .map_err(draw_err)?;
     root.present().map_err(draw_err)

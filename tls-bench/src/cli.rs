@@ -88,7 +88,9 @@ fn secs(name: &str, v: f64) -> Result<Duration> {
     Duration::try_from_secs_f64(v)
         .ok()
         .filter(|d| !d.is_zero())
-        .ok_or_else(|| Error::Unsupported(format!("--{name} {v}: give a positive number of seconds")))
+        .ok_or_else(|| {
+            Error::Unsupported(format!("--{name} {v}: give a positive number of seconds"))
+        })
 }
 
 impl Cli {
@@ -104,12 +106,15 @@ impl Cli {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(|s| {
-                s.parse::<u32>().ok().filter(|n| (1..=4096).contains(n)).ok_or_else(|| {
-                    Error::Unsupported(format!(
-                        "--connections '{s}': give counts from 1 to 4096, e.g. {}",
-                        CONNECTIONS.map(|c| c.to_string()).join(",")
-                    ))
-                })
+                s.parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=4096).contains(n))
+                    .ok_or_else(|| {
+                        Error::Unsupported(format!(
+                            "--connections '{s}': give counts from 1 to 4096, e.g. {}",
+                            CONNECTIONS.map(|c| c.to_string()).join(",")
+                        ))
+                    })
             })
             .collect::<Result<Vec<u32>>>()?;
         if self.request_bytes == 0 || self.response_bytes == 0 {
@@ -123,9 +128,15 @@ impl Cli {
             transports: config::parse_list("transport", &self.transports)?,
             versions: config::parse_list("TLS version", &self.tls_versions)?,
             certs: config::parse_list("certificate type", &self.certs)?,
-            handshake_time: secs("handshake-secs", self.handshake_secs.unwrap_or(if quick { 0.2 } else { 1.0 }))?,
+            handshake_time: secs(
+                "handshake-secs",
+                self.handshake_secs.unwrap_or(if quick { 0.2 } else { 1.0 }),
+            )?,
             in_memory: !self.no_in_memory,
-            latency_time: secs("latency-secs", self.latency_secs.unwrap_or(if quick { 0.3 } else { 2.0 }))?,
+            latency_time: secs(
+                "latency-secs",
+                self.latency_secs.unwrap_or(if quick { 0.3 } else { 2.0 }),
+            )?,
             latency_warmup: Duration::from_millis(if quick { 50 } else { 300 }),
             connections,
             exchange: Exchange {
@@ -155,7 +166,8 @@ pub async fn execute(cli: Cli) -> Result<()> {
     let report = run(&cfg).await?;
     let text = report::render(&report, format)?;
     if let Some(dir) = &cli.svg_dir {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("create {}", dir.display()), e))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::io(format!("create {}", dir.display()), e))?;
         if !report.latency.is_empty() {
             crate::chart::latency(&report, &dir.join("latency.svg"))?;
         }

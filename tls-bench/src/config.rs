@@ -156,7 +156,11 @@ pub enum Cipher {
 
 impl Cipher {
     /// The three ciphers, in rustls' order of preference.
-    pub const ALL: [Cipher; 3] = [Cipher::Aes256Gcm, Cipher::Aes128Gcm, Cipher::Chacha20Poly1305];
+    pub const ALL: [Cipher; 3] = [
+        Cipher::Aes256Gcm,
+        Cipher::Aes128Gcm,
+        Cipher::Chacha20Poly1305,
+    ];
 }
 
 /// One cipher suite: version, bulk cipher and (TLS 1.2) the signature key type.

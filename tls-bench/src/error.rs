@@ -21,7 +21,9 @@ pub enum Error {
     #[error("{0}")]
     Unsupported(String),
     /// A network step did not finish within the step timeout.
-    #[error("{step} timed out after {secs} s: the peer did not answer (raise --timeout-secs or check the peer)")]
+    #[error(
+        "{step} timed out after {secs} s: the peer did not answer (raise --timeout-secs or check the peer)"
+    )]
     Timeout {
         /// The step (`connect`, `TLS handshake`, `read`, ...).
         step: &'static str,

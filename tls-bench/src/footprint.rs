@@ -166,12 +166,19 @@ async fn serve_exchange(mut s: BoxIo, timeout: Duration) -> Result<()> {
     .map_err(|e| Error::io("footprint exchange", e))
 }
 
-async fn check_runs(program: &Path, transport: Transport, pki: &Pki, timeout: Duration) -> Result<()> {
+async fn check_runs(
+    program: &Path,
+    transport: Transport,
+    pki: &Pki,
+    timeout: Duration,
+) -> Result<()> {
     let params = TlsParams::new(transport, TlsVersion::Tls13);
     let chain = pki.chain(params.cert);
     let server = net::serve(
         Server::new(&params, chain)?,
-        "127.0.0.1:0".parse().map_err(|_| Error::Protocol("address".to_string()))?,
+        "127.0.0.1:0"
+            .parse()
+            .map_err(|_| Error::Protocol("address".to_string()))?,
         timeout,
         move |s| serve_exchange(s, timeout),
     )?;

@@ -17,9 +17,9 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::task::{Context, Poll};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -300,7 +300,11 @@ async fn run_socket(
     let want_resumed = params.resumption != Resumption::Full;
     let measured = async {
         for _ in 0..opts.warmup.max(1) {
-            timed(&client_ns, one_handshake(&client, addr, &client_tls_ns, timeout)).await?;
+            timed(
+                &client_ns,
+                one_handshake(&client, addr, &client_tls_ns, timeout),
+            )
+            .await?;
         }
         // Let the server finish its last connection before the counters are read.
         tokio::task::yield_now().await;
@@ -318,7 +322,11 @@ async fn run_socket(
         let start = Instant::now();
         while n == 0 || start.elapsed() < opts.duration {
             let t = Instant::now();
-            let resumed = timed(&client_ns, one_handshake(&client, addr, &client_tls_ns, timeout)).await?;
+            let resumed = timed(
+                &client_ns,
+                one_handshake(&client, addr, &client_tls_ns, timeout),
+            )
+            .await?;
             lat.record(t.elapsed());
             n += 1;
             if resumed != want_resumed {
@@ -403,7 +411,10 @@ async fn run_socket(
 /// if the handshake fails; [`Error::Check`] if it does not reach the expected kind.
 pub fn memory(params: &TlsParams, pki: &Pki, duration: Duration) -> Result<HandshakeRow> {
     use rustls::{ClientConnection, Connection, HandshakeKind, ServerConnection};
-    if !matches!(params.transport, Transport::RustlsAwsLcRs | Transport::RustlsRing) {
+    if !matches!(
+        params.transport,
+        Transport::RustlsAwsLcRs | Transport::RustlsRing
+    ) {
         return Err(Error::Unsupported(format!(
             "the in-memory handshake drives rustls connections; {} is not rustls",
             params.transport
@@ -427,18 +438,19 @@ pub fn memory(params: &TlsParams, pki: &Pki, duration: Duration) -> Result<Hands
     };
     let mut buf: Vec<u8> = Vec::with_capacity(16 * 1024);
     // Moves everything `from` wants to send into `to`, and lets `to` process it.
-    let mut pump = |from: &mut Connection, to: &mut Connection| -> std::result::Result<(), String> {
-        buf.clear();
-        while from.wants_write() {
-            from.write_tls(&mut buf).map_err(|e| e.to_string())?;
-        }
-        let mut rd = &buf[..];
-        while !rd.is_empty() {
-            to.read_tls(&mut rd).map_err(|e| e.to_string())?;
-            to.process_new_packets().map_err(|e| e.to_string())?;
-        }
-        Ok(())
-    };
+    let mut pump =
+        |from: &mut Connection, to: &mut Connection| -> std::result::Result<(), String> {
+            buf.clear();
+            while from.wants_write() {
+                from.write_tls(&mut buf).map_err(|e| e.to_string())?;
+            }
+            let mut rd = &buf[..];
+            while !rd.is_empty() {
+                to.read_tls(&mut rd).map_err(|e| e.to_string())?;
+                to.process_new_packets().map_err(|e| e.to_string())?;
+            }
+            Ok(())
+        };
     let mut lat = Latency::new();
     let (mut client_total, mut server_total) = (Duration::ZERO, Duration::ZERO);
     let mut n = 0u64;
@@ -450,7 +462,8 @@ pub fn memory(params: &TlsParams, pki: &Pki, duration: Duration) -> Result<Hands
     while first || start.elapsed() < duration || n == 0 {
         let t = thread_cpu_now();
         let mut client = Connection::Client(
-            ClientConnection::new(client_cfg.clone(), name.clone()).map_err(|e| fail("client", &e))?,
+            ClientConnection::new(client_cfg.clone(), name.clone())
+                .map_err(|e| fail("client", &e))?,
         );
         let mut client_time = thread_cpu_now() - t;
         let t = thread_cpu_now();
@@ -469,7 +482,9 @@ pub fn memory(params: &TlsParams, pki: &Pki, duration: Duration) -> Result<Hands
             }
         }
         if client.is_handshaking() || server.is_handshaking() {
-            return Err(Error::Check("in-memory handshake did not finish in 4 flights".to_string()));
+            return Err(Error::Check(
+                "in-memory handshake did not finish in 4 flights".to_string(),
+            ));
         }
         if first {
             first = false;
@@ -491,8 +506,8 @@ pub fn memory(params: &TlsParams, pki: &Pki, duration: Duration) -> Result<Hands
             }
         }
     }
-    let cpu = thread_cpu().map_err(|e| Error::io("read thread CPU time", e))?
-        - cpu0.unwrap_or_default();
+    let cpu =
+        thread_cpu().map_err(|e| Error::io("read thread CPU time", e))? - cpu0.unwrap_or_default();
     let client_cpu_us = client_total.as_secs_f64() * 1e6 / n as f64;
     let server_cpu_us = server_total.as_secs_f64() * 1e6 / n as f64;
     Ok(HandshakeRow {

@@ -65,24 +65,29 @@ pub async fn measure(
 ) -> Result<LatencyRow> {
     let chain = pki.chain(params.cert);
     let Exchange { request, response } = exchange;
-    let server = net::serve(Server::new(params, chain)?, bind, timeout, move |mut s| async move {
-        let mut req = vec![0u8; request];
-        let resp = vec![0x5au8; response];
-        loop {
-            // The client closes when it is done: EOF here is the normal end.
-            match s.read_exact(&mut req).await {
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
-                Err(e) => return Err(Error::io("server read", e)),
+    let server = net::serve(
+        Server::new(params, chain)?,
+        bind,
+        timeout,
+        move |mut s| async move {
+            let mut req = vec![0u8; request];
+            let resp = vec![0x5au8; response];
+            loop {
+                // The client closes when it is done: EOF here is the normal end.
+                match s.read_exact(&mut req).await {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
+                    Err(e) => return Err(Error::io("server read", e)),
+                }
+                with_timeout("server write", timeout, async {
+                    s.write_all(&resp).await?;
+                    s.flush().await
+                })
+                .await?
+                .map_err(|e| Error::io("server write", e))?;
             }
-            with_timeout("server write", timeout, async {
-                s.write_all(&resp).await?;
-                s.flush().await
-            })
-            .await?
-            .map_err(|e| Error::io("server write", e))?;
-        }
-    })?;
+        },
+    )?;
     let client = Client::new(params, &chain.ca)?;
     let addr = server.addr;
     let result = async {
@@ -120,7 +125,8 @@ pub async fn measure(
         }
         let mut all = Latency::new();
         while let Some(joined) = tasks.join_next().await {
-            let lat = joined.map_err(|e| Error::Protocol(format!("a client task failed: {e}")))??;
+            let lat =
+                joined.map_err(|e| Error::Protocol(format!("a client task failed: {e}")))??;
             all.merge(&lat);
         }
         Ok(all)

@@ -85,7 +85,8 @@ pub fn thread_user_system() -> std::io::Result<(Duration, Duration)> {
     use nix::sys::resource::{UsageWho, getrusage};
     let u = getrusage(UsageWho::RUSAGE_THREAD).map_err(std::io::Error::from)?;
     let tv = |t: nix::sys::time::TimeVal| {
-        Duration::from_secs(t.tv_sec().max(0) as u64) + Duration::from_micros(t.tv_usec().max(0) as u64)
+        Duration::from_secs(t.tv_sec().max(0) as u64)
+            + Duration::from_micros(t.tv_usec().max(0) as u64)
     };
     Ok((tv(u.user_time()), tv(u.system_time())))
 }

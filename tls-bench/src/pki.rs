@@ -54,7 +54,10 @@ impl Chain {
         ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
         let mut dn = DistinguishedName::new();
-        dn.push(DnType::CommonName, format!("tls-bench test CA {}", cert.name()));
+        dn.push(
+            DnType::CommonName,
+            format!("tls-bench test CA {}", cert.name()),
+        );
         ca_params.distinguished_name = dn;
         let ca_cert = ca_params.self_signed(&ca_key).map_err(err)?;
         let issuer = Issuer::new(ca_params, ca_key);

@@ -30,10 +30,22 @@ pub struct Message {
 /// c CHAR(120), pad CHAR(60) plus packet framing), a 16 KiB result (one full TLS
 /// record of plaintext, RFC 8446 §5.1) and a 1 MiB result set.
 pub const MESSAGES: [Message; 4] = [
-    Message { name: "COM_STMT_EXECUTE", bytes: 20 },
-    Message { name: "row", bytes: 200 },
-    Message { name: "16 KiB", bytes: 16 * 1024 },
-    Message { name: "1 MiB", bytes: 1024 * 1024 },
+    Message {
+        name: "COM_STMT_EXECUTE",
+        bytes: 20,
+    },
+    Message {
+        name: "row",
+        bytes: 200,
+    },
+    Message {
+        name: "16 KiB",
+        bytes: 16 * 1024,
+    },
+    Message {
+        name: "1 MiB",
+        bytes: 1024 * 1024,
+    },
 ];
 
 /// Bytes of one message as they cross the wire.

@@ -118,8 +118,21 @@ impl Report {
         if !self.record.is_empty() {
             out.push(Table {
                 section: "record",
-                title: "Record overhead: one write of each message, bytes the client put on the wire".into(),
-                headers: h(&["transport", "version", "message", "payload B", "wire B", "records", "writes", "overhead B", "B/record", "overhead"]),
+                title:
+                    "Record overhead: one write of each message, bytes the client put on the wire"
+                        .into(),
+                headers: h(&[
+                    "transport",
+                    "version",
+                    "message",
+                    "payload B",
+                    "wire B",
+                    "records",
+                    "writes",
+                    "overhead B",
+                    "B/record",
+                    "overhead",
+                ]),
                 rows: self
                     .record
                     .iter()
@@ -144,7 +157,15 @@ impl Report {
             out.push(Table {
                 section: "latency",
                 title: "Round trip under concurrency".into(),
-                headers: h(&["transport", "version", "connections", "requests/s", "avg us", "p95 us", "avg vs plain"]),
+                headers: h(&[
+                    "transport",
+                    "version",
+                    "connections",
+                    "requests/s",
+                    "avg us",
+                    "p95 us",
+                    "avg vs plain",
+                ]),
                 rows: self
                     .latency
                     .iter()
@@ -232,8 +253,10 @@ impl Report {
                     m.resumption.to_string(),
                     f0(s.handshake_only_per_sec),
                     f0(m.handshake_only_per_sec),
-                    pct(100.0 * (s.handshake_only_per_sec - m.handshake_only_per_sec)
-                        / m.handshake_only_per_sec),
+                    pct(
+                        100.0 * (s.handshake_only_per_sec - m.handshake_only_per_sec)
+                            / m.handshake_only_per_sec,
+                    ),
                     f1(s.user_us),
                     f1(s.system_us),
                     f1(m.user_us),
@@ -258,7 +281,10 @@ impl Report {
             if !series.iter().any(|(n, _)| *n == name) {
                 series.push((name.clone(), r.transport));
             }
-            points.entry(r.connections).or_default().insert(name, r.avg_us);
+            points
+                .entry(r.connections)
+                .or_default()
+                .insert(name, r.avg_us);
         }
         let mut headers = vec!["connections".to_string()];
         for (name, t) in &series {
@@ -375,7 +401,11 @@ pub fn text(report: &Report) -> String {
         let _ = writeln!(
             out,
             "{}",
-            widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  ")
+            widths
+                .iter()
+                .map(|w| "-".repeat(*w))
+                .collect::<Vec<_>>()
+                .join("  ")
         );
         for r in &t.rows {
             let _ = writeln!(out, "{}", line(r));

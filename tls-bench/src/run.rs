@@ -133,9 +133,11 @@ fn progress(total: u64) -> ProgressBar {
 /// # Errors
 /// The first error of any measurement; nothing partial is returned.
 pub async fn run(cfg: &RunConfig) -> Result<Report> {
-    let pki = Arc::new(tokio::task::spawn_blocking(Pki::generate).await.map_err(|e| {
-        Error::Protocol(format!("certificate generation task: {e}"))
-    })??);
+    let pki = Arc::new(
+        tokio::task::spawn_blocking(Pki::generate)
+            .await
+            .map_err(|e| Error::Protocol(format!("certificate generation task: {e}")))??,
+    );
     let (hs, mut skipped) = handshake_params(cfg);
     let lat = latency_params(cfg);
     let bulk_p = bulk_params(cfg);
@@ -144,7 +146,14 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
     if has(Section::Handshake) {
         total += hs.len() as u64
             + if cfg.in_memory {
-                hs.iter().filter(|p| matches!(p.transport, Transport::RustlsAwsLcRs | Transport::RustlsRing)).count() as u64
+                hs.iter()
+                    .filter(|p| {
+                        matches!(
+                            p.transport,
+                            Transport::RustlsAwsLcRs | Transport::RustlsRing
+                        )
+                    })
+                    .count() as u64
             } else {
                 0
             };
@@ -187,21 +196,38 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
                     bind: cfg.bind,
                 };
                 for p in &hs {
-                    pb.set_message(format!("handshake {} {} {} {}", p.transport, p.version_name(), p.cert_name(), p.resumption));
+                    pb.set_message(format!(
+                        "handshake {} {} {} {}",
+                        p.transport,
+                        p.version_name(),
+                        p.cert_name(),
+                        p.resumption
+                    ));
                     let (p2, pki2, o2) = (*p, pki.clone(), opts.clone());
-                    let row = tokio::task::spawn_blocking(move || handshake::socket(&p2, &pki2, &o2))
-                        .await
-                        .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
+                    let row =
+                        tokio::task::spawn_blocking(move || handshake::socket(&p2, &pki2, &o2))
+                            .await
+                            .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
                     report.handshake.push(row);
                     pb.inc(1);
                     if cfg.in_memory
-                        && matches!(p.transport, Transport::RustlsAwsLcRs | Transport::RustlsRing)
+                        && matches!(
+                            p.transport,
+                            Transport::RustlsAwsLcRs | Transport::RustlsRing
+                        )
                     {
-                        pb.set_message(format!("handshake in memory {} {} {} {}", p.transport, p.version_name(), p.cert_name(), p.resumption));
+                        pb.set_message(format!(
+                            "handshake in memory {} {} {} {}",
+                            p.transport,
+                            p.version_name(),
+                            p.cert_name(),
+                            p.resumption
+                        ));
                         let (p2, pki2, d) = (*p, pki.clone(), cfg.handshake_time);
-                        let row = tokio::task::spawn_blocking(move || handshake::memory(&p2, &pki2, d))
-                            .await
-                            .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
+                        let row =
+                            tokio::task::spawn_blocking(move || handshake::memory(&p2, &pki2, d))
+                                .await
+                                .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
                         report.handshake.push(row);
                         pb.inc(1);
                     }
@@ -219,7 +245,11 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
             Section::Latency => {
                 for p in &lat {
                     for &n in &cfg.connections {
-                        pb.set_message(format!("latency {} {} x{n}", p.transport, p.version_name()));
+                        pb.set_message(format!(
+                            "latency {} {} x{n}",
+                            p.transport,
+                            p.version_name()
+                        ));
                         let row = latency::measure(
                             p,
                             &pki,
@@ -245,7 +275,8 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
             }
             Section::Footprint => {
                 pb.set_message("footprint");
-                report.footprint = footprint::measure(&cfg.footprint_dir, &pki, cfg.timeout).await?;
+                report.footprint =
+                    footprint::measure(&cfg.footprint_dir, &pki, cfg.timeout).await?;
                 pb.inc(1);
             }
         }

@@ -119,8 +119,7 @@ impl TlsParams {
 /// # Errors
 /// [`Error::Unsupported`] if the provider lacks the suite or `transport` is not rustls.
 pub fn rustls_provider(transport: Transport, suite: Suite) -> Result<CryptoProvider> {
-    let (mut provider, x25519): (CryptoProvider, &'static dyn SupportedKxGroup) = match transport
-    {
+    let (mut provider, x25519): (CryptoProvider, &'static dyn SupportedKxGroup) = match transport {
         Transport::RustlsAwsLcRs => (
             rustls::crypto::aws_lc_rs::default_provider(),
             rustls::crypto::aws_lc_rs::kx_group::X25519,
@@ -210,9 +209,7 @@ pub fn rustls_client_config(
     let what = || format!("{} client", params.transport);
     let provider = Arc::new(rustls_provider(params.transport, params.suite())?);
     let mut roots = RootCertStore::empty();
-    roots
-        .add(ca.clone())
-        .map_err(|e| Error::setup(what(), e))?;
+    roots.add(ca.clone()).map_err(|e| Error::setup(what(), e))?;
     let mut cfg = rustls::ClientConfig::builder_with_provider(provider)
         .with_protocol_versions(rustls_versions(params.version))
         .map_err(|e| Error::setup(what(), e))?
@@ -298,7 +295,10 @@ impl Server {
                     .await?
                     .map_err(|e| fail(openssl_detail(&e)))?;
                 let resumed = s.ssl().session_reused();
-                let suite = s.ssl().current_cipher().map(|c| c.standard_name().unwrap_or(c.name()).to_string());
+                let suite = s
+                    .ssl()
+                    .current_cipher()
+                    .map(|c| c.standard_name().unwrap_or(c.name()).to_string());
                 Ok(Established {
                     stream: Box::new(s),
                     resumed,
@@ -403,7 +403,10 @@ impl Client {
                     .await?
                     .map_err(|e| fail(openssl_detail(&e)))?;
                 let resumed = s.ssl().session_reused();
-                let suite = s.ssl().current_cipher().map(|c| c.standard_name().unwrap_or(c.name()).to_string());
+                let suite = s
+                    .ssl()
+                    .current_cipher()
+                    .map(|c| c.standard_name().unwrap_or(c.name()).to_string());
                 Ok(Established {
                     stream: Box::new(s),
                     resumed,
@@ -494,8 +497,9 @@ fn openssl_detail(e: &openssl::ssl::Error) -> String {
     let s = match (e.io_error(), e.ssl_error()) {
         (Some(io), _) => io.to_string(),
         (None, Some(stack)) => stack.to_string(),
-        (None, None) if e.code() == openssl::ssl::ErrorCode::SYSCALL
-            || e.code() == openssl::ssl::ErrorCode::ZERO_RETURN =>
+        (None, None)
+            if e.code() == openssl::ssl::ErrorCode::SYSCALL
+                || e.code() == openssl::ssl::ErrorCode::ZERO_RETURN =>
         {
             "the peer closed the connection during the handshake".to_string()
         }
@@ -507,7 +511,9 @@ fn openssl_detail(e: &openssl::ssl::Error) -> String {
 fn hint(s: String) -> String {
     let l = s.to_ascii_lowercase();
     if l.contains("certificate") || l.contains("unknownissuer") || l.contains("unknown ca") {
-        format!("{s} (the server's certificate is not signed by the CA this client trusts: give the client the CA that issued it)")
+        format!(
+            "{s} (the server's certificate is not signed by the CA this client trusts: give the client the CA that issued it)"
+        )
     } else {
         s
     }

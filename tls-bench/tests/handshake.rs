@@ -51,7 +51,8 @@ fn rustls_resumes_with_session_ids_and_tickets() {
                 let mut p = TlsParams::new(transport, version);
                 p.resumption = resumption;
                 // `socket` fails with Error::Check when a handshake is not of the expected kind.
-                let row = handshake::socket(&p, &pki, &opts()).expect("handshakes of the expected kind");
+                let row =
+                    handshake::socket(&p, &pki, &opts()).expect("handshakes of the expected kind");
                 assert_eq!(row.resumed, resumption != Resumption::Full);
             }
         }
@@ -63,14 +64,23 @@ fn in_memory_handshake_names_suite_and_key_type_like_rustls_bench() {
     let pki = Pki::generate().expect("test PKI");
     let mut p = TlsParams::new(Transport::RustlsAwsLcRs, TlsVersion::Tls13);
     p.cert = CertType::EcdsaP256;
-    let row = handshake::memory(&p, &pki, Duration::from_millis(100)).expect("in-memory handshakes");
+    let row =
+        handshake::memory(&p, &pki, Duration::from_millis(100)).expect("in-memory handshakes");
     assert_eq!(row.suite, "TLS13_AES_256_GCM_SHA384");
     assert_eq!(row.cert, "EcdsaP256");
     assert_eq!(row.tls_version, "TLSv1_3");
     assert!(row.handshakes >= 1 && row.client_cpu_us > 0.0 && row.server_cpu_us > 0.0);
     let mut r = p;
     r.resumption = Resumption::Ticket;
-    let resumed = handshake::memory(&r, &pki, Duration::from_millis(100)).expect("resumed in memory");
+    let resumed =
+        handshake::memory(&r, &pki, Duration::from_millis(100)).expect("resumed in memory");
     assert!(resumed.resumed);
-    assert!(handshake::memory(&TlsParams::new(Transport::Openssl, TlsVersion::Tls13), &pki, Duration::from_millis(10)).is_err());
+    assert!(
+        handshake::memory(
+            &TlsParams::new(Transport::Openssl, TlsVersion::Tls13),
+            &pki,
+            Duration::from_millis(10)
+        )
+        .is_err()
+    );
 }

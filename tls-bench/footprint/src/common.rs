@@ -22,7 +22,8 @@ pub fn exchange(s: &mut (impl Read + Write)) -> Result<(), String> {
     let query = b"\x03SELECT 1";
     let mut pkt = vec![query.len() as u8, 0, 0, 0];
     pkt.extend_from_slice(query);
-    s.write_all(&pkt).map_err(|e| format!("send COM_QUERY: {e}"))?;
+    s.write_all(&pkt)
+        .map_err(|e| format!("send COM_QUERY: {e}"))?;
     s.flush().map_err(|e| format!("send COM_QUERY: {e}"))?;
     let ok = read_packet(s).map_err(|e| format!("read reply: {e}"))?;
     if ok.first() != Some(&0x00) {

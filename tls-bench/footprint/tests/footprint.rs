@@ -17,7 +17,10 @@ async fn three_programs_run_and_are_measured() {
         .await
         .expect("footprint measured");
     let names: Vec<&str> = rows.iter().map(|r| r.variant).collect();
-    assert_eq!(names, ["plain", "rustls-aws-lc-rs", "openssl", "openssl+libs"]);
+    assert_eq!(
+        names,
+        ["plain", "rustls-aws-lc-rs", "openssl", "openssl+libs"]
+    );
     let by = |v: &str| rows.iter().find(|r| r.variant == v).expect("row present");
     for r in &rows {
         assert!(r.bytes > 0 && r.bytes <= r.unstripped_bytes, "{r:?}");

@@ -18,8 +18,11 @@ fn main() -> ExitCode {
         let mut b = SslConnector::builder(SslMethod::tls_client()).map_err(|e| e.to_string())?;
         b.cert_store_mut().add_cert(ca).map_err(|e| e.to_string())?;
         let connector = b.build();
-        let tcp = std::net::TcpStream::connect(&addr).map_err(|e| format!("connect {addr}: {e}"))?;
-        let mut s = connector.connect("localhost", tcp).map_err(|e| e.to_string())?;
+        let tcp =
+            std::net::TcpStream::connect(&addr).map_err(|e| format!("connect {addr}: {e}"))?;
+        let mut s = connector
+            .connect("localhost", tcp)
+            .map_err(|e| e.to_string())?;
         common::exchange(&mut s)
     };
     match run() {

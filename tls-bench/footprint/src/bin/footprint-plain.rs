@@ -9,7 +9,8 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let run = || -> Result<(), String> {
         let (addr, _) = common::args()?;
-        let mut s = std::net::TcpStream::connect(&addr).map_err(|e| format!("connect {addr}: {e}"))?;
+        let mut s =
+            std::net::TcpStream::connect(&addr).map_err(|e| format!("connect {addr}: {e}"))?;
         common::exchange(&mut s)
     };
     match run() {

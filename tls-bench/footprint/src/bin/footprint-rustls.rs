@@ -22,9 +22,11 @@ fn main() -> ExitCode {
             .map_err(|e| e.to_string())?
             .with_root_certificates(roots)
             .with_no_client_auth();
-        let name = rustls::pki_types::ServerName::try_from("localhost").map_err(|e| e.to_string())?;
+        let name =
+            rustls::pki_types::ServerName::try_from("localhost").map_err(|e| e.to_string())?;
         let conn = rustls::ClientConnection::new(Arc::new(cfg), name).map_err(|e| e.to_string())?;
-        let tcp = std::net::TcpStream::connect(&addr).map_err(|e| format!("connect {addr}: {e}"))?;
+        let tcp =
+            std::net::TcpStream::connect(&addr).map_err(|e| format!("connect {addr}: {e}"))?;
         let mut s = rustls::StreamOwned::new(conn, tcp);
         common::exchange(&mut s)
     };
