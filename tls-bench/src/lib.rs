@@ -14,6 +14,7 @@ pub mod error;
 pub mod footprint;
 pub mod handshake;
 pub mod latency;
+pub mod loopback;
 pub mod measure;
 pub mod net;
 pub mod pki;

@@ -150,7 +150,7 @@ fn unknown_names_are_refused_with_the_list_of_known_ones() {
     for (args, want) in cases {
         let cli = Cli::try_parse_from(std::iter::once("tls-bench").chain(args.iter().copied()))
             .expect("clap accepts the strings");
-        let e = cli.config().err().expect("config refuses the value");
+        let e = cli.config().expect_err("config refuses the value");
         let msg = e.to_string();
         assert!(msg.contains(want), "{args:?}: {msg}");
         assert!(!msg.contains('\n'));
