@@ -36,15 +36,20 @@ pub struct Cli {
     #[arg(long, default_value = "Rsa2048,EcdsaP256")]
     pub certs: String,
     /// Quick mode: every section in under 2 minutes on 2 cores (0.2 s per
-    /// handshake configuration, 0.3 s per latency point, 32 MiB per bulk suite).
+    /// handshake configuration, 3 rounds of 0.1 s per latency point, 32 MiB per
+    /// bulk suite).
     #[arg(long)]
     pub quick: bool,
     /// Measured seconds per handshake configuration [default: 1, quick 0.2].
     #[arg(long)]
     pub handshake_secs: Option<f64>,
-    /// Measured seconds per latency point [default: 2, quick 0.3].
+    /// Measured seconds per latency point and round [default: 0.5, quick 0.1].
     #[arg(long)]
     pub latency_secs: Option<f64>,
+    /// Rounds per latency point, transports interleaved; the median round is
+    /// reported [default: 5, quick 3].
+    #[arg(long)]
+    pub latency_rounds: Option<usize>,
     /// MiB sent per bulk measurement [default: 256, quick 32].
     #[arg(long)]
     pub bulk_mib: Option<u64>,
@@ -135,9 +140,13 @@ impl Cli {
             in_memory: !self.no_in_memory,
             latency_time: secs(
                 "latency-secs",
-                self.latency_secs.unwrap_or(if quick { 0.3 } else { 2.0 }),
+                self.latency_secs.unwrap_or(if quick { 0.1 } else { 0.5 }),
             )?,
-            latency_warmup: Duration::from_millis(if quick { 50 } else { 300 }),
+            latency_rounds: self
+                .latency_rounds
+                .unwrap_or(if quick { 3 } else { 5 })
+                .max(1),
+            latency_warmup: Duration::from_millis(if quick { 20 } else { 100 }),
             connections,
             exchange: Exchange {
                 request: self.request_bytes,

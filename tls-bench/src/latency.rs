@@ -44,6 +44,11 @@ pub struct LatencyRow {
     pub avg_us: f64,
     /// 95th percentile round trip, µs.
     pub p95_us: f64,
+    /// Rounds measured (interleaved with the other transports); the row is the
+    /// round with the median average.
+    pub rounds: usize,
+    /// Smallest and largest round average, µs.
+    pub avg_range_us: (f64, f64),
     /// Request size, bytes.
     pub request_bytes: usize,
     /// Response size, bytes.
@@ -143,7 +148,30 @@ pub async fn measure(
         requests_per_sec: all.count() as f64 / duration.as_secs_f64(),
         avg_us: all.mean_us(),
         p95_us: all.quantile_us(0.95),
+        rounds: 1,
+        avg_range_us: (all.mean_us(), all.mean_us()),
         request_bytes: request,
         response_bytes: response,
     })
+}
+
+/// The round with the median average of several rounds of one point, with the
+/// range of the round averages and the total requests.
+///
+/// # Errors
+/// [`Error::Check`] for an empty list.
+pub fn median_round(mut rounds: Vec<LatencyRow>) -> Result<LatencyRow> {
+    if rounds.is_empty() {
+        return Err(Error::Check("a latency point with no rounds".to_string()));
+    }
+    rounds.sort_by(|a, b| a.avg_us.total_cmp(&b.avg_us));
+    let lo = rounds[0].avg_us;
+    let hi = rounds[rounds.len() - 1].avg_us;
+    let requests = rounds.iter().map(|r| r.requests).sum();
+    let n = rounds.len();
+    let mut mid = rounds.swap_remove(n / 2);
+    mid.rounds = n;
+    mid.avg_range_us = (lo, hi);
+    mid.requests = requests;
+    Ok(mid)
 }

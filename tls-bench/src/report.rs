@@ -156,7 +156,7 @@ impl Report {
         if !self.latency.is_empty() {
             out.push(Table {
                 section: "latency",
-                title: "Round trip under concurrency".into(),
+                title: "Round trip under concurrency (median of interleaved rounds)".into(),
                 headers: h(&[
                     "transport",
                     "version",
@@ -165,6 +165,8 @@ impl Report {
                     "avg us",
                     "p95 us",
                     "avg vs plain",
+                    "rounds",
+                    "round avg range us",
                 ]),
                 rows: self
                     .latency
@@ -179,6 +181,8 @@ impl Report {
                             f1(r.p95_us),
                             self.plain_latency(r.connections)
                                 .map_or("-".into(), |p| pct(100.0 * (r.avg_us - p) / p)),
+                            r.rounds.to_string(),
+                            format!("{:.1}..{:.1}", r.avg_range_us.0, r.avg_range_us.1),
                         ]
                     })
                     .collect(),
@@ -379,6 +383,9 @@ pub fn text(report: &Report) -> String {
         let mut widths: Vec<usize> = t.headers.iter().map(|h| h.chars().count()).collect();
         for r in &t.rows {
             for (i, c) in r.iter().enumerate() {
+                if i >= widths.len() {
+                    widths.push(0);
+                }
                 widths[i] = widths[i].max(c.chars().count());
             }
         }

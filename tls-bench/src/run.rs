@@ -33,8 +33,10 @@ pub struct RunConfig {
     pub handshake_time: Duration,
     /// Also run rustls handshakes in memory, for the harness comparison.
     pub in_memory: bool,
-    /// Measured time per latency point.
+    /// Measured time per latency point and round.
     pub latency_time: Duration,
+    /// Rounds per latency point (transports interleaved); the median is reported.
+    pub latency_rounds: usize,
     /// Unmeasured time at the start of each latency point.
     pub latency_warmup: Duration,
     /// Connection counts of the latency section.
@@ -243,24 +245,36 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
                 }
             }
             Section::Latency => {
-                for p in &lat {
-                    for &n in &cfg.connections {
-                        pb.set_message(format!(
-                            "latency {} {} x{n}",
-                            p.transport,
-                            p.version_name()
-                        ));
-                        let row = latency::measure(
-                            p,
-                            &pki,
-                            n,
-                            cfg.exchange,
-                            (cfg.latency_time, cfg.latency_warmup),
-                            cfg.bind,
-                            cfg.timeout,
-                        )
-                        .await?;
-                        report.latency.push(row);
+                // Transports interleaved, in rotating order, round after round, so
+                // that a change in background load hits every transport alike; the
+                // reported figure is the median round.
+                for &n in &cfg.connections {
+                    let mut rounds: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
+                    for round in 0..cfg.latency_rounds {
+                        for k in 0..lat.len() {
+                            let i = (k + round) % lat.len();
+                            let p = &lat[i];
+                            pb.set_message(format!(
+                                "latency {} {} x{n} round {}",
+                                p.transport,
+                                p.version_name(),
+                                round + 1
+                            ));
+                            let row = latency::measure(
+                                p,
+                                &pki,
+                                n,
+                                cfg.exchange,
+                                (cfg.latency_time, cfg.latency_warmup),
+                                cfg.bind,
+                                cfg.timeout,
+                            )
+                            .await?;
+                            rounds[i].push(row);
+                        }
+                    }
+                    for r in rounds {
+                        report.latency.push(latency::median_round(r)?);
                         pb.inc(1);
                     }
                 }
