@@ -1,0 +1,124 @@
+//! The test PKI made at start: for each key type a CA and a `localhost` leaf it
+//! signs (RSA-2048 leaf under an RSA-2048 CA, ECDSA P-256 leaf under an ECDSA
+//! P-256 CA, as in rustls' test-ca). Clients verify the chain against the CA.
+
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, IsCa, Issuer, KeyPair,
+    KeyUsagePurpose, PKCS_ECDSA_P256_SHA256, PKCS_RSA_SHA256, RsaKeySize,
+};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+
+use crate::config::CertType;
+use crate::error::{Error, Result};
+
+/// The DNS name in every leaf certificate and the name clients verify.
+pub const SERVER_NAME: &str = "localhost";
+
+/// A CA certificate and one leaf it signed, for one key type.
+pub struct Chain {
+    /// Key type of both CA and leaf.
+    pub cert: CertType,
+    /// The CA certificate (the trust anchor clients load), DER.
+    pub ca: CertificateDer<'static>,
+    /// The leaf certificate the server presents, DER.
+    pub leaf: CertificateDer<'static>,
+    /// The CA certificate, PEM.
+    ca_pem: String,
+    /// The leaf's private key, PKCS#8 DER. Never printed.
+    leaf_key: Vec<u8>,
+}
+
+impl std::fmt::Debug for Chain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chain")
+            .field("cert", &self.cert)
+            .field("ca_bytes", &self.ca.len())
+            .field("leaf_bytes", &self.leaf.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Chain {
+    /// Makes a fresh CA and leaf of the given key type.
+    ///
+    /// # Errors
+    /// [`Error::Setup`] if key generation or signing fails.
+    pub fn generate(cert: CertType) -> Result<Chain> {
+        let err = |e: rcgen::Error| Error::setup(format!("{} certificates", cert.name()), e);
+        let new_key = || match cert {
+            CertType::Rsa2048 => KeyPair::generate_rsa_for(&PKCS_RSA_SHA256, RsaKeySize::_2048),
+            CertType::EcdsaP256 => KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256),
+        };
+        let ca_key = new_key().map_err(err)?;
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        let mut dn = DistinguishedName::new();
+        dn.push(
+            DnType::CommonName,
+            format!("tls-bench test CA {}", cert.name()),
+        );
+        ca_params.distinguished_name = dn;
+        let ca_cert = ca_params.self_signed(&ca_key).map_err(err)?;
+        let issuer = Issuer::new(ca_params, ca_key);
+
+        let leaf_key = new_key().map_err(err)?;
+        let mut leaf_params = CertificateParams::new(vec![SERVER_NAME.to_string()]).map_err(err)?;
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::CommonName, SERVER_NAME);
+        leaf_params.distinguished_name = dn;
+        let leaf = leaf_params.signed_by(&leaf_key, &issuer).map_err(err)?;
+        Ok(Chain {
+            cert,
+            ca: ca_cert.der().clone(),
+            ca_pem: ca_cert.pem(),
+            leaf: leaf.der().clone(),
+            leaf_key: leaf_key.serialize_der(),
+        })
+    }
+
+    /// The leaf's private key for rustls.
+    pub fn rustls_key(&self) -> PrivateKeyDer<'static> {
+        PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.leaf_key.clone()))
+    }
+
+    /// The leaf's private key, PKCS#8 DER, for OpenSSL.
+    pub fn pkcs8_der(&self) -> &[u8] {
+        &self.leaf_key
+    }
+
+    /// The CA certificate as PEM, for programs that read a CA file.
+    pub fn ca_pem(&self) -> &str {
+        &self.ca_pem
+    }
+}
+
+/// Both chains of a run.
+#[derive(Debug)]
+pub struct Pki {
+    /// RSA-2048 chain.
+    pub rsa: Chain,
+    /// ECDSA P-256 chain.
+    pub ecdsa: Chain,
+}
+
+impl Pki {
+    /// Generates both chains (RSA-2048 key generation takes up to a second).
+    ///
+    /// # Errors
+    /// [`Error::Setup`] if key generation or signing fails.
+    pub fn generate() -> Result<Pki> {
+        Ok(Pki {
+            rsa: Chain::generate(CertType::Rsa2048)?,
+            ecdsa: Chain::generate(CertType::EcdsaP256)?,
+        })
+    }
+
+    /// The chain of a key type.
+    pub fn chain(&self, cert: CertType) -> &Chain {
+        match cert {
+            CertType::Rsa2048 => &self.rsa,
+            CertType::EcdsaP256 => &self.ecdsa,
+        }
+    }
+}

@@ -1,0 +1,478 @@
+//! Reporting: the one result type of a run, the tables every text-like
+//! exporter draws from it, and the exporters (text, JSON, CSV, Markdown).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::bulk::BulkRow;
+use crate::config::Transport;
+use crate::footprint::FootprintRow;
+use crate::handshake::HandshakeRow;
+use crate::latency::LatencyRow;
+use crate::record::RecordRow;
+
+/// Where and with what a run was made.
+#[derive(Clone, Debug, Serialize)]
+pub struct Environment {
+    /// tls-bench version.
+    pub tool_version: &'static str,
+    /// OpenSSL version string of the loaded libssl.
+    pub openssl: String,
+    /// Logical CPUs available to the process.
+    pub cpus: usize,
+    /// True for `--quick`.
+    pub quick: bool,
+}
+
+/// Everything a run measured; every exporter reads only this.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Where and with what.
+    pub environment: Environment,
+    /// Handshake rows (socket and in-memory harness).
+    pub handshake: Vec<HandshakeRow>,
+    /// Record overhead rows.
+    pub record: Vec<RecordRow>,
+    /// Round-trip latency rows.
+    pub latency: Vec<LatencyRow>,
+    /// Bulk throughput rows.
+    pub bulk: Vec<BulkRow>,
+    /// Footprint rows.
+    pub footprint: Vec<FootprintRow>,
+    /// Combinations not run, with the reason.
+    pub skipped: Vec<String>,
+}
+
+/// A titled table of strings: the shape text, Markdown and CSV all draw.
+#[derive(Clone, Debug)]
+pub struct Table {
+    /// Section name (first CSV column).
+    pub section: &'static str,
+    /// Title line.
+    pub title: String,
+    /// Column headers.
+    pub headers: Vec<String>,
+    /// Cells, one Vec per row.
+    pub rows: Vec<Vec<String>>,
+}
+
+fn f0(v: f64) -> String {
+    format!("{v:.0}")
+}
+fn f1(v: f64) -> String {
+    format!("{v:.1}")
+}
+fn pct(v: f64) -> String {
+    format!("{v:+.1}%")
+}
+
+fn h(cols: &[&str]) -> Vec<String> {
+    cols.iter().map(|s| (*s).to_string()).collect()
+}
+
+impl Report {
+    /// The report's tables, in section order (empty sections left out).
+    pub fn tables(&self) -> Vec<Table> {
+        let mut out = Vec::new();
+        if !self.handshake.is_empty() {
+            out.push(Table {
+                section: "handshake",
+                title: "Handshakes: connect + handshake + 1-byte greeting (socket) or handshake alone (memory); client and server on one thread".into(),
+                headers: h(&[
+                    "transport", "harness", "version", "cert", "suite", "resumption",
+                    "handshakes/s", "cpu handshakes/s", "client us", "server us", "p50 us", "p99 us",
+                ]),
+                rows: self
+                    .handshake
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.transport.to_string(),
+                            r.harness.into(),
+                            r.tls_version.into(),
+                            r.cert.into(),
+                            r.suite.clone(),
+                            r.resumption.to_string(),
+                            f0(r.handshakes_per_sec),
+                            f0(r.cpu_handshakes_per_sec),
+                            f1(r.client_cpu_us),
+                            f1(r.server_cpu_us),
+                            f1(r.latency_us.p50),
+                            f1(r.latency_us.p99),
+                        ]
+                    })
+                    .collect(),
+            });
+            let cmp = self.harness_comparison();
+            if !cmp.is_empty() {
+                out.push(Table {
+                    section: "handshake",
+                    title: "Harness overhead: the TLS handshake alone over sockets vs in memory, handshakes/s from time in each side's code (rustls-bench's method; target: within 20%)".into(),
+                    headers: h(&["transport", "version", "cert", "suite", "resumption", "socket hs/s", "memory hs/s", "socket vs memory", "socket user us", "socket kernel us", "memory us", "socket with connect+greeting hs/s"]),
+                    rows: cmp,
+                });
+            }
+        }
+        if !self.record.is_empty() {
+            out.push(Table {
+                section: "record",
+                title:
+                    "Record overhead: one write of each message, bytes the client put on the wire"
+                        .into(),
+                headers: h(&[
+                    "transport",
+                    "version",
+                    "message",
+                    "payload B",
+                    "wire B",
+                    "records",
+                    "writes",
+                    "overhead B",
+                    "B/record",
+                    "overhead",
+                ]),
+                rows: self
+                    .record
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.transport.to_string(),
+                            r.tls_version.into(),
+                            r.message.into(),
+                            r.payload_bytes.to_string(),
+                            r.wire_bytes.to_string(),
+                            r.records.to_string(),
+                            r.socket_writes.to_string(),
+                            r.overhead_bytes.to_string(),
+                            f1(r.overhead_per_record),
+                            pct(r.overhead_pct),
+                        ]
+                    })
+                    .collect(),
+            });
+        }
+        if !self.latency.is_empty() {
+            out.push(Table {
+                section: "latency",
+                title: "Round trip under concurrency (median of interleaved rounds)".into(),
+                headers: h(&[
+                    "transport",
+                    "version",
+                    "connections",
+                    "requests/s",
+                    "avg us",
+                    "p95 us",
+                    "avg vs plain",
+                    "rounds",
+                    "round avg range us",
+                ]),
+                rows: self
+                    .latency
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.transport.to_string(),
+                            r.tls_version.into(),
+                            r.connections.to_string(),
+                            f0(r.requests_per_sec),
+                            f1(r.avg_us),
+                            f1(r.p95_us),
+                            self.plain_latency(r.connections)
+                                .map_or("-".into(), |p| pct(100.0 * (r.avg_us - p) / p)),
+                            r.rounds.to_string(),
+                            format!("{:.1}..{:.1}", r.avg_range_us.0, r.avg_range_us.1),
+                        ]
+                    })
+                    .collect(),
+            });
+            out.push(self.figure2());
+        }
+        if !self.bulk.is_empty() {
+            out.push(Table {
+                section: "bulk",
+                title: "Bulk throughput, one connection".into(),
+                headers: h(&["transport", "version", "suite", "MiB sent", "MB/s"]),
+                rows: self
+                    .bulk
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.transport.to_string(),
+                            r.tls_version.into(),
+                            r.suite.clone(),
+                            (r.bytes / (1024 * 1024)).to_string(),
+                            f0(r.mb_per_sec),
+                        ]
+                    })
+                    .collect(),
+            });
+        }
+        if !self.footprint.is_empty() {
+            out.push(Table {
+                section: "footprint",
+                title: "Footprint: the minimal client, stripped".into(),
+                headers: h(&["variant", "bytes", "unstripped bytes", "vs plain", "files"]),
+                rows: self
+                    .footprint
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.variant.into(),
+                            r.bytes.to_string(),
+                            r.unstripped_bytes.to_string(),
+                            pct(r.pct_vs_plain),
+                            r.files.join(" "),
+                        ]
+                    })
+                    .collect(),
+            });
+        }
+        out
+    }
+
+    fn plain_latency(&self, connections: u32) -> Option<f64> {
+        self.latency
+            .iter()
+            .find(|r| r.transport == Transport::Plain && r.connections == connections)
+            .map(|r| r.avg_us)
+    }
+
+    fn harness_comparison(&self) -> Vec<Vec<String>> {
+        let mut rows = Vec::new();
+        for m in self.handshake.iter().filter(|r| r.harness == "memory") {
+            if let Some(s) = self.handshake.iter().find(|s| {
+                s.harness == "socket"
+                    && s.transport == m.transport
+                    && s.tls_version == m.tls_version
+                    && s.cert == m.cert
+                    && s.resumption == m.resumption
+            }) {
+                rows.push(vec![
+                    m.transport.to_string(),
+                    m.tls_version.into(),
+                    m.cert.into(),
+                    m.suite.clone(),
+                    m.resumption.to_string(),
+                    f0(s.handshake_only_per_sec),
+                    f0(m.handshake_only_per_sec),
+                    pct(
+                        100.0 * (s.handshake_only_per_sec - m.handshake_only_per_sec)
+                            / m.handshake_only_per_sec,
+                    ),
+                    f1(s.user_us),
+                    f1(s.system_us),
+                    f1(m.user_us),
+                    f0(1e6 / (s.client_cpu_us + s.server_cpu_us)),
+                ]);
+            }
+        }
+        rows
+    }
+
+    /// The study's Figure 2 as a table: average round trip (ms) against
+    /// concurrency, one column per transport, with the increase over plain TCP.
+    pub fn figure2(&self) -> Table {
+        let mut series: Vec<(String, Transport)> = Vec::new();
+        let mut points: BTreeMap<u32, BTreeMap<String, f64>> = BTreeMap::new();
+        for r in &self.latency {
+            let name = if r.transport.is_tls() {
+                format!("{} {}", r.transport, r.tls_version)
+            } else {
+                r.transport.to_string()
+            };
+            if !series.iter().any(|(n, _)| *n == name) {
+                series.push((name.clone(), r.transport));
+            }
+            points
+                .entry(r.connections)
+                .or_default()
+                .insert(name, r.avg_us);
+        }
+        let mut headers = vec!["connections".to_string()];
+        for (name, t) in &series {
+            headers.push(format!("{name} avg ms"));
+            if t.is_tls() {
+                headers.push("vs plain".into());
+            }
+        }
+        let rows = points
+            .iter()
+            .map(|(c, by)| {
+                let plain = by.get("plain").copied();
+                let mut row = vec![c.to_string()];
+                for (name, t) in &series {
+                    let v = by.get(name).copied();
+                    row.push(v.map_or("-".into(), |v| format!("{:.3}", v / 1e3)));
+                    if t.is_tls() {
+                        row.push(match (v, plain) {
+                            (Some(v), Some(p)) => pct(100.0 * (v - p) / p),
+                            _ => "-".into(),
+                        });
+                    }
+                }
+                row
+            })
+            .collect();
+        Table {
+            section: "latency",
+            title: "Average round trip (ms) vs concurrent connections, with and without TLS (the study's Figure 2)".into(),
+            headers,
+            rows,
+        }
+    }
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned tables for a terminal.
+    Text,
+    /// The [`Report`] as one JSON object.
+    Json,
+    /// One CSV block per table, blank line between, first column `section`.
+    Csv,
+    /// GitHub-flavoured Markdown tables.
+    Markdown,
+}
+
+impl std::str::FromStr for Format {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "text" => Ok(Format::Text),
+            "json" => Ok(Format::Json),
+            "csv" => Ok(Format::Csv),
+            "markdown" | "md" => Ok(Format::Markdown),
+            _ => Err(crate::Error::UnknownName {
+                what: "output format",
+                name: s.to_string(),
+                known: "text, json, csv, markdown".to_string(),
+            }),
+        }
+    }
+}
+
+/// Renders `report` in `format`.
+///
+/// # Errors
+/// [`crate::Error::Protocol`] if serialisation fails (it does not for these types).
+pub fn render(report: &Report, format: Format) -> crate::Result<String> {
+    match format {
+        Format::Text => Ok(text(report)),
+        Format::Json => serde_json::to_string_pretty(report)
+            .map(|s| s + "\n")
+            .map_err(|e| crate::Error::Protocol(format!("JSON: {e}"))),
+        Format::Csv => csv_text(report),
+        Format::Markdown => Ok(markdown(report)),
+    }
+}
+
+fn is_numeric(s: &str) -> bool {
+    s.trim_start_matches(['+', '-'])
+        .trim_end_matches('%')
+        .parse::<f64>()
+        .is_ok()
+}
+
+/// Aligned text tables, numbers right-aligned.
+pub fn text(report: &Report) -> String {
+    let mut out = String::new();
+    for t in report.tables() {
+        let mut widths: Vec<usize> = t.headers.iter().map(|h| h.chars().count()).collect();
+        for r in &t.rows {
+            for (i, c) in r.iter().enumerate() {
+                if i >= widths.len() {
+                    widths.push(0);
+                }
+                widths[i] = widths[i].max(c.chars().count());
+            }
+        }
+        let _ = writeln!(out, "{}", t.title);
+        let line = |cells: &[String]| {
+            let mut l = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                if i > 0 {
+                    l.push_str("  ");
+                }
+                if is_numeric(c) {
+                    let _ = write!(l, "{c:>w$}", w = widths[i]);
+                } else {
+                    let _ = write!(l, "{c:<w$}", w = widths[i]);
+                }
+            }
+            l.trim_end().to_string()
+        };
+        let _ = writeln!(out, "{}", line(&t.headers));
+        let _ = writeln!(
+            out,
+            "{}",
+            widths
+                .iter()
+                .map(|w| "-".repeat(*w))
+                .collect::<Vec<_>>()
+                .join("  ")
+        );
+        for r in &t.rows {
+            let _ = writeln!(out, "{}", line(r));
+        }
+        out.push('\n');
+    }
+    for s in &report.skipped {
+        let _ = writeln!(out, "skipped: {s}");
+    }
+    out
+}
+
+/// Markdown tables with a heading per table.
+pub fn markdown(report: &Report) -> String {
+    let mut out = String::new();
+    for t in report.tables() {
+        let _ = writeln!(out, "### {}\n", t.title);
+        let _ = writeln!(out, "| {} |", t.headers.join(" | "));
+        let _ = writeln!(
+            out,
+            "|{}|",
+            t.headers
+                .iter()
+                .map(|_| "---")
+                .collect::<Vec<_>>()
+                .join("|")
+        );
+        for r in &t.rows {
+            let _ = writeln!(out, "| {} |", r.join(" | "));
+        }
+        out.push('\n');
+    }
+    for s in &report.skipped {
+        let _ = writeln!(out, "- skipped: {s}");
+    }
+    out
+}
+
+/// CSV blocks, one per table, separated by a blank line; first column `section`.
+///
+/// # Errors
+/// [`crate::Error::Protocol`] if the CSV writer fails.
+pub fn csv_text(report: &Report) -> crate::Result<String> {
+    let err = |e: &dyn std::fmt::Display| crate::Error::Protocol(format!("CSV: {e}"));
+    let mut out = String::new();
+    for (i, t) in report.tables().iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header = vec!["section".to_string()];
+        header.extend(t.headers.iter().cloned());
+        w.write_record(&header).map_err(|e| err(&e))?;
+        for r in &t.rows {
+            let mut rec = vec![t.section.to_string()];
+            rec.extend(r.iter().cloned());
+            w.write_record(&rec).map_err(|e| err(&e))?;
+        }
+        let bytes = w.into_inner().map_err(|e| err(&e))?;
+        out.push_str(&String::from_utf8_lossy(&bytes));
+    }
+    Ok(out)
+}

@@ -1,0 +1,300 @@
+//! A whole run: the configured sections in order, with progress, into one [`Report`].
+
+use std::io::IsTerminal;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::config::{CertType, Cipher, Resumption, Section, TlsVersion, Transport};
+use crate::error::{Error, Result};
+use crate::handshake::{self, HandshakeOptions};
+use crate::latency::Exchange;
+use crate::pki::Pki;
+use crate::record::MESSAGES;
+use crate::report::{Environment, Report};
+use crate::tls::TlsParams;
+use crate::{bulk, footprint, latency, record};
+
+/// What to run and for how long.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// Sections, in report order.
+    pub sections: Vec<Section>,
+    /// Transports (plain is the baseline of every section that has one).
+    pub transports: Vec<Transport>,
+    /// TLS versions.
+    pub versions: Vec<TlsVersion>,
+    /// Certificate key types for the handshake section.
+    pub certs: Vec<CertType>,
+    /// Measured time per handshake configuration.
+    pub handshake_time: Duration,
+    /// Also run rustls handshakes in memory, for the harness comparison.
+    pub in_memory: bool,
+    /// Measured time per latency point and round.
+    pub latency_time: Duration,
+    /// Rounds per latency point (transports interleaved); the median is reported.
+    pub latency_rounds: usize,
+    /// Unmeasured time at the start of each latency point.
+    pub latency_warmup: Duration,
+    /// Connection counts of the latency section.
+    pub connections: Vec<u32>,
+    /// Request and response sizes of the latency section.
+    pub exchange: Exchange,
+    /// Bytes per bulk measurement.
+    pub bulk_bytes: u64,
+    /// Timeout of every network step.
+    pub timeout: Duration,
+    /// Listening address (port 0: any free port).
+    pub bind: SocketAddr,
+    /// Core for the handshake thread.
+    pub core: Option<usize>,
+    /// Directory of the footprint programs.
+    pub footprint_dir: PathBuf,
+    /// True for `--quick`.
+    pub quick: bool,
+}
+
+fn handshake_params(cfg: &RunConfig) -> (Vec<TlsParams>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    if cfg.transports.contains(&Transport::Plain) {
+        out.push(TlsParams::new(Transport::Plain, TlsVersion::Tls13));
+    }
+    for &t in cfg.transports.iter().filter(|t| t.is_tls()) {
+        for &v in &cfg.versions {
+            for &c in &cfg.certs {
+                for &r in Resumption::for_version(v) {
+                    let mut p = TlsParams::new(t, v);
+                    p.cert = c;
+                    p.resumption = r;
+                    if t == Transport::Openssl && r != Resumption::Full {
+                        let s = format!(
+                            "openssl {v} resumed handshakes: the client needs SSL_set_session, which the openssl crate marks unsafe and the workspace forbids"
+                        );
+                        if !skipped.contains(&s) {
+                            skipped.push(s);
+                        }
+                        continue;
+                    }
+                    out.push(p);
+                }
+            }
+        }
+    }
+    (out, skipped)
+}
+
+fn latency_params(cfg: &RunConfig) -> Vec<TlsParams> {
+    let mut out = Vec::new();
+    for &t in &cfg.transports {
+        if t.is_tls() {
+            for &v in &cfg.versions {
+                out.push(TlsParams::new(t, v));
+            }
+        } else {
+            out.push(TlsParams::new(t, TlsVersion::Tls13));
+        }
+    }
+    out
+}
+
+fn bulk_params(cfg: &RunConfig) -> Vec<TlsParams> {
+    let mut out = Vec::new();
+    for p in latency_params(cfg) {
+        if p.transport.is_tls() {
+            for c in Cipher::ALL {
+                let mut q = p;
+                q.cipher = c;
+                out.push(q);
+            }
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn progress(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(total);
+    pb.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb
+}
+
+/// Runs every configured section.
+///
+/// # Errors
+/// The first error of any measurement; nothing partial is returned.
+pub async fn run(cfg: &RunConfig) -> Result<Report> {
+    let pki = Arc::new(
+        tokio::task::spawn_blocking(Pki::generate)
+            .await
+            .map_err(|e| Error::Protocol(format!("certificate generation task: {e}")))??,
+    );
+    let (hs, mut skipped) = handshake_params(cfg);
+    let lat = latency_params(cfg);
+    let bulk_p = bulk_params(cfg);
+    let has = |s| cfg.sections.contains(&s);
+    let mut total = 0u64;
+    if has(Section::Handshake) {
+        total += hs.len() as u64
+            + if cfg.in_memory {
+                hs.iter()
+                    .filter(|p| {
+                        matches!(
+                            p.transport,
+                            Transport::RustlsAwsLcRs | Transport::RustlsRing
+                        )
+                    })
+                    .count() as u64
+            } else {
+                0
+            };
+    }
+    if has(Section::Record) {
+        total += lat.len() as u64;
+    }
+    if has(Section::Latency) {
+        total += (lat.len() * cfg.connections.len()) as u64;
+    }
+    if has(Section::Bulk) {
+        total += bulk_p.len() as u64;
+    }
+    if has(Section::Footprint) {
+        total += 1;
+    }
+    let pb = progress(total);
+    let mut report = Report {
+        environment: Environment {
+            tool_version: env!("CARGO_PKG_VERSION"),
+            openssl: openssl::version::version().to_string(),
+            cpus: std::thread::available_parallelism().map_or(1, usize::from),
+            quick: cfg.quick,
+        },
+        handshake: Vec::new(),
+        record: Vec::new(),
+        latency: Vec::new(),
+        bulk: Vec::new(),
+        footprint: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for &section in &cfg.sections {
+        match section {
+            Section::Handshake => {
+                let opts = HandshakeOptions {
+                    duration: cfg.handshake_time,
+                    warmup: 10,
+                    timeout: cfg.timeout,
+                    core: cfg.core,
+                    bind: cfg.bind,
+                };
+                for p in &hs {
+                    pb.set_message(format!(
+                        "handshake {} {} {} {}",
+                        p.transport,
+                        p.version_name(),
+                        p.cert_name(),
+                        p.resumption
+                    ));
+                    let (p2, pki2, o2) = (*p, pki.clone(), opts.clone());
+                    let row =
+                        tokio::task::spawn_blocking(move || handshake::socket(&p2, &pki2, &o2))
+                            .await
+                            .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
+                    report.handshake.push(row);
+                    pb.inc(1);
+                    if cfg.in_memory
+                        && matches!(
+                            p.transport,
+                            Transport::RustlsAwsLcRs | Transport::RustlsRing
+                        )
+                    {
+                        pb.set_message(format!(
+                            "handshake in memory {} {} {} {}",
+                            p.transport,
+                            p.version_name(),
+                            p.cert_name(),
+                            p.resumption
+                        ));
+                        let (p2, pki2, d) = (*p, pki.clone(), cfg.handshake_time);
+                        let row =
+                            tokio::task::spawn_blocking(move || handshake::memory(&p2, &pki2, d))
+                                .await
+                                .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
+                        report.handshake.push(row);
+                        pb.inc(1);
+                    }
+                }
+                report.skipped.append(&mut skipped);
+            }
+            Section::Record => {
+                for p in &lat {
+                    pb.set_message(format!("record {} {}", p.transport, p.version_name()));
+                    let rows = record::measure(p, &pki, &MESSAGES, cfg.bind, cfg.timeout).await?;
+                    report.record.extend(rows);
+                    pb.inc(1);
+                }
+            }
+            Section::Latency => {
+                // Transports interleaved, in rotating order, round after round, so
+                // that a change in background load hits every transport alike; the
+                // reported figure is the median round.
+                for &n in &cfg.connections {
+                    let mut rounds: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
+                    for round in 0..cfg.latency_rounds {
+                        for k in 0..lat.len() {
+                            let i = (k + round) % lat.len();
+                            let p = &lat[i];
+                            pb.set_message(format!(
+                                "latency {} {} x{n} round {}",
+                                p.transport,
+                                p.version_name(),
+                                round + 1
+                            ));
+                            let row = latency::measure(
+                                p,
+                                &pki,
+                                n,
+                                cfg.exchange,
+                                (cfg.latency_time, cfg.latency_warmup),
+                                cfg.bind,
+                                cfg.timeout,
+                            )
+                            .await?;
+                            rounds[i].push(row);
+                        }
+                    }
+                    for r in rounds {
+                        report.latency.push(latency::median_round(r)?);
+                        pb.inc(1);
+                    }
+                }
+            }
+            Section::Bulk => {
+                for p in &bulk_p {
+                    pb.set_message(format!("bulk {} {}", p.transport, p.suite().name()));
+                    let row = bulk::measure(p, &pki, cfg.bulk_bytes, cfg.bind, cfg.timeout).await?;
+                    report.bulk.push(row);
+                    pb.inc(1);
+                }
+            }
+            Section::Footprint => {
+                pb.set_message("footprint");
+                report.footprint =
+                    footprint::measure(&cfg.footprint_dir, &pki, cfg.timeout).await?;
+                pb.inc(1);
+            }
+        }
+    }
+    pb.finish_and_clear();
+    Ok(report)
+}

@@ -1,0 +1,174 @@
+//! Bad input: a wrong CA, a peer that closes mid-handshake, a peer that never
+//! answers, a port in use, unknown names. Each gives a one-line error, no panic,
+//! no hang.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use tls_bench::Error;
+use tls_bench::cli::Cli;
+use tls_bench::config::{CertType, TlsVersion, Transport};
+use tls_bench::net;
+use tls_bench::pki::{Chain, Pki};
+use tls_bench::record::{self, MESSAGES};
+use tls_bench::tls::{Client, Server, TlsParams};
+use tokio::io::AsyncReadExt;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_with_the_wrong_ca_fails_the_handshake_clearly() {
+    let pki = Pki::generate().expect("test PKI");
+    // Another CA of the same key type: same shape, wrong signer.
+    let other = Chain::generate(CertType::EcdsaP256).expect("second CA");
+    for transport in Transport::TLS {
+        for version in TlsVersion::ALL {
+            let p = TlsParams::new(transport, version);
+            let server = Server::new(&p, pki.chain(p.cert)).expect("server");
+            let handle = net::serve(
+                server,
+                "127.0.0.1:0".parse().expect("address"),
+                Duration::from_secs(5),
+                |_s| async { Ok(()) },
+            )
+            .expect("serve");
+            let client = Client::new(&p, &other.ca).expect("client");
+            let e = net::connect(&client, handle.addr, Duration::from_secs(5))
+                .await
+                .err()
+                .expect("the handshake must fail");
+            let msg = e.to_string();
+            assert!(
+                matches!(e, Error::Handshake { side: "client", .. }),
+                "{msg}"
+            );
+            assert!(
+                msg.contains("give the client the CA that issued it"),
+                "{transport} {version}: {msg}"
+            );
+            assert!(!msg.contains('\n'), "one line: {msg}");
+            // The server's own view (an alert or EOF) may or may not be in by now.
+            let _ = handle.stop().await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_that_closes_mid_handshake_or_never_answers_is_an_error_not_a_hang() {
+    let pki = Pki::generate().expect("test PKI");
+    for transport in Transport::TLS {
+        let p = TlsParams::new(transport, TlsVersion::Tls13);
+        let client = Client::new(&p, &pki.chain(p.cert).ca).expect("client");
+        // Closes after reading the ClientHello's first bytes.
+        let closer = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = closer.local_addr().expect("address");
+        let closer_task = tokio::spawn(async move {
+            let (mut s, _) = closer.accept().await.expect("accept");
+            let mut b = [0u8; 16];
+            let _ = s.read(&mut b).await;
+        });
+        let e = net::connect(&client, addr, Duration::from_secs(5))
+            .await
+            .err()
+            .expect("must fail");
+        let msg = e.to_string();
+        assert!(matches!(e, Error::Handshake { .. }), "{transport}: {msg}");
+        assert!(
+            msg.contains("closed") || msg.contains("reset") || msg.contains("eof"),
+            "{transport}: {msg}"
+        );
+        closer_task.await.expect("closer");
+
+        // Accepts and says nothing: the handshake step times out.
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = silent.local_addr().expect("address");
+        let silent_task = tokio::spawn(async move {
+            let (s, _) = silent.accept().await.expect("accept");
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            drop(s);
+        });
+        let t = Instant::now();
+        let e = net::connect(&client, addr, Duration::from_millis(300))
+            .await
+            .err()
+            .expect("must time out");
+        assert!(
+            matches!(
+                e,
+                Error::Timeout {
+                    step: "TLS handshake",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(t.elapsed() < Duration::from_secs(2));
+        silent_task.abort();
+    }
+}
+
+#[tokio::test]
+async fn a_port_in_use_names_the_address_and_the_fix() {
+    let pki = Pki::generate().expect("test PKI");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = taken.local_addr().expect("address");
+    let p = TlsParams::new(Transport::RustlsRing, TlsVersion::Tls13);
+    let e = record::measure(&p, &pki, &MESSAGES, addr, Duration::from_secs(5))
+        .await
+        .expect_err("the port is taken");
+    let msg = e.to_string();
+    assert!(matches!(e, Error::Bind { .. }), "{msg}");
+    assert!(
+        msg.contains(&addr.to_string()) && msg.contains("port 0"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn unknown_names_are_refused_with_the_list_of_known_ones() {
+    let cases = [
+        (
+            vec!["--transports", "plain,gnutls"],
+            "unknown transport 'gnutls': use one of plain, rustls-aws-lc-rs, rustls-ring, openssl",
+        ),
+        (vec!["--tls-versions", "1.1"], "unknown TLS version '1.1'"),
+        (
+            vec!["--certs", "Ed25519"],
+            "unknown certificate type 'Ed25519'",
+        ),
+        (vec!["--sections", "speed"], "unknown section 'speed'"),
+        (
+            vec!["--output", "xml"],
+            "unknown output format 'xml': use one of text, json, csv, markdown",
+        ),
+        (vec!["--connections", "0"], "--connections '0'"),
+        (vec!["--timeout-secs=-1"], "--timeout-secs -1"),
+    ];
+    for (args, want) in cases {
+        let cli = Cli::try_parse_from(std::iter::once("tls-bench").chain(args.iter().copied()))
+            .expect("clap accepts the strings");
+        let e = cli.config().expect_err("config refuses the value");
+        let msg = e.to_string();
+        assert!(msg.contains(want), "{args:?}: {msg}");
+        assert!(!msg.contains('\n'));
+    }
+}
+
+#[test]
+fn the_binary_prints_one_error_line_and_exits_non_zero() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tls-bench"))
+        .args(["--transports", "stunnel", "--sections", "record"])
+        .output()
+        .expect("run tls-bench");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("Error: unknown transport 'stunnel'"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}

@@ -1,0 +1,194 @@
+//! The latency and bulk sections on real connections, and the whole binary's
+//! outputs: the JSON contract, CSV, Markdown, an atomically written file and
+//! the SVG charts.
+
+use std::process::Command;
+use std::time::Duration;
+
+use tls_bench::bulk;
+use tls_bench::config::{Cipher, TlsVersion, Transport};
+use tls_bench::latency::{self, Exchange};
+use tls_bench::pki::Pki;
+use tls_bench::tls::TlsParams;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn latency_and_bulk_measure_every_transport() {
+    let pki = Pki::generate().expect("test PKI");
+    let bind = "127.0.0.1:0".parse().expect("address");
+    let t = Duration::from_secs(10);
+    for transport in Transport::ALL {
+        let p = TlsParams::new(transport, TlsVersion::Tls13);
+        let row = latency::measure(
+            &p,
+            &pki,
+            4,
+            Exchange {
+                request: 20,
+                response: 200,
+            },
+            (Duration::from_millis(100), Duration::from_millis(20)),
+            bind,
+            t,
+        )
+        .await
+        .expect("latency point");
+        assert_eq!(row.connections, 4);
+        assert!(row.requests > 0, "{row:?}");
+        assert!(
+            row.avg_us > 0.0 && row.p95_us >= row.avg_us * 0.5,
+            "{row:?}"
+        );
+        let mut b = p;
+        b.cipher = Cipher::Chacha20Poly1305;
+        let bulk = bulk::measure(&b, &pki, 4 * 1024 * 1024, bind, t)
+            .await
+            .expect("bulk");
+        assert!(bulk.mb_per_sec > 0.0);
+        if transport.is_tls() {
+            assert_eq!(bulk.suite, "TLS13_CHACHA20_POLY1305_SHA256");
+        }
+    }
+}
+
+fn tls_bench(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tls-bench"))
+        .args(args)
+        .output()
+        .expect("run tls-bench")
+}
+
+const SMALL: [&str; 14] = [
+    "--sections",
+    "handshake,record,latency,bulk",
+    "--transports",
+    "plain,rustls-ring,openssl",
+    "--tls-versions",
+    "1.3",
+    "--certs",
+    "EcdsaP256",
+    "--handshake-secs",
+    "0.05",
+    "--latency-secs",
+    "0.05",
+    "--connections",
+    "1,8",
+];
+
+#[test]
+fn json_output_follows_the_contract() {
+    let mut args = SMALL.to_vec();
+    args.extend(["--bulk-mib", "2", "--output", "json"]);
+    let out = tls_bench(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let rows = |k: &str| {
+        v[k].as_array()
+            .unwrap_or_else(|| panic!("array {k}"))
+            .clone()
+    };
+    for h in rows("handshake") {
+        for k in [
+            "transport",
+            "tls_version",
+            "cert",
+            "resumed",
+            "handshakes_per_sec",
+        ] {
+            assert!(!h[k].is_null(), "handshake.{k}");
+        }
+        assert!(h["latency_us"]["p50"].as_f64().expect("p50") > 0.0);
+        assert!(h["latency_us"]["p99"].as_f64().expect("p99") > 0.0);
+    }
+    // plain, rustls-ring full + tickets (socket and memory), openssl full.
+    assert_eq!(rows("handshake").len(), 1 + 2 * 2 + 1);
+    for r in rows("record") {
+        for k in [
+            "transport",
+            "tls_version",
+            "payload_bytes",
+            "wire_bytes",
+            "records",
+        ] {
+            assert!(!r[k].is_null(), "record.{k}");
+        }
+    }
+    let lat = rows("latency");
+    assert_eq!(lat.len(), 3 * 2);
+    for r in &lat {
+        for k in ["transport", "connections", "avg_us", "p95_us"] {
+            assert!(!r[k].is_null(), "latency.{k}");
+        }
+    }
+    let bulk = rows("bulk");
+    assert_eq!(bulk.len(), 1 + 2 * 3);
+    assert!(
+        bulk.iter()
+            .all(|b| b["mb_per_sec"].as_f64().expect("MB/s") > 0.0 && b["suite"].is_string())
+    );
+    assert!(
+        v["footprint"]
+            .as_array()
+            .expect("footprint array")
+            .is_empty()
+    );
+}
+
+#[test]
+fn csv_markdown_file_and_charts() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let report = dir.path().join("report.md");
+    let svg = dir.path().join("svg");
+    let mut args = SMALL.to_vec();
+    let (report_s, svg_s) = (report.display().to_string(), svg.display().to_string());
+    args.extend([
+        "--bulk-mib",
+        "1",
+        "--output",
+        "markdown",
+        "--out",
+        &report_s,
+        "--svg-dir",
+        &svg_s,
+    ]);
+    let out = tls_bench(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty(), "the report went to the file");
+    let md = std::fs::read_to_string(&report).expect("report file");
+    assert!(md.contains("| connections | plain avg ms |"), "{md}");
+    assert!(md.contains("the study's Figure 2"));
+    for f in ["latency.svg", "handshakes.svg"] {
+        let s = std::fs::read_to_string(svg.join(f)).expect("chart written");
+        assert!(s.starts_with("<svg") && s.contains("rustls-ring"), "{f}");
+    }
+    let out = tls_bench(&[
+        "--sections",
+        "record",
+        "--transports",
+        "plain,rustls-aws-lc-rs",
+        "--tls-versions",
+        "1.2",
+        "--output",
+        "csv",
+    ]);
+    assert!(out.status.success());
+    let csv = String::from_utf8_lossy(&out.stdout);
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "section,transport,version,message,payload B,wire B,records,writes,overhead B,B/record,overhead"
+        )
+    );
+    assert!(
+        csv.contains("record,rustls-aws-lc-rs,TLSv1_2,COM_STMT_EXECUTE,20,49,1,1,29,29.0,+145.0%"),
+        "{csv}"
+    );
+}
