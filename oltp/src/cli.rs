@@ -17,7 +17,7 @@ use crate::report::{Report, comparison_text};
 use crate::run::{RunOptions, active_key_id, load_cipher, run_grid};
 use crate::schema::{self, DataSet, PrepareOptions};
 use crate::server::{PrivateServer, ServerConfig, default_base_dir};
-use crate::workload::Workload;
+use crate::workload::{Options, Workload, parse_on_off};
 
 /// sysbench-compatible OLTP load generator with column encryption.
 ///
@@ -117,6 +117,18 @@ pub struct PrepareArgs {
     /// Seed of the row generator (every database gets the same rows).
     #[arg(long, default_value_t = schema::DEFAULT_SEED)]
     pub seed: u64,
+    /// id as AUTO_INCREMENT (sysbench's --auto-inc); off: plain INTEGER.
+    #[arg(long, default_value = "on", value_name = "on|off", num_args = 0..=1,
+          default_missing_value = "on", value_parser = parse_on_off)]
+    pub auto_inc: bool,
+    /// A secondary index `KEY xid (id)` in place of the PRIMARY KEY (sysbench's --secondary).
+    #[arg(long, default_value = "off", value_name = "on|off", num_args = 0..=1,
+          default_missing_value = "on", value_parser = parse_on_off)]
+    pub secondary: bool,
+    /// Create the index k_N on k after loading (sysbench's --create-secondary).
+    #[arg(long, default_value = "on", value_name = "on|off", num_args = 0..=1,
+          default_missing_value = "on", value_parser = parse_on_off)]
+    pub create_secondary: bool,
 }
 
 /// Output format of `oltp run`.
@@ -149,15 +161,29 @@ pub struct RunArgs {
     /// sysbench workload.
     #[arg(long, value_enum, default_value = "oltp_read_only")]
     pub workload: Workload,
-    /// Duration of each run in seconds.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    /// Measured duration of each run in seconds (0: no limit, give --events).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub time: u64,
-    /// Rows per range query (ids [x, x+range_size-1]).
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    pub range_size: u32,
+    /// Events (transactions) per run, all threads together (0: no limit).
+    #[arg(long, default_value_t = 0)]
+    pub events: u64,
+    /// Seconds of unmeasured load before each run's measured window.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    pub warmup: u64,
+    /// Print a line like sysbench's every N seconds (tps, qps, r/w/o per second,
+    /// p95 latency in ms, errors and reconnects per second); 0: none.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    pub report_interval: u64,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub options: Options,
     /// Id distribution (sysbench 1.0 default: special).
     #[arg(long, value_enum, default_value = "special")]
     pub rand_type: RandType,
+    /// Seed of the random numbers (worker i uses seed + i, so a 1-thread run
+    /// repeats exactly); 0: from the operating system.
+    #[arg(long, default_value_t = 0)]
+    pub rand_seed: u64,
     /// Output on stdout.
     #[arg(long, value_enum, default_value = "text")]
     pub output: Output,
@@ -372,6 +398,9 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         Command::Prepare(a) => drop(parse_encrypts(&a.encrypt)?),
         Command::Run(a) => {
             parse_encrypts(&a.encrypt)?;
+            if a.time == 0 && a.events == 0 {
+                bail!("--time 0 needs --events N (otherwise the run never ends)");
+            }
             if let Some(path) = &a.json_out {
                 check_writable(path)?;
             }
@@ -465,7 +494,9 @@ async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
         let opts = PrepareOptions {
             threads: a.threads,
             seed: a.seed,
-            create_secondary: true,
+            create_secondary: a.create_secondary,
+            auto_inc: a.auto_inc,
+            secondary: a.secondary,
         };
         schema::prepare(
             url,
@@ -551,8 +582,13 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
         },
         encrypts,
         time: Duration::from_secs(a.time),
-        range_size: a.range_size,
+        events: a.events,
+        warmup: Duration::from_secs(a.warmup),
+        report_interval: Duration::from_secs(a.report_interval),
+        intervals_to_stderr: a.output != Output::Text,
+        options: a.options,
         rand_type: a.rand_type,
+        rand_seed: a.rand_seed,
         key_file: a.data.key_file.clone(),
         base_dir: a.data.base_dir(),
         progress: !a.no_progress,

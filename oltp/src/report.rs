@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::measure::Aggregate;
+use crate::measure::{Aggregate, StatementKind};
+use crate::workload::Options;
 
 /// Queries by sysbench's classes.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
@@ -41,6 +42,20 @@ pub struct LatencyMs {
     pub sum: f64,
 }
 
+/// Latency of one statement kind over a run.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct StatementLatency {
+    /// Statement kind: `begin`, `commit`, `point_select`, `simple_range`,
+    /// `sum_range`, `order_range`, `distinct_range`, `index_update`,
+    /// `non_index_update`, `delete`, `insert`.
+    pub kind: &'static str,
+    /// Statements of this kind that completed.
+    pub count: u64,
+    /// Their latency, ms (HdrHistogram with 2 significant digits, clamped to
+    /// [min, max]); `sum` is count x mean.
+    pub latency_ms: LatencyMs,
+}
+
 /// sysbench's "threads fairness".
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]
 pub struct Fairness {
@@ -71,6 +86,10 @@ pub struct RunResult {
     pub table_size: u32,
     /// Rows per range query.
     pub range_size: u32,
+    /// sysbench's workload options used (point_selects, skip_trx, ...).
+    pub options: Options,
+    /// Id distribution (`--rand-type`).
+    pub rand_type: String,
     /// Measured wall time, s.
     pub time_s: f64,
     /// Events (transactions) completed.
@@ -87,6 +106,9 @@ pub struct RunResult {
     pub reconnects: u64,
     /// Event latency, ms.
     pub latency_ms: LatencyMs,
+    /// Latency per statement kind, in sysbench's statement order (kinds the
+    /// workload did not run are left out).
+    pub statements: Vec<StatementLatency>,
     /// Threads fairness.
     pub fairness: Fairness,
     /// CPU time of the `oltp` process during the run (user + system, getrusage), s.
@@ -119,6 +141,10 @@ pub struct RunInfo {
     pub table_size: u32,
     /// Range size.
     pub range_size: u32,
+    /// Workload options.
+    pub options: Options,
+    /// Id distribution.
+    pub rand_type: String,
     /// Server version.
     pub server_version: String,
 }
@@ -133,6 +159,35 @@ fn mean_stddev(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
+impl LatencyMs {
+    /// Summary of `h`, whose values times `to_ms` are milliseconds; zeros when
+    /// empty. Percentiles are clamped to [min, max].
+    pub fn from_histogram(h: &hdrhistogram::Histogram<u64>, to_ms: f64) -> LatencyMs {
+        if h.is_empty() {
+            return LatencyMs {
+                min: 0.0,
+                avg: 0.0,
+                p50: 0.0,
+                p95: 0.0,
+                p99: 0.0,
+                max: 0.0,
+                sum: 0.0,
+            };
+        }
+        let (min, max) = (h.min(), h.max());
+        let q = |p: f64| h.value_at_quantile(p).clamp(min, max) as f64 * to_ms;
+        LatencyMs {
+            min: min as f64 * to_ms,
+            avg: h.mean() * to_ms,
+            p50: q(0.50),
+            p95: q(0.95),
+            p99: q(0.99),
+            max: max as f64 * to_ms,
+            sum: h.mean() * h.len() as f64 * to_ms,
+        }
+    }
+}
+
 impl RunResult {
     /// Builds the result of a run that lasted `time_s` seconds and used `cpu_s`
     /// seconds of client CPU.
@@ -143,31 +198,19 @@ impl RunResult {
         cpu_s: f64,
         error: Option<String>,
     ) -> RunResult {
-        let ms = |ns: f64| ns / 1e6;
-        let h = &agg.latency;
-        let latency_ms = if agg.events == 0 {
-            LatencyMs {
-                min: 0.0,
-                avg: 0.0,
-                p50: 0.0,
-                p95: 0.0,
-                p99: 0.0,
-                max: 0.0,
-                sum: 0.0,
-            }
-        } else {
-            let (min, max) = (h.min(), h.max());
-            let q = |p: f64| h.value_at_quantile(p).clamp(min, max) as f64;
-            LatencyMs {
-                min: ms(min as f64),
-                avg: ms(h.mean()),
-                p50: ms(q(0.50)),
-                p95: ms(q(0.95)),
-                p99: ms(q(0.99)),
-                max: ms(max as f64),
-                sum: ms(h.mean() * h.len() as f64),
-            }
-        };
+        let latency_ms = LatencyMs::from_histogram(&agg.latency, 1e-6);
+        let statements = StatementKind::ALL
+            .iter()
+            .zip(&agg.statements)
+            .filter_map(|(kind, st)| {
+                let st = st.as_ref()?;
+                Some(StatementLatency {
+                    kind: kind.name(),
+                    count: st.count,
+                    latency_ms: LatencyMs::from_histogram(&st.latency_us, 1e-3),
+                })
+            })
+            .collect();
         let total = agg.queries();
         let per_sec = |n: u64| if time_s > 0.0 { n as f64 / time_s } else { 0.0 };
         let (events_avg, events_stddev) =
@@ -182,6 +225,8 @@ impl RunResult {
             tables: info.tables,
             table_size: info.table_size,
             range_size: info.range_size,
+            options: info.options,
+            rand_type: info.rand_type,
             time_s,
             transactions: agg.events,
             tps: per_sec(agg.events),
@@ -195,6 +240,7 @@ impl RunResult {
             errors: agg.errors,
             reconnects: agg.reconnects,
             latency_ms,
+            statements,
             fairness: Fairness {
                 events_avg,
                 events_stddev,
@@ -318,6 +364,21 @@ impl RunResult {
             l.sum
         );
         let _ = writeln!(s);
+        if !self.statements.is_empty() {
+            let _ = writeln!(
+                s,
+                "Statement latency (ms):      count        min        avg        p50        p95        p99        max"
+            );
+            for st in &self.statements {
+                let l = &st.latency_ms;
+                let _ = writeln!(
+                    s,
+                    "    {:<20} {:>11} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.3}",
+                    st.kind, st.count, l.min, l.avg, l.p50, l.p95, l.p99, l.max
+                );
+            }
+            let _ = writeln!(s);
+        }
         let f = &self.fairness;
         let _ = writeln!(s, "Threads fairness:");
         let _ = writeln!(
