@@ -13,10 +13,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::codec::{Codec, Encrypt, create_key_file, default_key_file};
 use crate::rand::RandType;
-use crate::report::{Report, comparison_text};
+use crate::report::{Report, comparison_text, summary_text};
 use crate::run::{RunOptions, active_key_id, load_cipher, run_grid};
 use crate::schema::{self, DataSet, PrepareOptions};
-use crate::server::{PrivateServer, ServerConfig, default_base_dir};
+use crate::security::{server_base, server_config, tls_files};
+use crate::server::{PrivateServer, default_base_dir};
 use crate::workload::{Options, Workload, parse_on_off};
 
 /// sysbench-compatible OLTP load generator with column encryption.
@@ -57,6 +58,10 @@ pub struct ServerArgs {
     /// encbench's directory (see `oltp run --help`).
     #[arg(long, value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
+    /// The private server that encrypts InnoDB tables and redo log at rest
+    /// (its own data directory, <base-dir>/at-rest/).
+    #[arg(long)]
+    pub at_rest: bool,
 }
 
 /// What `oltp server` does.
@@ -93,6 +98,17 @@ pub struct DataArgs {
     /// created by prepare.
     #[arg(long, value_name = "FILE")]
     pub key_file: Option<PathBuf>,
+    /// Encryption at rest: use the private server that runs InnoDB table and
+    /// redo-log encryption (file_key_management, key generated at its first
+    /// start; data in <base-dir>/at-rest/). With --mysql-url: check that the
+    /// tables are encrypted at rest. Runs check every table's
+    /// INNODB_TABLESPACES_ENCRYPTION entry first.
+    #[arg(long)]
+    pub at_rest: bool,
+    /// CA certificate (PEM) that --tls verifies the server against. Default:
+    /// the private server's own CA; with --mysql-url, the built-in web PKI roots.
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
 }
 
 /// `oltp prepare`.
@@ -136,8 +152,12 @@ pub struct PrepareArgs {
 pub enum Output {
     /// sysbench's report per run, then the comparison tables.
     Text,
-    /// One JSON object with `runs` and `comparison` arrays.
+    /// One JSON object with `runs`, `summary` and `comparison` arrays.
     Json,
+    /// One CSV row per run (header first).
+    Csv,
+    /// Markdown: the summary (medians with min-max) and comparison tables.
+    Markdown,
 }
 
 /// `oltp run`.
@@ -154,6 +174,17 @@ pub struct RunArgs {
         value_name = "LIST"
     )]
     pub encrypt: Vec<String>,
+    /// TLS between client and server, comma separated: off, on, or off,on (runs
+    /// both). On: TCP with TLS verified against the server's CA (see --tls-ca);
+    /// every connection checks that Ssl_cipher is non-empty.
+    #[arg(long, value_delimiter = ',', default_value = "off", value_name = "LIST",
+          value_parser = parse_on_off)]
+    pub tls: Vec<bool>,
+    /// Runs of every combination; at each thread count, round r runs the
+    /// (TLS x encryption) combinations in an order rotated by r (A B C, B C A,
+    /// ...), and the summary gives the median with min-max.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
     /// Worker threads (one connection each), comma separated list, e.g. 1,8.
     #[arg(long, value_delimiter = ',', default_value = "1", value_name = "LIST",
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
@@ -215,6 +246,11 @@ pub struct CleanupArgs {
 impl DataArgs {
     fn base_dir(&self) -> PathBuf {
         self.base_dir.clone().unwrap_or_else(default_base_dir)
+    }
+
+    /// The private server's base directory (`base-dir`, or its `at-rest/`).
+    fn server_base(&self) -> PathBuf {
+        server_base(&self.base_dir(), self.at_rest)
     }
 
     fn data_set(&self) -> Result<DataSet> {
@@ -315,12 +351,12 @@ impl ServerGuard {
                 server: None,
             });
         }
-        let base = data.base_dir();
+        let base = data.server_base();
         let me = users_dir(&base).join(std::process::id().to_string());
         std::fs::create_dir_all(users_dir(&base))
             .with_context(|| format!("cannot create {}", users_dir(&base).display()))?;
         std::fs::write(&me, b"").with_context(|| format!("cannot write {}", me.display()))?;
-        let cfg = ServerConfig::new(base.clone());
+        let cfg = server_config(&data.base_dir(), data.at_rest)?;
         let started = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
             .await
             .context("server start task panicked")?;
@@ -421,7 +457,10 @@ pub async fn execute(cli: Cli) -> Result<bool> {
 }
 
 async fn server(a: &ServerArgs) -> Result<()> {
-    let cfg = ServerConfig::new(a.base_dir.clone().unwrap_or_else(default_base_dir));
+    let cfg = server_config(
+        &a.base_dir.clone().unwrap_or_else(default_base_dir),
+        a.at_rest,
+    )?;
     let action = a.action;
     let server = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
         .await
@@ -589,6 +628,18 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
         options: a.options,
         rand_type: a.rand_type,
         rand_seed: a.rand_seed,
+        tls: {
+            let mut t = a.tls.clone();
+            t.dedup();
+            t
+        },
+        tls_ca: match (&a.data.tls_ca, &a.data.mysql_url) {
+            (Some(ca), _) => Some(ca.clone()),
+            (None, None) => Some(tls_files(&a.data.server_base()).ca),
+            (None, Some(_)) => None,
+        },
+        at_rest: a.data.at_rest,
+        repeat: a.repeat,
         key_file: a.data.key_file.clone(),
         base_dir: a.data.base_dir(),
         progress: !a.no_progress,
@@ -604,15 +655,21 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
     })
     .await?;
     let report = Report::new(results);
-    if text {
-        if !report.comparison.is_empty() {
-            println!("{}", comparison_text(&report.comparison));
+    match a.output {
+        Output::Text => {
+            if a.repeat > 1 || report.summary.len() > 1 {
+                println!("{}", summary_text(&report.summary));
+            }
+            if !report.comparison.is_empty() {
+                println!("{}", comparison_text(&report.comparison));
+            }
         }
-    } else {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        Output::Json => println!("{}", report.to_json()?),
+        Output::Csv => print!("{}", report.to_csv()?),
+        Output::Markdown => println!("{}", report.to_markdown()),
     }
     if let Some(path) = &a.json_out {
-        write_atomically(path, serde_json::to_string_pretty(&report)?.as_bytes())?;
+        write_atomically(path, report.to_json()?.as_bytes())?;
         if text {
             println!("JSON report written to {}", path.display());
         }

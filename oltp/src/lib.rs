@@ -13,5 +13,6 @@ pub mod rand;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod security;
 pub mod server;
 pub mod workload;

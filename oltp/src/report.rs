@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::measure::{Aggregate, StatementKind};
+use crate::security::TlsSession;
 use crate::workload::Options;
 
 /// Queries by sysbench's classes.
@@ -90,6 +91,14 @@ pub struct RunResult {
     pub options: Options,
     /// Id distribution (`--rand-type`).
     pub rand_type: String,
+    /// `--rand-seed` (0: seeded from the operating system).
+    pub rand_seed: u64,
+    /// TLS session (version and cipher as the server reports them), when TLS was on.
+    pub tls: Option<TlsSession>,
+    /// Whether every table was verified encrypted at rest before the run.
+    pub at_rest: bool,
+    /// Round of `--repeat` (1-based).
+    pub round: u32,
     /// Measured wall time, s.
     pub time_s: f64,
     /// Events (transactions) completed.
@@ -117,6 +126,8 @@ pub struct RunResult {
     pub client_cpu_us_per_query: f64,
     /// `SELECT VERSION()` of the server.
     pub server_version: String,
+    /// Server variables (buffer pool, durability, TLS, at rest), name -> value.
+    pub server_settings: std::collections::BTreeMap<String, String>,
     /// False when the run stopped early (server lost, decryption failure, Ctrl-C).
     pub complete: bool,
     /// Why it stopped early, when it did.
@@ -145,8 +156,16 @@ pub struct RunInfo {
     pub options: Options,
     /// Id distribution.
     pub rand_type: String,
+    /// Random seed.
+    pub rand_seed: u64,
+    /// TLS session, when on.
+    pub tls: Option<TlsSession>,
+    /// Verified encrypted at rest.
+    pub at_rest: bool,
     /// Server version.
     pub server_version: String,
+    /// Server settings.
+    pub server_settings: std::collections::BTreeMap<String, String>,
 }
 
 fn mean_stddev(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
@@ -227,6 +246,10 @@ impl RunResult {
             range_size: info.range_size,
             options: info.options,
             rand_type: info.rand_type,
+            rand_seed: info.rand_seed,
+            tls: info.tls,
+            at_rest: info.at_rest,
+            round: 1,
             time_s,
             transactions: agg.events,
             tps: per_sec(agg.events),
@@ -254,6 +277,7 @@ impl RunResult {
                 0.0
             },
             server_version: info.server_version,
+            server_settings: info.server_settings,
             complete: error.is_none(),
             error,
         }
@@ -271,13 +295,22 @@ impl RunResult {
         };
         let _ = writeln!(
             s,
-            "{} | threads: {} | encrypt: {} | {} x {} rows | server {}",
+            "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} x {} rows | server {}{}",
             self.workload,
             self.threads,
             self.encrypt,
+            self.tls
+                .as_ref()
+                .map_or("off".to_string(), |t| format!("{} {}", t.version, t.cipher)),
+            if self.at_rest { "on" } else { "off" },
             self.tables,
             self.table_size,
-            self.server_version
+            self.server_version,
+            if self.round > 1 {
+                format!(" | round {}", self.round)
+            } else {
+                String::new()
+            }
         );
         let _ = writeln!(s, "SQL statistics:");
         let _ = writeln!(s, "    queries performed:");
@@ -404,33 +437,163 @@ impl RunResult {
     }
 }
 
-/// One row of the comparison table: a thread count, plaintext vs one encryption choice.
+/// Median, smallest and largest of one figure over the rounds of `--repeat`.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Spread {
+    /// Median (the mean of the two middle values for an even count).
+    pub median: f64,
+    /// Smallest.
+    pub min: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+impl Spread {
+    /// The spread of `xs` (zeros when empty).
+    pub fn of(mut xs: Vec<f64>) -> Spread {
+        if xs.is_empty() {
+            return Spread {
+                median: 0.0,
+                min: 0.0,
+                max: 0.0,
+            };
+        }
+        xs.sort_by(f64::total_cmp);
+        let n = xs.len();
+        let median = if n % 2 == 1 {
+            xs[n / 2]
+        } else {
+            (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+        };
+        Spread {
+            median,
+            min: xs[0],
+            max: xs[n - 1],
+        }
+    }
+}
+
+/// One combination of the grid (workload, threads, encryption, TLS) over its
+/// `--repeat` rounds.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct ComparisonRow {
-    /// The encryption choice compared with plaintext.
-    pub encrypt: String,
+pub struct SummaryRow {
+    /// Workload.
+    pub workload: String,
     /// Threads.
     pub threads: u32,
-    /// Plaintext QPS.
+    /// Column encryption: `none` or `BACKEND:ALGORITHM`.
+    pub encrypt: String,
+    /// Whether the connections used TLS.
+    pub tls: bool,
+    /// Whether the tables were encrypted at rest.
+    pub at_rest: bool,
+    /// The mode as one label, e.g. `none`, `openssl:aes-256-gcm + TLS`.
+    pub mode: String,
+    /// Complete runs summarised.
+    pub runs: usize,
+    /// Queries per second.
+    pub qps: Spread,
+    /// Transactions per second.
+    pub tps: Spread,
+    /// Average event latency (RT), ms.
+    pub rt_ms: Spread,
+    /// 95th percentile event latency, ms.
+    pub p95_ms: Spread,
+    /// Client CPU per query, µs.
+    pub cpu_us_per_query: Spread,
+}
+
+/// The label of a mode: the encryption choice, `+ TLS`, `+ at rest`.
+pub fn mode_label(encrypt: &str, tls: bool, at_rest: bool) -> String {
+    let mut parts = Vec::new();
+    if encrypt != "none" || (!tls && !at_rest) {
+        parts.push(encrypt.to_string());
+    }
+    if tls {
+        parts.push("TLS".to_string());
+    }
+    if at_rest {
+        parts.push("at rest".to_string());
+    }
+    parts.join(" + ")
+}
+
+/// Groups complete runs by (workload, threads, encryption, TLS), in first-run
+/// order, with medians and min-max over the rounds.
+pub fn summary(runs: &[RunResult]) -> Vec<SummaryRow> {
+    let mut rows: Vec<SummaryRow> = Vec::new();
+    let key = |r: &RunResult| {
+        (
+            r.workload.clone(),
+            r.threads,
+            r.encrypt.clone(),
+            r.tls.is_some(),
+        )
+    };
+    let mut keys = Vec::new();
+    for r in runs.iter().filter(|r| r.complete) {
+        if !keys.contains(&key(r)) {
+            keys.push(key(r));
+        }
+    }
+    for k in keys {
+        let group: Vec<&RunResult> = runs.iter().filter(|r| r.complete && key(r) == k).collect();
+        let spread =
+            |f: &dyn Fn(&RunResult) -> f64| Spread::of(group.iter().map(|r| f(r)).collect());
+        let at_rest = group.iter().any(|r| r.at_rest);
+        rows.push(SummaryRow {
+            mode: mode_label(&k.2, k.3, at_rest),
+            workload: k.0,
+            threads: k.1,
+            encrypt: k.2,
+            tls: k.3,
+            at_rest,
+            runs: group.len(),
+            qps: spread(&|r| r.qps),
+            tps: spread(&|r| r.tps),
+            rt_ms: spread(&|r| r.latency_ms.avg),
+            p95_ms: spread(&|r| r.latency_ms.p95),
+            cpu_us_per_query: spread(&|r| r.client_cpu_us_per_query),
+        });
+    }
+    rows
+}
+
+/// One row of the comparison table (seed 000's layout): a thread count, the
+/// baseline (no column encryption, no TLS) vs one other mode, medians over the
+/// rounds.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ComparisonRow {
+    /// Workload.
+    pub workload: String,
+    /// The mode compared with the baseline, e.g. `openssl:aes-256-gcm + TLS`.
+    pub mode: String,
+    /// Its column encryption choice.
+    pub encrypt: String,
+    /// Whether it used TLS.
+    pub tls: bool,
+    /// Threads.
+    pub threads: u32,
+    /// Baseline QPS (median).
     pub plaintext_qps: f64,
-    /// Ciphertext QPS.
+    /// The mode's QPS (median).
     pub ciphertext_qps: f64,
-    /// Plaintext RT (average event latency), ms.
+    /// Baseline RT (average event latency, median), ms.
     pub plaintext_rt_ms: f64,
-    /// Ciphertext RT, ms.
+    /// The mode's RT, ms.
     pub ciphertext_rt_ms: f64,
-    /// (ciphertext - plaintext) / plaintext QPS, percent (negative = slower).
+    /// (mode - baseline) / baseline QPS, percent (negative = slower).
     pub qps_diff_pct: f64,
-    /// (ciphertext - plaintext) / plaintext RT, percent (positive = slower).
+    /// (mode - baseline) / baseline RT, percent (positive = slower).
     pub rt_diff_pct: f64,
-    /// Client CPU per query, plaintext, µs.
+    /// Client CPU per query, baseline, µs.
     pub plaintext_cpu_us_per_query: f64,
-    /// Client CPU per query, ciphertext, µs.
+    /// Client CPU per query, the mode, µs.
     pub ciphertext_cpu_us_per_query: f64,
 }
 
-/// Pairs every encrypted run with the plaintext run of the same workload and
-/// thread count, in the order the runs were given.
+/// Pairs every mode with the baseline (no column encryption, no TLS) of the
+/// same workload and thread count.
 pub fn comparison(runs: &[RunResult]) -> Vec<ComparisonRow> {
     let pct = |new: f64, old: f64| {
         if old > 0.0 {
@@ -439,50 +602,51 @@ pub fn comparison(runs: &[RunResult]) -> Vec<ComparisonRow> {
             0.0
         }
     };
+    let sum = summary(runs);
     let mut rows = Vec::new();
-    for enc in runs.iter().filter(|r| r.encrypt != "none") {
-        let Some(plain) = runs.iter().find(|p| {
-            p.encrypt == "none" && p.threads == enc.threads && p.workload == enc.workload
+    for m in sum.iter().filter(|r| r.encrypt != "none" || r.tls) {
+        let Some(base) = sum.iter().find(|p| {
+            p.encrypt == "none" && !p.tls && p.threads == m.threads && p.workload == m.workload
         }) else {
             continue;
         };
         rows.push(ComparisonRow {
-            encrypt: enc.encrypt.clone(),
-            threads: enc.threads,
-            plaintext_qps: plain.qps,
-            ciphertext_qps: enc.qps,
-            plaintext_rt_ms: plain.latency_ms.avg,
-            ciphertext_rt_ms: enc.latency_ms.avg,
-            qps_diff_pct: pct(enc.qps, plain.qps),
-            rt_diff_pct: pct(enc.latency_ms.avg, plain.latency_ms.avg),
-            plaintext_cpu_us_per_query: plain.client_cpu_us_per_query,
-            ciphertext_cpu_us_per_query: enc.client_cpu_us_per_query,
+            workload: m.workload.clone(),
+            mode: m.mode.clone(),
+            encrypt: m.encrypt.clone(),
+            tls: m.tls,
+            threads: m.threads,
+            plaintext_qps: base.qps.median,
+            ciphertext_qps: m.qps.median,
+            plaintext_rt_ms: base.rt_ms.median,
+            ciphertext_rt_ms: m.rt_ms.median,
+            qps_diff_pct: pct(m.qps.median, base.qps.median),
+            rt_diff_pct: pct(m.rt_ms.median, base.rt_ms.median),
+            plaintext_cpu_us_per_query: base.cpu_us_per_query.median,
+            ciphertext_cpu_us_per_query: m.cpu_us_per_query.median,
         });
     }
     rows
 }
 
-/// The comparison as the seed report's tables, one per encryption choice, with
-/// the % differences.
+/// The comparison as the seed report's tables, one per mode, with the %
+/// differences (Markdown table syntax, readable as text).
 pub fn comparison_text(rows: &[ComparisonRow]) -> String {
     let mut s = String::new();
-    let mut choices: Vec<&str> = Vec::new();
+    let mut modes: Vec<&str> = Vec::new();
     for r in rows {
-        if !choices.contains(&r.encrypt.as_str()) {
-            choices.push(&r.encrypt);
+        if !modes.contains(&r.mode.as_str()) {
+            modes.push(&r.mode);
         }
     }
-    for choice in choices {
-        let _ = writeln!(
-            s,
-            "\nPlaintext vs {choice} (column encryption of c and pad)"
-        );
+    for mode in modes {
+        let _ = writeln!(s, "\nPlaintext vs {mode}");
         let _ = writeln!(
             s,
             "| Threads | Plaintext QPS | Ciphertext QPS | QPS diff | Plaintext RT (ms) | Ciphertext RT (ms) | RT diff | Client CPU us/query (plain / cipher) |"
         );
         let _ = writeln!(s, "|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for r in rows.iter().filter(|r| r.encrypt == choice) {
+        for r in rows.iter().filter(|r| r.mode == mode) {
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {:+.1}% | {:.2} | {:.2} | {:+.1}% | {:.1} / {:.1} |",
@@ -497,6 +661,38 @@ pub fn comparison_text(rows: &[ComparisonRow]) -> String {
                 r.ciphertext_cpu_us_per_query
             );
         }
+    }
+    s
+}
+
+/// The summary as a Markdown table: medians with (min-max) over the rounds.
+pub fn summary_text(rows: &[SummaryRow]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| Workload | Threads | Mode | Runs | QPS median (min-max) | TPS median | RT avg ms median (min-max) | p95 ms median | Client CPU us/query median (min-max) |"
+    );
+    let _ = writeln!(s, "|---|---:|---|---:|---:|---:|---:|---:|---:|");
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} ({}-{}) | {:.2} | {:.2} ({:.2}-{:.2}) | {:.2} | {:.1} ({:.1}-{:.1}) |",
+            r.workload,
+            r.threads,
+            r.mode,
+            r.runs,
+            thousands(r.qps.median),
+            thousands(r.qps.min),
+            thousands(r.qps.max),
+            r.tps.median,
+            r.rt_ms.median,
+            r.rt_ms.min,
+            r.rt_ms.max,
+            r.p95_ms.median,
+            r.cpu_us_per_query.median,
+            r.cpu_us_per_query.min,
+            r.cpu_us_per_query.max
+        );
     }
     s
 }
@@ -527,7 +723,9 @@ pub struct Report {
     pub complete: bool,
     /// Every run, in the order run.
     pub runs: Vec<RunResult>,
-    /// Plaintext vs each encryption choice.
+    /// Every combination over its rounds: medians with min-max.
+    pub summary: Vec<SummaryRow>,
+    /// The baseline (no column encryption, no TLS) vs each other mode, medians.
     pub comparison: Vec<ComparisonRow>,
 }
 
@@ -538,9 +736,118 @@ impl Report {
             tool: "oltp",
             version: env!("CARGO_PKG_VERSION"),
             complete: runs.iter().all(|r| r.complete),
+            summary: summary(&runs),
             comparison: comparison(&runs),
             runs,
         }
+    }
+
+    /// JSON (pretty-printed).
+    ///
+    /// # Errors
+    /// Serialisation failed.
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(self)
+    }
+
+    /// CSV: one row per run with its settings and figures (latencies in ms,
+    /// CPU in µs per query), a header first.
+    ///
+    /// # Errors
+    /// Writing failed.
+    pub fn to_csv(&self) -> Result<String, csv::Error> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record([
+            "workload",
+            "threads",
+            "encrypt",
+            "tls",
+            "tls_cipher",
+            "at_rest",
+            "round",
+            "tables",
+            "table_size",
+            "time_s",
+            "transactions",
+            "tps",
+            "qps",
+            "read",
+            "write",
+            "other",
+            "errors",
+            "reconnects",
+            "lat_min_ms",
+            "lat_avg_ms",
+            "lat_p50_ms",
+            "lat_p95_ms",
+            "lat_p99_ms",
+            "lat_max_ms",
+            "client_cpu_s",
+            "client_cpu_us_per_query",
+            "server_version",
+            "complete",
+        ])?;
+        for r in &self.runs {
+            let l = &r.latency_ms;
+            w.write_record([
+                r.workload.clone(),
+                r.threads.to_string(),
+                r.encrypt.clone(),
+                r.tls.is_some().to_string(),
+                r.tls.as_ref().map(|t| t.cipher.clone()).unwrap_or_default(),
+                r.at_rest.to_string(),
+                r.round.to_string(),
+                r.tables.to_string(),
+                r.table_size.to_string(),
+                format!("{:.4}", r.time_s),
+                r.transactions.to_string(),
+                format!("{:.2}", r.tps),
+                format!("{:.2}", r.qps),
+                r.queries.read.to_string(),
+                r.queries.write.to_string(),
+                r.queries.other.to_string(),
+                r.errors.to_string(),
+                r.reconnects.to_string(),
+                format!("{:.3}", l.min),
+                format!("{:.3}", l.avg),
+                format!("{:.3}", l.p50),
+                format!("{:.3}", l.p95),
+                format!("{:.3}", l.p99),
+                format!("{:.3}", l.max),
+                format!("{:.3}", r.client_cpu_s),
+                format!("{:.1}", r.client_cpu_us_per_query),
+                r.server_version.clone(),
+                r.complete.to_string(),
+            ])?;
+        }
+        let bytes = w.into_inner().map_err(|e| e.into_error())?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// Markdown: the summary table (medians with min-max) and the comparison
+    /// tables.
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "## oltp {}\n", self.version);
+        if let Some(r) = self.runs.first() {
+            let _ = writeln!(
+                s,
+                "{} tables x {} rows, server {}, range size {}, rand-type {}{}\n",
+                r.tables,
+                r.table_size,
+                r.server_version,
+                r.range_size,
+                r.rand_type,
+                if self.complete {
+                    ""
+                } else {
+                    " (INCOMPLETE: a run stopped early)"
+                }
+            );
+        }
+        s.push_str(&summary_text(&self.summary));
+        s.push_str(&comparison_text(&self.comparison));
+        s
     }
 }
 

@@ -45,6 +45,15 @@ pub struct RunOptions {
     pub intervals_to_stderr: bool,
     /// sysbench's workload options (`--point-selects`, `--range-size`, ...).
     pub options: Options,
+    /// TLS modes to run (false: plain TCP, true: TLS), in order.
+    pub tls: Vec<bool>,
+    /// CA certificate (PEM) TLS verifies the server against; `None`: web PKI roots.
+    pub tls_ca: Option<PathBuf>,
+    /// Require every table to be encrypted at rest (checked before the runs).
+    pub at_rest: bool,
+    /// Runs of every combination (`--repeat`): at each thread count, round r
+    /// runs the (TLS x encryption) combinations rotated by r (A B C, B C A, ...).
+    pub repeat: u32,
     /// Id distribution.
     pub rand_type: RandType,
     /// Seed of the workers' random numbers (worker i uses seed + i); 0: from
@@ -98,7 +107,24 @@ pub struct ServerInfo {
     pub prepared_stmt_count: u64,
     /// `@@max_connections`.
     pub max_connections: u64,
+    /// Server settings recorded with every result (name -> value): buffer
+    /// pool, durability, binary log, TLS and at-rest encryption.
+    pub settings: std::collections::BTreeMap<String, String>,
 }
+
+/// The server variables recorded in every result.
+pub const RECORDED_SETTINGS: [&str; 10] = [
+    "innodb_buffer_pool_size",
+    "innodb_flush_log_at_trx_commit",
+    "sync_binlog",
+    "log_bin",
+    "innodb_doublewrite",
+    "have_ssl",
+    "innodb_encrypt_tables",
+    "innodb_encrypt_log",
+    "max_prepared_stmt_count",
+    "version_compile_machine",
+];
 
 /// Reads [`ServerInfo`].
 ///
@@ -113,12 +139,24 @@ pub async fn server_info(url: &str) -> Result<ServerInfo> {
     let open: Option<(String, u64)> = conn
         .query_first("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
         .await?;
+    let mut settings = std::collections::BTreeMap::new();
+    for name in RECORDED_SETTINGS {
+        // A variable this server does not have (e.g. innodb_encrypt_tables on
+        // MySQL) is simply not recorded.
+        let row: Option<(String, String)> = conn
+            .exec_first("SHOW GLOBAL VARIABLES WHERE Variable_name = ?", (name,))
+            .await?;
+        if let Some((_, v)) = row {
+            settings.insert(name.to_string(), v);
+        }
+    }
     conn.disconnect().await?;
     Ok(ServerInfo {
         version,
         max_prepared_stmt_count: max_ps,
         prepared_stmt_count: open.map_or(0, |(_, n)| n),
         max_connections: max_conn,
+        settings,
     })
 }
 
@@ -203,7 +241,26 @@ pub async fn run_grid(
         check_keys(&opts.url, &opts.data.database(e), &codec).await?;
         codecs.push((e, codec));
     }
+    if opts.at_rest {
+        for &e in &opts.encrypts {
+            crate::security::check_at_rest(&mut admin, &opts.data.database(e), opts.data.tables)
+                .await?;
+        }
+    }
     admin.disconnect().await?;
+    let mut sessions = Vec::new();
+    for &tls in &opts.tls {
+        sessions.push(if tls {
+            let o =
+                crate::security::with_tls(conn_opts(&opts.url, None, 16)?, opts.tls_ca.as_deref());
+            let mut conn = connect(o).await.context("--tls on")?;
+            let s = crate::security::check_tls(&mut conn).await?;
+            conn.disconnect().await?;
+            Some(s)
+        } else {
+            None
+        });
+    }
     for &t in &opts.threads {
         check_budget(&info, opts.workload, &opts.options, opts.data.tables, t)?;
     }
@@ -216,19 +273,45 @@ pub async fn run_grid(
             }
         });
     }
+    let mut combos = Vec::new();
+    for tls in &sessions {
+        for (e, codec) in &codecs {
+            combos.push(Mode {
+                encrypt: *e,
+                codec: codec.clone(),
+                tls: tls.clone(),
+            });
+        }
+    }
     let mut results = Vec::new();
     'grid: for &threads in &opts.threads {
-        for (e, codec) in &codecs {
-            let r = run_one(opts, &info, *e, codec.clone(), threads, &interrupted).await?;
-            on_result(&r);
-            let stop = !r.complete;
-            results.push(r);
-            if stop {
-                break 'grid;
+        for round in 0..opts.repeat.max(1) {
+            let n = combos.len();
+            for i in 0..n {
+                let mode = &combos[(i + round as usize) % n];
+                let mut r = run_one(opts, &info, mode, threads, &interrupted).await?;
+                r.round = round + 1;
+                on_result(&r);
+                let stop = !r.complete;
+                results.push(r);
+                if stop {
+                    break 'grid;
+                }
             }
         }
     }
     Ok(results)
+}
+
+/// One combination of the grid besides the thread count.
+#[derive(Clone, Debug)]
+pub struct Mode {
+    /// Column encryption.
+    pub encrypt: Encrypt,
+    /// Its codec.
+    pub codec: Codec,
+    /// TLS session parameters (checked before the grid) when TLS is on.
+    pub tls: Option<crate::security::TlsSession>,
 }
 
 /// One measured run.
@@ -238,17 +321,28 @@ pub async fn run_grid(
 pub async fn run_one(
     opts: &RunOptions,
     info: &ServerInfo,
-    encrypt: Encrypt,
-    codec: Codec,
+    mode: &Mode,
     threads: u32,
     interrupted: &Arc<AtomicBool>,
 ) -> Result<RunResult> {
+    let (encrypt, codec) = (mode.encrypt, mode.codec.clone());
     let db = opts.data.database(encrypt);
     let per_conn = opts
         .workload
         .statements_per_connection(opts.data.tables, opts.options.range_selects);
-    let conn_opts = conn_opts(&opts.url, Some(&db), per_conn + 16)?;
-    let bar = progress_bar(opts, &format!("{} {} thr", encrypt.name(), threads));
+    let mut conn_opts = conn_opts(&opts.url, Some(&db), per_conn + 16)?;
+    if mode.tls.is_some() {
+        conn_opts = crate::security::with_tls(conn_opts, opts.tls_ca.as_deref());
+    }
+    let bar = progress_bar(
+        opts,
+        &format!(
+            "{}{} {} thr",
+            encrypt.name(),
+            if mode.tls.is_some() { "+tls" } else { "" },
+            threads
+        ),
+    );
     bar.set_message("connecting");
     let params = Params {
         tables: opts.data.tables,
@@ -388,7 +482,11 @@ pub async fn run_one(
         range_size: opts.options.range_size,
         options: opts.options,
         rand_type: format!("{:?}", opts.rand_type).to_lowercase(),
+        rand_seed: opts.rand_seed,
+        tls: mode.tls.clone(),
+        at_rest: opts.at_rest,
         server_version: info.version.clone(),
+        server_settings: info.settings.clone(),
     };
     Ok(RunResult::from_aggregate(
         info,

@@ -355,6 +355,9 @@ pub enum QueryError {
     /// The server returned something the workload does not expect.
     #[error("unexpected result: {0}")]
     Protocol(String),
+    /// TLS was asked for but the connection is not encrypted.
+    #[error(transparent)]
+    Tls(#[from] crate::security::TlsCheckError),
 }
 
 impl QueryError {
@@ -461,7 +464,7 @@ impl Session {
         codec: Codec,
         params: Params,
     ) -> Result<Session, QueryError> {
-        let conn = Conn::new(opts.clone()).await?;
+        let conn = connect_checked(&opts).await?;
         let mut s = Session {
             conn,
             opts,
@@ -560,7 +563,7 @@ impl Session {
     /// # Errors
     /// The server is still unreachable.
     pub async fn reconnect(&mut self) -> Result<(), QueryError> {
-        self.conn = Conn::new(self.opts.clone()).await?;
+        self.conn = connect_checked(&self.opts).await?;
         self.prepare_all().await
     }
 
@@ -1024,6 +1027,16 @@ impl Session {
         }
         Ok(())
     }
+}
+
+/// Connects; with TLS in `opts`, checks that the session really is encrypted
+/// (`Ssl_cipher` non-empty), so a plaintext fallback cannot go unnoticed.
+async fn connect_checked(opts: &Opts) -> Result<Conn, QueryError> {
+    let mut conn = Conn::new(opts.clone()).await?;
+    if opts.ssl_opts().is_some() {
+        crate::security::check_tls(&mut conn).await?;
+    }
+    Ok(conn)
 }
 
 /// The statement `pick` selects for `table` (1-based), with the table's name.
