@@ -253,7 +253,15 @@ pub async fn run_grid(
         sessions.push(if tls {
             let o =
                 crate::security::with_tls(conn_opts(&opts.url, None, 16)?, opts.tls_ca.as_deref());
-            let mut conn = connect(o).await.context("--tls on")?;
+            let mut conn = mysql_async::Conn::new(o).await.map_err(|e| {
+                let against = opts.tls_ca.as_ref().map_or(
+                    "the built-in web PKI roots".to_string(),
+                    |p| p.display().to_string(),
+                );
+                anyhow::anyhow!(
+                    "--tls on: no TLS connection to the server ({e}); the server must have TLS enabled and a certificate for its host signed by the CA in {against}: pass --tls-ca FILE"
+                )
+            })?;
             let s = crate::security::check_tls(&mut conn).await?;
             conn.disconnect().await?;
             Some(s)
