@@ -16,7 +16,7 @@ use crate::rand::RandType;
 use crate::report::{Report, comparison_text, summary_text};
 use crate::run::{RunOptions, active_key_id, load_cipher, run_grid};
 use crate::schema::{self, DataSet, PrepareOptions};
-use crate::security::{server_base, server_config, tls_files};
+use crate::security::{Profile, server_base, server_config, tls_files};
 use crate::server::{PrivateServer, default_base_dir};
 use crate::workload::{Options, Workload, parse_on_off};
 
@@ -62,6 +62,9 @@ pub struct ServerArgs {
     /// (its own data directory, <base-dir>/at-rest/).
     #[arg(long)]
     pub at_rest: bool,
+    /// Server settings (see `oltp run --help`).
+    #[arg(long, value_enum, default_value = "default")]
+    pub profile: Profile,
 }
 
 /// What `oltp server` does.
@@ -109,6 +112,13 @@ pub struct DataArgs {
     /// the private server's own CA; with --mysql-url, the built-in web PKI roots.
     #[arg(long, value_name = "FILE")]
     pub tls_ca: Option<PathBuf>,
+    /// Private server settings: default (1 GiB buffer pool, no binary log),
+    /// cached (4 GiB buffer pool, binary log, sync_binlog=1,
+    /// innodb_flush_log_at_trx_commit=1), io-bound (128 MiB buffer pool, same
+    /// durability; make the data several times larger). A running server with
+    /// other settings is restarted. Ignored with --mysql-url.
+    #[arg(long, value_enum, default_value = "default")]
+    pub profile: Profile,
 }
 
 /// `oltp prepare`.
@@ -356,7 +366,7 @@ impl ServerGuard {
         std::fs::create_dir_all(users_dir(&base))
             .with_context(|| format!("cannot create {}", users_dir(&base).display()))?;
         std::fs::write(&me, b"").with_context(|| format!("cannot write {}", me.display()))?;
-        let cfg = server_config(&data.base_dir(), data.at_rest)?;
+        let cfg = server_config(&data.base_dir(), data.at_rest, data.profile)?;
         let started = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
             .await
             .context("server start task panicked")?;
@@ -430,6 +440,14 @@ pub async fn execute(cli: Cli) -> Result<bool> {
     };
     // Validate names before starting anything.
     data.data_set()?;
+    if data.mysql_url.is_some() && data.profile != Profile::Default {
+        bail!(
+            "--profile {} sets up the private server only: with --mysql-url, set the server's variables yourself (or omit --mysql-url)",
+            data.profile
+                .to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string())
+        );
+    }
     match &cli.command {
         Command::Prepare(a) => drop(parse_encrypts(&a.encrypt)?),
         Command::Run(a) => {
@@ -460,6 +478,7 @@ async fn server(a: &ServerArgs) -> Result<()> {
     let cfg = server_config(
         &a.base_dir.clone().unwrap_or_else(default_base_dir),
         a.at_rest,
+        a.profile,
     )?;
     let action = a.action;
     let server = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
@@ -470,9 +489,10 @@ async fn server(a: &ServerArgs) -> Result<()> {
             let _ = std::fs::remove_file(ephemeral_marker(server.base_dir()));
             println!("{}", server.url());
             eprintln!(
-                "private MariaDB running (pid {}, socket {}); stop it with `oltp server stop{}`",
+                "private MariaDB running (pid {}, socket {}, TLS CA {}); stop it with `oltp server stop{}`",
                 server.pid(),
                 server.socket_path().display(),
+                tls_files(server.base_dir()).ca.display(),
                 a.base_dir
                     .as_ref()
                     .map(|d| format!(" --base-dir {}", d.display()))

@@ -410,33 +410,46 @@ pub async fn run_one(
             }
         })
     };
-    let reporter = (!opts.report_interval.is_zero()).then(|| {
-        let (bar, live) = (bar.clone(), live.clone());
+    // Interval lines: a task prints one per --report-interval; the state (the
+    // counters at the last line, the next line's number) is shared so the line
+    // of an interval that ends with the run is printed after the join.
+    let interval_state = Arc::new(Mutex::new((live.read(), 1u32)));
+    let emit = {
+        let (bar, live, state) = (bar.clone(), live.clone(), interval_state.clone());
         let (every, to_stderr) = (opts.report_interval, opts.intervals_to_stderr);
+        move || {
+            let mut st = state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let now = live.read();
+            let line = interval_line(
+                (every * st.1).as_secs_f64(),
+                threads,
+                &st.0,
+                &now,
+                every.as_secs_f64(),
+                live.take_interval_p95_ms(),
+            );
+            bar.suspend(|| {
+                if to_stderr {
+                    eprintln!("{line}");
+                } else {
+                    println!("{line}");
+                }
+            });
+            *st = (now, st.1 + 1);
+        }
+    };
+    let reporter = (!opts.report_interval.is_zero()).then(|| {
+        let (every, state, emit) = (opts.report_interval, interval_state.clone(), emit.clone());
         tokio::spawn(async move {
-            let mut last = live.read();
-            let mut n = 1u32;
             loop {
+                let n = state
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .1;
                 tokio::time::sleep_until((start + every * n).into()).await;
-                let now = live.read();
-                let p95 = live.take_interval_p95_ms();
-                let line = interval_line(
-                    (every * n).as_secs_f64(),
-                    threads,
-                    &last,
-                    &now,
-                    every.as_secs_f64(),
-                    p95,
-                );
-                bar.suspend(|| {
-                    if to_stderr {
-                        eprintln!("{line}");
-                    } else {
-                        println!("{line}");
-                    }
-                });
-                last = now;
-                n += 1;
+                emit();
             }
         })
     });
@@ -454,6 +467,14 @@ pub async fn run_one(
     .context("worker join task panicked")?;
     if let Some(r) = &reporter {
         r.abort();
+        let n = interval_state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .1;
+        if connect_error.is_none() && !opts.time.is_zero() && opts.report_interval * n <= opts.time
+        {
+            emit();
+        }
     }
     if let Some(e) = connect_error {
         ticker.abort();

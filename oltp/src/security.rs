@@ -135,13 +135,53 @@ pub fn ensure_at_rest_key(path: &Path) -> Result<()> {
     write_private(path, text.as_bytes(), 0o600)
 }
 
+/// Server settings of the private server (`--profile`), after the RDS report's
+/// two test types (seed 004).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Profile {
+    /// The launcher's settings: 1 GiB buffer pool, no binary log.
+    #[default]
+    Default,
+    /// Buffer pool larger than the data (4 GiB), with the report's durability:
+    /// binary log with sync_binlog=1, innodb_flush_log_at_trx_commit=1.
+    Cached,
+    /// Small buffer pool (128 MiB) so a data set several times larger is read
+    /// from disk, with the same durability settings.
+    IoBound,
+}
+
+impl Profile {
+    /// The `mariadbd` flags of the profile (appended after the launcher's, so
+    /// they override them).
+    pub fn flags(self) -> Vec<String> {
+        let durable = [
+            "--log-bin=binlog",
+            "--server-id=1",
+            "--sync-binlog=1",
+            "--innodb-flush-log-at-trx-commit=1",
+        ];
+        let pool = match self {
+            Profile::Default => return Vec::new(),
+            Profile::Cached => "--innodb-buffer-pool-size=4G",
+            Profile::IoBound => "--innodb-buffer-pool-size=128M",
+        };
+        std::iter::once(pool)
+            .chain(durable)
+            .map(str::to_string)
+            .collect()
+    }
+}
+
 /// The private server's configuration: TLS always on (certificates created at
-/// first start), and with `at_rest` the `file_key_management` plugin and InnoDB
-/// table and redo-log encryption, in `server_base(base, at_rest)`.
+/// first start), the `profile`'s settings, and with `at_rest` the
+/// `file_key_management` plugin and InnoDB table and redo-log encryption, in
+/// `server_base(base, at_rest)`. A server already running there with other
+/// settings is restarted by [`crate::server::PrivateServer::start`].
 ///
 /// # Errors
 /// The certificate or key files cannot be created.
-pub fn server_config(base: &Path, at_rest: bool) -> Result<ServerConfig> {
+pub fn server_config(base: &Path, at_rest: bool, profile: Profile) -> Result<ServerConfig> {
     let sbase = server_base(base, at_rest);
     let files = tls_files(&sbase);
     ensure_tls_files(&files)?;
@@ -163,6 +203,7 @@ pub fn server_config(base: &Path, at_rest: bool) -> Result<ServerConfig> {
             "--innodb-encryption-threads=2".to_string(),
         ]);
     }
+    extra.extend(profile.flags());
     let mut cfg = ServerConfig::new(sbase);
     cfg.extra_args = extra;
     Ok(cfg)

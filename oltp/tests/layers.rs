@@ -9,7 +9,7 @@ use std::path::Path;
 use clap::Parser;
 use encbench_oltp::cli::{Cli, execute};
 use encbench_oltp::schema::conn_opts;
-use encbench_oltp::security::{TlsFiles, ensure_tls_files, server_config, tls_files};
+use encbench_oltp::security::{Profile, TlsFiles, ensure_tls_files, server_config, tls_files};
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use mysql_async::prelude::*;
 use serde_json::Value;
@@ -73,8 +73,9 @@ fn tls_is_verified_and_checked_and_repeat_rotates() {
     let dir = tempfile::tempdir().expect("tempdir");
     let base = dir.path().join("home");
     let base_s = base.to_str().expect("utf-8").to_string();
-    let server = PrivateServer::start(&server_config(&base, false).expect("config"))
-        .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"));
+    let server =
+        PrivateServer::start(&server_config(&base, false, Profile::Default).expect("config"))
+            .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"));
     let url = server.url();
     let json = dir.path().join("r.json");
     let json_s = json.to_str().expect("utf-8").to_string();
