@@ -46,6 +46,24 @@ pub enum Command {
     /// Keep the private server running between commands (e.g. to run sysbench
     /// against it), or stop it.
     Server(ServerArgs),
+    /// Merge the JSON reports of several client machines that ran the same grid
+    /// at the same time against one server: counts and rates add up, latency
+    /// histograms are merged.
+    Merge(MergeArgs),
+}
+
+/// `oltp merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// JSON reports written by `oltp run --json-out` (two or more).
+    #[arg(required = true, num_args = 2.., value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Output on stdout.
+    #[arg(long, value_enum, default_value = "text")]
+    pub output: Output,
+    /// Also write the merged JSON report to FILE (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub json_out: Option<PathBuf>,
 }
 
 /// `oltp server`.
@@ -437,6 +455,7 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         Command::Run(a) => &a.data,
         Command::Cleanup(a) => &a.data,
         Command::Server(a) => return server(a).await.map(|()| true),
+        Command::Merge(a) => return merge(a),
     };
     // Validate names before starting anything.
     data.data_set()?;
@@ -459,14 +478,14 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                 check_writable(path)?;
             }
         }
-        Command::Cleanup(_) | Command::Server(_) => {}
+        Command::Cleanup(_) | Command::Server(_) | Command::Merge(_) => {}
     }
     let server = ServerGuard::open(data).await?;
     let outcome = match &cli.command {
         Command::Prepare(a) => prepare(a, &server.url).await.map(|()| true),
         Command::Run(a) => run(a, &server.url).await,
         Command::Cleanup(a) => cleanup(a, &server.url).await.map(|()| true),
-        Command::Server(_) => Ok(true),
+        Command::Server(_) | Command::Merge(_) => Ok(true),
     };
     let stopped = server.finish().await;
     let complete = outcome?;
@@ -675,19 +694,7 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
     })
     .await?;
     let report = Report::new(results);
-    match a.output {
-        Output::Text => {
-            if a.repeat > 1 || report.summary.len() > 1 {
-                println!("{}", summary_text(&report.summary));
-            }
-            if !report.comparison.is_empty() {
-                println!("{}", comparison_text(&report.comparison));
-            }
-        }
-        Output::Json => println!("{}", report.to_json()?),
-        Output::Csv => print!("{}", report.to_csv()?),
-        Output::Markdown => println!("{}", report.to_markdown()),
-    }
+    print_report(&report, a.output, false);
     if let Some(path) = &a.json_out {
         write_atomically(path, report.to_json()?.as_bytes())?;
         if text {
@@ -703,6 +710,49 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
         eprintln!("Error: run stopped early: {why}");
     }
     Ok(report.complete)
+}
+
+fn merge(a: &MergeArgs) -> Result<bool> {
+    let clients = a
+        .files
+        .iter()
+        .map(|f| crate::merge::read_runs(f))
+        .collect::<Result<Vec<_>>>()?;
+    let report = Report::new(crate::merge::merge(&clients)?);
+    print_report(&report, a.output, true);
+    if let Some(path) = &a.json_out {
+        write_atomically(path, report.to_json()?.as_bytes())?;
+    }
+    Ok(report.complete)
+}
+
+/// Prints `report` in `output`; in text, each run's sysbench report first when
+/// `runs_too` (a live run has printed them already).
+fn print_report(report: &Report, output: Output, runs_too: bool) {
+    match output {
+        Output::Text => {
+            if runs_too {
+                for r in &report.runs {
+                    println!("{}", r.to_text());
+                }
+            }
+            if report.summary.len() > 1 || report.runs.len() > report.summary.len() {
+                println!("{}", summary_text(&report.summary));
+            }
+            if !report.comparison.is_empty() {
+                println!("{}", comparison_text(&report.comparison));
+            }
+        }
+        Output::Json => match report.to_json() {
+            Ok(j) => println!("{j}"),
+            Err(e) => eprintln!("Error: cannot print the JSON report: {e}"),
+        },
+        Output::Csv => match report.to_csv() {
+            Ok(c) => print!("{c}"),
+            Err(e) => eprintln!("Error: cannot print the CSV report: {e}"),
+        },
+        Output::Markdown => println!("{}", report.to_markdown()),
+    }
 }
 
 /// Checks before a run that `path` can be written (its directory is created),

@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod codec;
 pub mod measure;
+pub mod merge;
 pub mod rand;
 pub mod report;
 pub mod run;

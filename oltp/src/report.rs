@@ -4,14 +4,14 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::measure::{Aggregate, StatementKind};
 use crate::security::TlsSession;
 use crate::workload::Options;
 
 /// Queries by sysbench's classes.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Queries {
     /// Queries that returned a result set.
     pub read: u64,
@@ -25,7 +25,7 @@ pub struct Queries {
 
 /// Event (transaction) latency in milliseconds, from an HdrHistogram
 /// (percentiles are never outside [min, max]).
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LatencyMs {
     /// Fastest event, ms.
     pub min: f64,
@@ -44,21 +44,24 @@ pub struct LatencyMs {
 }
 
 /// Latency of one statement kind over a run.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct StatementLatency {
     /// Statement kind: `begin`, `commit`, `point_select`, `simple_range`,
     /// `sum_range`, `order_range`, `distinct_range`, `index_update`,
     /// `non_index_update`, `delete`, `insert`.
-    pub kind: &'static str,
+    pub kind: String,
     /// Statements of this kind that completed.
     pub count: u64,
+    /// The HdrHistogram itself (µs), V2 deflate serialisation in hex, so that
+    /// `oltp merge` can add several clients' histograms.
+    pub histogram: String,
     /// Their latency, ms (HdrHistogram with 2 significant digits, clamped to
     /// [min, max]); `sum` is count x mean.
     pub latency_ms: LatencyMs,
 }
 
 /// sysbench's "threads fairness".
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Fairness {
     /// Mean events per worker.
     pub events_avg: f64,
@@ -71,7 +74,7 @@ pub struct Fairness {
 }
 
 /// One run: one workload at one thread count with one encryption choice.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunResult {
     /// sysbench workload name, e.g. `oltp_read_only`.
     pub workload: String,
@@ -115,6 +118,9 @@ pub struct RunResult {
     pub reconnects: u64,
     /// Event latency, ms.
     pub latency_ms: LatencyMs,
+    /// The event latency HdrHistogram (ns), V2 deflate serialisation in hex, so
+    /// that `oltp merge` can add several clients' histograms.
+    pub latency_histogram: String,
     /// Latency per statement kind, in sysbench's statement order (kinds the
     /// workload did not run are left out).
     pub statements: Vec<StatementLatency>,
@@ -131,7 +137,7 @@ pub struct RunResult {
     /// False when the run stopped early (server lost, decryption failure, Ctrl-C).
     pub complete: bool,
     /// Why it stopped early, when it did.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
@@ -176,6 +182,27 @@ fn mean_stddev(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     let mean = xs.clone().sum::<f64>() / n;
     let var = xs.map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
     (mean, var.sqrt())
+}
+
+/// `h` in HdrHistogram's V2 deflate format, hex-encoded.
+pub fn histogram_to_hex(h: &hdrhistogram::Histogram<u64>) -> String {
+    use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
+    let mut bytes = Vec::new();
+    match V2DeflateSerializer::new().serialize(h, &mut bytes) {
+        Ok(_) => hex::encode(bytes),
+        Err(_) => String::new(),
+    }
+}
+
+/// The histogram [`histogram_to_hex`] wrote.
+///
+/// # Errors
+/// Not hex, or not a V2 histogram.
+pub fn histogram_from_hex(text: &str) -> Result<hdrhistogram::Histogram<u64>, String> {
+    let bytes = hex::decode(text).map_err(|e| format!("histogram is not hex: {e}"))?;
+    hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .map_err(|e| format!("histogram does not decode: {e:?}"))
 }
 
 impl LatencyMs {
@@ -224,8 +251,9 @@ impl RunResult {
             .filter_map(|(kind, st)| {
                 let st = st.as_ref()?;
                 Some(StatementLatency {
-                    kind: kind.name(),
+                    kind: kind.name().to_string(),
                     count: st.count,
+                    histogram: histogram_to_hex(&st.latency_us),
                     latency_ms: LatencyMs::from_histogram(&st.latency_us, 1e-3),
                 })
             })
@@ -263,6 +291,7 @@ impl RunResult {
             errors: agg.errors,
             reconnects: agg.reconnects,
             latency_ms,
+            latency_histogram: histogram_to_hex(&agg.latency),
             statements,
             fairness: Fairness {
                 events_avg,

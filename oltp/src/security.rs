@@ -224,7 +224,7 @@ pub fn with_tls(opts: Opts, ca: Option<&Path>) -> Opts {
 }
 
 /// What a TLS session negotiated.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TlsSession {
     /// `Ssl_version`, e.g. `TLSv1.3`.
     pub version: String,

@@ -216,7 +216,7 @@ pub fn parse_on_off(s: &str) -> Result<bool, String> {
 }
 
 /// sysbench's OLTP options (`oltp_common.lua`), with its defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     /// Rows per range query (ids [x, x+range-size-1], not clamped to the table).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]

@@ -380,6 +380,68 @@ fn write_workloads_count_like_sysbench_and_leave_equal_tables() {
             "events complete once the lock is gone: {run}"
         );
         assert_eq!(report["complete"], true);
+
+        // Two clients at once, merged: counts add up, histograms merge.
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        let client = |out: std::path::PathBuf| {
+            let (url, base) = (url.clone(), base.clone());
+            tokio::spawn(async move {
+                run_json(
+                    &url,
+                    &base,
+                    &out,
+                    &["--workload", "oltp_read_only", "--time", "2"],
+                )
+                .await
+            })
+        };
+        let (ra, rb) = (client(a.clone()), client(b.clone()));
+        let (ra, rb) = (ra.await.expect("client a"), rb.await.expect("client b"));
+        let merged = dir.path().join("merged.json");
+        let r = cli(&strings(&[
+            "merge",
+            a.to_str().expect("utf-8"),
+            b.to_str().expect("utf-8"),
+            "--output",
+            "json",
+            "--json-out",
+            merged.to_str().expect("utf-8"),
+        ]))
+        .await;
+        assert_eq!(r, Ok(true));
+        let m: Value =
+            serde_json::from_slice(&std::fs::read(&merged).expect("merged")).expect("json");
+        let (ra, rb, m) = (&ra["runs"][0], &rb["runs"][0], &m["runs"][0]);
+        assert_eq!(u(&m["threads"]), 2);
+        assert_eq!(
+            u(&m["transactions"]),
+            u(&ra["transactions"]) + u(&rb["transactions"])
+        );
+        assert_eq!(
+            u(&m["queries"]["read"]),
+            u(&ra["queries"]["read"]) + u(&rb["queries"]["read"])
+        );
+        assert_eq!(
+            kind_count(m, "point_select"),
+            kind_count(ra, "point_select") + kind_count(rb, "point_select")
+        );
+        let l = |r: &Value, k: &str| r["latency_ms"][k].as_f64().expect("latency");
+        assert_eq!(l(m, "min"), l(ra, "min").min(l(rb, "min")));
+        assert_eq!(l(m, "max"), l(ra, "max").max(l(rb, "max")));
+        assert!(l(m, "p95") >= l(m, "min") && l(m, "p95") <= l(m, "max"));
+        let qps = m["qps"].as_f64().expect("qps");
+        assert!(
+            (qps - ra["qps"].as_f64().expect("qps") - rb["qps"].as_f64().expect("qps")).abs()
+                < 1e-6
+        );
+        let e = cli(&strings(&[
+            "merge",
+            a.to_str().expect("utf-8"),
+            out.to_str().expect("utf-8"),
+        ]))
+        .await
+        .expect_err("reports of different grids");
+        assert!(e.contains("same grid"), "{e}");
     });
 
     // --warmup and --report-interval through the binary: interval lines in
