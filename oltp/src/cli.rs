@@ -226,6 +226,11 @@ pub struct RunArgs {
     /// Events (transactions) per run, all threads together (0: no limit).
     #[arg(long, default_value_t = 0)]
     pub events: u64,
+    /// Open loop: events per second for all threads together, arriving at
+    /// exponential intervals (each thread takes 1/threads of them); an event's
+    /// latency starts at its arrival, so queueing counts. 0: closed loop.
+    #[arg(long, default_value_t = 0.0)]
+    pub rate: f64,
     /// Seconds of unmeasured load before each run's measured window.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub warmup: u64,
@@ -471,6 +476,9 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         Command::Prepare(a) => drop(parse_encrypts(&a.encrypt)?),
         Command::Run(a) => {
             parse_encrypts(&a.encrypt)?;
+            if !(a.rate.is_finite() && a.rate >= 0.0) {
+                bail!("--rate {}: give events per second, 0 or more", a.rate);
+            }
             if a.time == 0 && a.events == 0 {
                 bail!("--time 0 needs --events N (otherwise the run never ends)");
             }
@@ -661,6 +669,7 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
         encrypts,
         time: Duration::from_secs(a.time),
         events: a.events,
+        rate: a.rate,
         warmup: Duration::from_secs(a.warmup),
         report_interval: Duration::from_secs(a.report_interval),
         intervals_to_stderr: a.output != Output::Text,

@@ -106,6 +106,13 @@ impl SbRng {
         }
     }
 
+    /// A draw of the exponential distribution with mean 1 (inter-arrival times
+    /// of `--rate`, as sysbench's open-loop event generator).
+    pub fn exponential(&mut self) -> f64 {
+        let u: f64 = self.rng.random();
+        -(1.0 - u).ln()
+    }
+
     /// Fills `out` with groups of 11 random decimal digits separated by '-'
     /// (sysbench's `###########-...` templates): pass [`C_LEN`] or [`PAD_LEN`] bytes.
     pub fn digits(&mut self, out: &mut [u8]) {

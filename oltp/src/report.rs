@@ -96,6 +96,10 @@ pub struct RunResult {
     pub rand_type: String,
     /// `--rand-seed` (0: seeded from the operating system).
     pub rand_seed: u64,
+    /// `--rate`, events per second for all threads (0: closed loop). With a
+    /// rate, latency includes the time an event waited for its thread.
+    #[serde(default)]
+    pub rate: f64,
     /// TLS session (version and cipher as the server reports them), when TLS was on.
     pub tls: Option<TlsSession>,
     /// Whether every table was verified encrypted at rest before the run.
@@ -164,6 +168,8 @@ pub struct RunInfo {
     pub rand_type: String,
     /// Random seed.
     pub rand_seed: u64,
+    /// Open-loop rate, events per second (0: closed loop).
+    pub rate: f64,
     /// TLS session, when on.
     pub tls: Option<TlsSession>,
     /// Verified encrypted at rest.
@@ -275,6 +281,7 @@ impl RunResult {
             options: info.options,
             rand_type: info.rand_type,
             rand_seed: info.rand_seed,
+            rate: info.rate,
             tls: info.tls,
             at_rest: info.at_rest,
             round: 1,

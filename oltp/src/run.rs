@@ -37,6 +37,9 @@ pub struct RunOptions {
     pub time: Duration,
     /// Events per run for all threads together (`--events`; 0: no limit).
     pub events: u64,
+    /// Open loop: events per second for all threads together (`--rate`; 0:
+    /// closed loop, each thread starts its next event when one ends).
+    pub rate: f64,
     /// Unmeasured time before each run's measured window (`--warmup`).
     pub warmup: Duration,
     /// Interval between progress lines in sysbench's format (zero: none).
@@ -371,6 +374,9 @@ pub async fn run_one(
             rand_type: opts.rand_type,
             rand_seed: (opts.rand_seed != 0).then(|| opts.rand_seed.wrapping_add(u64::from(i))),
             events_left: events_left.clone(),
+            // Each of the threads takes 1/threads of the arrivals.
+            mean_interarrival: (opts.rate > 0.0)
+                .then(|| Duration::from_secs_f64(f64::from(threads) / opts.rate)),
             reconnect_window: opts.reconnect_window,
             live: live.clone(),
             stop: interrupted.clone(),
@@ -512,6 +518,7 @@ pub async fn run_one(
         options: opts.options,
         rand_type: format!("{:?}", opts.rand_type).to_lowercase(),
         rand_seed: opts.rand_seed,
+        rate: opts.rate,
         tls: mode.tls.clone(),
         at_rest: opts.at_rest,
         server_version: info.version.clone(),
@@ -605,6 +612,7 @@ struct WorkerSpec {
     rand_type: RandType,
     rand_seed: Option<u64>,
     events_left: Option<Arc<std::sync::atomic::AtomicU64>>,
+    mean_interarrival: Option<Duration>,
     reconnect_window: Duration,
     live: Arc<Live>,
     stop: Arc<AtomicBool>,
@@ -647,6 +655,7 @@ impl WorkerSpec {
                 warmup_until,
                 deadline,
                 events_left: self.events_left,
+                mean_interarrival: self.mean_interarrival,
             };
             let (agg, err) = run_worker(
                 &mut session,

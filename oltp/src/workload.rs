@@ -1093,6 +1093,8 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Events left for all workers together (`--events`; `None`: no limit).
     pub events_left: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// Open loop (`--rate`): this worker's mean time between event arrivals.
+    pub mean_interarrival: Option<std::time::Duration>,
 }
 
 impl Limits {
@@ -1195,11 +1197,25 @@ pub async fn run_worker(
         }
     }
     let start = Instant::now();
+    // Open loop (--rate): events arrive at exponential intervals; an event's
+    // latency starts at its arrival, so time spent queued behind a slow event
+    // counts (no coordinated omission).
+    let mut arrival = start;
     while limits.deadline.is_none_or(|d| Instant::now() < d)
         && !stop.load(Ordering::Relaxed)
         && limits.take_event()
     {
-        let t0 = Instant::now();
+        let t0 = match limits.mean_interarrival {
+            None => Instant::now(),
+            Some(mean) => {
+                arrival += mean.mul_f64(rng.exponential());
+                if limits.deadline.is_some_and(|d| arrival >= d) {
+                    break;
+                }
+                tokio::time::sleep_until(arrival.into()).await;
+                arrival
+            }
+        };
         let before = agg.counts();
         match one_event(
             session,

@@ -389,6 +389,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
         encrypts: vec![Encrypt::None],
         time: Duration::from_secs(30),
         events: 0,
+        rate: 0.0,
         warmup: Duration::ZERO,
         report_interval: Duration::ZERO,
         intervals_to_stderr: true,

@@ -381,6 +381,29 @@ fn write_workloads_count_like_sysbench_and_leave_equal_tables() {
         );
         assert_eq!(report["complete"], true);
 
+        // Open loop: --rate 50 for 2 s gives about 100 events (Poisson arrivals),
+        // far below what 2 threads can do closed-loop.
+        let report = run_json(
+            &url,
+            &base,
+            &out,
+            &[
+                "--workload",
+                "oltp_point_select",
+                "--rate",
+                "50",
+                "--time",
+                "2",
+                "--threads",
+                "2",
+            ],
+        )
+        .await;
+        let run = &report["runs"][0];
+        let tx = u(&run["transactions"]);
+        assert!((50..=160).contains(&tx), "--rate 50 for 2 s: {tx} events");
+        assert_eq!(run["rate"], 50.0);
+
         // Two clients at once, merged: counts add up, histograms merge.
         let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
         let client = |out: std::path::PathBuf| {
