@@ -64,6 +64,9 @@ pub struct MergeArgs {
     /// Also write the merged JSON report to FILE (atomically).
     #[arg(long, value_name = "FILE")]
     pub json_out: Option<PathBuf>,
+    /// Also write an SVG chart of QPS and RT against threads, one line per mode.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
 }
 
 /// `oltp server`.
@@ -255,6 +258,10 @@ pub struct RunArgs {
     /// is false in it when a run stopped early).
     #[arg(long, value_name = "FILE")]
     pub json_out: Option<PathBuf>,
+    /// Also write an SVG chart of QPS and RT (medians) against threads, one
+    /// line per mode, at the end (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
     /// Never show the progress bar (it only shows on a terminal anyway).
     #[arg(long)]
     pub no_progress: bool,
@@ -483,7 +490,10 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                 bail!("--time 0 needs --events N (otherwise the run never ends)");
             }
             if let Some(path) = &a.json_out {
-                check_writable(path)?;
+                check_writable(path, "--json-out")?;
+            }
+            if let Some(path) = &a.svg {
+                check_writable(path, "--svg")?;
             }
         }
         Command::Cleanup(_) | Command::Server(_) | Command::Merge(_) => {}
@@ -704,6 +714,7 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
     .await?;
     let report = Report::new(results);
     print_report(&report, a.output, false);
+    write_svg(a.svg.as_deref(), &report)?;
     if let Some(path) = &a.json_out {
         write_atomically(path, report.to_json()?.as_bytes())?;
         if text {
@@ -732,7 +743,16 @@ fn merge(a: &MergeArgs) -> Result<bool> {
     if let Some(path) = &a.json_out {
         write_atomically(path, report.to_json()?.as_bytes())?;
     }
+    write_svg(a.svg.as_deref(), &report)?;
     Ok(report.complete)
+}
+
+fn write_svg(path: Option<&Path>, report: &Report) -> Result<()> {
+    if let Some(path) = path {
+        let svg = crate::chart::svg(&report.summary).map_err(|e| anyhow::anyhow!("--svg: {e}"))?;
+        write_atomically(path, svg.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Prints `report` in `output`; in text, each run's sysbench report first when
@@ -766,15 +786,12 @@ fn print_report(report: &Report, output: Output, runs_too: bool) {
 
 /// Checks before a run that `path` can be written (its directory is created),
 /// so a long benchmark does not end in a file that cannot be saved.
-fn check_writable(path: &Path) -> Result<()> {
+fn check_writable(path: &Path, flag: &str) -> Result<()> {
     if path.is_dir() {
-        bail!(
-            "--json-out {} is a directory: give a file name",
-            path.display()
-        );
+        bail!("{flag} {} is a directory: give a file name", path.display());
     }
     write_atomically(path.with_extension("check").as_path(), b"")
-        .with_context(|| format!("--json-out {} cannot be written", path.display()))?;
+        .with_context(|| format!("{flag} {} cannot be written", path.display()))?;
     let _ = std::fs::remove_file(path.with_extension("check"));
     Ok(())
 }

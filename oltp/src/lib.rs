@@ -6,6 +6,7 @@
 //! ([`server`], or a URL) -> workers ([`workload`], with the column [`codec`]) ->
 //! measurement ([`measure`]) -> report ([`report`]).
 
+pub mod chart;
 pub mod cli;
 pub mod codec;
 pub mod measure;

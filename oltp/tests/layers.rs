@@ -79,6 +79,7 @@ fn tls_is_verified_and_checked_and_repeat_rotates() {
     let url = server.url();
     let json = dir.path().join("r.json");
     let json_s = json.to_str().expect("utf-8").to_string();
+    let svg = dir.path().join("chart.svg");
     runtime().block_on(async {
         prepare(&url, &base_s, "none,ring:aes-256-gcm").await;
         let accepts = global_status(&url, "Ssl_accepts").await;
@@ -110,6 +111,8 @@ fn tls_is_verified_and_checked_and_repeat_rotates() {
             &json_s,
             "--output",
             "markdown",
+            "--svg",
+            svg.to_str().expect("utf-8"),
         ])
         .await;
         assert_eq!(r, Ok(true));
@@ -117,6 +120,19 @@ fn tls_is_verified_and_checked_and_repeat_rotates() {
             serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("json");
         let runs = report["runs"].as_array().expect("runs");
         assert_eq!(runs.len(), 8, "2 TLS modes x 2 encryptions x 2 rounds");
+        let chart = std::fs::read_to_string(&svg).expect("svg written");
+        assert!(
+            chart.starts_with("<svg"),
+            "{}",
+            &chart[..80.min(chart.len())]
+        );
+        for label in [
+            "QPS (median)",
+            "RT avg, ms (median)",
+            "ring:aes-256-gcm + TLS",
+        ] {
+            assert!(chart.contains(label), "the chart names {label}");
+        }
         let order: Vec<(String, bool)> = runs
             .iter()
             .map(|r| {
