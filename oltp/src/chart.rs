@@ -5,6 +5,9 @@ use plotters::prelude::*;
 
 use crate::report::SummaryRow;
 
+/// Reads one figure of a summary row.
+type Figure = fn(&SummaryRow) -> f64;
+
 /// Chart size in pixels (two panels side by side).
 const SIZE: (u32, u32) = (1100, 440);
 
@@ -26,7 +29,7 @@ pub fn svg(rows: &[SummaryRow]) -> Result<String, String> {
         }
         let workload = rows.first().map_or("", |r| r.workload.as_str());
         let max_threads = rows.iter().map(|r| r.threads).max().unwrap_or(1);
-        let panels: [(&DrawingArea<_, _>, &str, fn(&SummaryRow) -> f64); 2] = [
+        let panels: [(&DrawingArea<_, _>, &str, Figure); 2] = [
             (&left, "QPS (median)", |r| r.qps.median),
             (&right, "RT avg, ms (median)", |r| r.rt_ms.median),
         ];
