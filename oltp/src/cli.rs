@@ -694,7 +694,10 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
         tls_ca: match (&a.data.tls_ca, &a.data.mysql_url) {
             (Some(ca), _) => Some(ca.clone()),
             (None, None) => Some(tls_files(&a.data.server_base()).ca),
-            (None, Some(_)) => None,
+            // A URL of the private server (e.g. printed by `oltp server start`):
+            // its own CA.
+            (None, Some(url)) => private_server_of(url, &a.data.base_dir())
+                .map(|sbase| tls_files(&sbase).ca),
         },
         at_rest: a.data.at_rest,
         repeat: a.repeat,
@@ -782,6 +785,25 @@ fn print_report(report: &Report, output: Output, runs_too: bool) {
         },
         Output::Markdown => println!("{}", report.to_markdown()),
     }
+}
+
+/// The private server base directory (plain or at rest) under `base` whose
+/// loopback port `url` names, if any.
+fn private_server_of(url: &str, base: &Path) -> Option<PathBuf> {
+    let opts = mysql_async::Opts::from_url(url).ok()?;
+    if !matches!(opts.ip_or_hostname(), "127.0.0.1" | "localhost") {
+        return None;
+    }
+    [false, true]
+        .into_iter()
+        .map(|at_rest| server_base(base, at_rest))
+        .find(|sbase| {
+            std::fs::read_to_string(sbase.join("mariadb").join("port"))
+                .ok()
+                .and_then(|p| p.trim().parse::<u16>().ok())
+                == Some(opts.tcp_port())
+                && tls_files(sbase).ca.exists()
+        })
 }
 
 /// Checks before a run that `path` can be written (its directory is created),
