@@ -696,8 +696,9 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
             (None, None) => Some(tls_files(&a.data.server_base()).ca),
             // A URL of the private server (e.g. printed by `oltp server start`):
             // its own CA.
-            (None, Some(url)) => private_server_of(url, &a.data.base_dir())
-                .map(|sbase| tls_files(&sbase).ca),
+            (None, Some(url)) => {
+                private_server_of(url, &a.data.base_dir()).map(|sbase| tls_files(&sbase).ca)
+            }
         },
         at_rest: a.data.at_rest,
         repeat: a.repeat,
