@@ -397,6 +397,19 @@ impl ServerGuard {
             .with_context(|| format!("cannot create {}", users_dir(&base).display()))?;
         std::fs::write(&me, b"").with_context(|| format!("cannot write {}", me.display()))?;
         let cfg = server_config(&data.base_dir(), data.at_rest, data.profile)?;
+        // A server that other oltp commands are using is not restarted under
+        // them for other settings: refuse instead.
+        let recorded: Option<Vec<String>> =
+            std::fs::read_to_string(base.join("mariadb").join("args.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok());
+        if other_users(&base) > 0 && recorded.is_some_and(|r| r != cfg.extra_args) {
+            let _ = std::fs::remove_file(&me);
+            bail!(
+                "the private server in {} is in use by another oltp command with other settings (--profile): wait for it to finish, or use another --base-dir",
+                base.display()
+            );
+        }
         let started = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
             .await
             .context("server start task panicked")?;

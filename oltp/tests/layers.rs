@@ -343,6 +343,48 @@ fn at_rest_server_encrypts_tablespaces_and_runs() {
         ])
         .await;
         assert_eq!(r, Ok(true), "run --at-rest");
+
+        // While this process uses the server, another command asking for other
+        // settings is refused rather than restarting the server under it.
+        let b = base_s.clone();
+        let long = tokio::spawn(async move {
+            cli(&[
+                "run",
+                "--base-dir",
+                &b,
+                "--at-rest",
+                "--tables",
+                "2",
+                "--table-size",
+                "1000",
+                "--time",
+                "4",
+            ])
+            .await
+        });
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        let other = std::process::Command::new(env!("CARGO_BIN_EXE_oltp"))
+            .args([
+                "run",
+                "--base-dir",
+                &base_s,
+                "--at-rest",
+                "--profile",
+                "io-bound",
+            ])
+            .args(["--tables", "2", "--table-size", "1000", "--time", "1"])
+            .output()
+            .expect("oltp");
+        let stderr = String::from_utf8_lossy(&other.stderr);
+        assert!(
+            !other.status.success() && stderr.contains("in use by another oltp command"),
+            "{stderr}"
+        );
+        assert_eq!(
+            long.await.expect("task"),
+            Ok(true),
+            "the first run is undisturbed"
+        );
     });
     let report: Value = serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("json");
     let run = &report["runs"][0];
