@@ -39,7 +39,7 @@ pub struct Cli {
 pub enum Command {
     /// Create and load the sbtest tables (one database per encryption choice).
     Prepare(PrepareArgs),
-    /// Run the workload for every --threads x --encrypt combination and compare.
+    /// Run the workload for every --threads x --tls x --encrypt combination and compare.
     Run(RunArgs),
     /// Drop the tables (and encrypted databases) that prepare created.
     Cleanup(CleanupArgs),
@@ -130,14 +130,17 @@ pub struct DataArgs {
     #[arg(long)]
     pub at_rest: bool,
     /// CA certificate (PEM) that --tls verifies the server against. Default:
-    /// the private server's own CA; with --mysql-url, the built-in web PKI roots.
+    /// the private server's own CA (also when --mysql-url is a private server's
+    /// URL of this --base-dir); for other --mysql-url servers, the built-in web
+    /// PKI roots.
     #[arg(long, value_name = "FILE")]
     pub tls_ca: Option<PathBuf>,
     /// Private server settings: default (1 GiB buffer pool, no binary log),
     /// cached (4 GiB buffer pool, binary log, sync_binlog=1,
     /// innodb_flush_log_at_trx_commit=1), io-bound (128 MiB buffer pool, same
     /// durability; make the data several times larger). A running server with
-    /// other settings is restarted. Ignored with --mysql-url.
+    /// other settings is restarted (refused while another oltp command uses
+    /// it). Refused with --mysql-url.
     #[arg(long, value_enum, default_value = "default")]
     pub profile: Profile,
 }
