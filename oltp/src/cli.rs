@@ -13,11 +13,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::codec::{Codec, Encrypt, create_key_file, default_key_file};
 use crate::rand::RandType;
-use crate::report::{Report, comparison_text};
+use crate::report::{Report, comparison_text, summary_text};
 use crate::run::{RunOptions, active_key_id, load_cipher, run_grid};
 use crate::schema::{self, DataSet, PrepareOptions};
-use crate::server::{PrivateServer, ServerConfig, default_base_dir};
-use crate::workload::Workload;
+use crate::security::{Profile, server_base, server_config, tls_files};
+use crate::server::{PrivateServer, default_base_dir};
+use crate::workload::{Options, Workload, parse_on_off};
 
 /// sysbench-compatible OLTP load generator with column encryption.
 ///
@@ -38,13 +39,34 @@ pub struct Cli {
 pub enum Command {
     /// Create and load the sbtest tables (one database per encryption choice).
     Prepare(PrepareArgs),
-    /// Run the workload for every --threads x --encrypt combination and compare.
+    /// Run the workload for every --threads x --tls x --encrypt combination and compare.
     Run(RunArgs),
     /// Drop the tables (and encrypted databases) that prepare created.
     Cleanup(CleanupArgs),
     /// Keep the private server running between commands (e.g. to run sysbench
     /// against it), or stop it.
     Server(ServerArgs),
+    /// Merge the JSON reports of several client machines that ran the same grid
+    /// at the same time against one server: counts and rates add up, latency
+    /// histograms are merged.
+    Merge(MergeArgs),
+}
+
+/// `oltp merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// JSON reports written by `oltp run --json-out` (two or more).
+    #[arg(required = true, num_args = 2.., value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Output on stdout.
+    #[arg(long, value_enum, default_value = "text")]
+    pub output: Output,
+    /// Also write the merged JSON report to FILE (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub json_out: Option<PathBuf>,
+    /// Also write an SVG chart of QPS and RT against threads, one line per mode.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
 }
 
 /// `oltp server`.
@@ -57,6 +79,13 @@ pub struct ServerArgs {
     /// encbench's directory (see `oltp run --help`).
     #[arg(long, value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
+    /// The private server that encrypts InnoDB tables and redo log at rest
+    /// (its own data directory, <base-dir>/at-rest/).
+    #[arg(long)]
+    pub at_rest: bool,
+    /// Server settings (see `oltp run --help`).
+    #[arg(long, value_enum, default_value = "default")]
+    pub profile: Profile,
 }
 
 /// What `oltp server` does.
@@ -93,6 +122,27 @@ pub struct DataArgs {
     /// created by prepare.
     #[arg(long, value_name = "FILE")]
     pub key_file: Option<PathBuf>,
+    /// Encryption at rest: use the private server that runs InnoDB table and
+    /// redo-log encryption (file_key_management, key generated at its first
+    /// start; data in <base-dir>/at-rest/). With --mysql-url: check that the
+    /// tables are encrypted at rest. Runs check every table's
+    /// INNODB_TABLESPACES_ENCRYPTION entry first.
+    #[arg(long)]
+    pub at_rest: bool,
+    /// CA certificate (PEM) that --tls verifies the server against. Default:
+    /// the private server's own CA (also when --mysql-url is a private server's
+    /// URL of this --base-dir); for other --mysql-url servers, the built-in web
+    /// PKI roots.
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
+    /// Private server settings: default (1 GiB buffer pool, no binary log),
+    /// cached (4 GiB buffer pool, binary log, sync_binlog=1,
+    /// innodb_flush_log_at_trx_commit=1), io-bound (128 MiB buffer pool, same
+    /// durability; make the data several times larger). A running server with
+    /// other settings is restarted (refused while another oltp command uses
+    /// it). Refused with --mysql-url.
+    #[arg(long, value_enum, default_value = "default")]
+    pub profile: Profile,
 }
 
 /// `oltp prepare`.
@@ -117,6 +167,18 @@ pub struct PrepareArgs {
     /// Seed of the row generator (every database gets the same rows).
     #[arg(long, default_value_t = schema::DEFAULT_SEED)]
     pub seed: u64,
+    /// id as AUTO_INCREMENT (sysbench's --auto-inc); off: plain INTEGER.
+    #[arg(long, default_value = "on", value_name = "on|off", num_args = 0..=1,
+          default_missing_value = "on", value_parser = parse_on_off)]
+    pub auto_inc: bool,
+    /// A secondary index `KEY xid (id)` in place of the PRIMARY KEY (sysbench's --secondary).
+    #[arg(long, default_value = "off", value_name = "on|off", num_args = 0..=1,
+          default_missing_value = "on", value_parser = parse_on_off)]
+    pub secondary: bool,
+    /// Create the index k_N on k after loading (sysbench's --create-secondary).
+    #[arg(long, default_value = "on", value_name = "on|off", num_args = 0..=1,
+          default_missing_value = "on", value_parser = parse_on_off)]
+    pub create_secondary: bool,
 }
 
 /// Output format of `oltp run`.
@@ -124,8 +186,12 @@ pub struct PrepareArgs {
 pub enum Output {
     /// sysbench's report per run, then the comparison tables.
     Text,
-    /// One JSON object with `runs` and `comparison` arrays.
+    /// One JSON object with `runs`, `summary` and `comparison` arrays.
     Json,
+    /// One CSV row per run (header first).
+    Csv,
+    /// Markdown: the summary (medians with min-max) and comparison tables.
+    Markdown,
 }
 
 /// `oltp run`.
@@ -142,6 +208,17 @@ pub struct RunArgs {
         value_name = "LIST"
     )]
     pub encrypt: Vec<String>,
+    /// TLS between client and server, comma separated: off, on, or off,on (runs
+    /// both). On: TCP with TLS verified against the server's CA (see --tls-ca);
+    /// every connection checks that Ssl_cipher is non-empty.
+    #[arg(long, value_delimiter = ',', default_value = "off", value_name = "LIST",
+          value_parser = parse_on_off)]
+    pub tls: Vec<bool>,
+    /// Runs of every combination; at each thread count, round r runs the
+    /// (TLS x encryption) combinations in an order rotated by r (A B C, B C A,
+    /// ...), and the summary gives the median with min-max.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
     /// Worker threads (one connection each), comma separated list, e.g. 1,8.
     #[arg(long, value_delimiter = ',', default_value = "1", value_name = "LIST",
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
@@ -149,15 +226,34 @@ pub struct RunArgs {
     /// sysbench workload.
     #[arg(long, value_enum, default_value = "oltp_read_only")]
     pub workload: Workload,
-    /// Duration of each run in seconds.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    /// Measured duration of each run in seconds (0: no limit, give --events).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub time: u64,
-    /// Rows per range query (ids [x, x+range_size-1]).
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    pub range_size: u32,
+    /// Events (transactions) per run, all threads together (0: no limit).
+    #[arg(long, default_value_t = 0)]
+    pub events: u64,
+    /// Open loop: events per second for all threads together, arriving at
+    /// exponential intervals (each thread takes 1/threads of them); an event's
+    /// latency starts at its arrival, so queueing counts. 0: closed loop.
+    #[arg(long, default_value_t = 0.0)]
+    pub rate: f64,
+    /// Seconds of unmeasured load before each run's measured window.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    pub warmup: u64,
+    /// Print a line like sysbench's every N seconds (tps, qps, r/w/o per second,
+    /// p95 latency in ms, errors and reconnects per second); 0: none.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    pub report_interval: u64,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub options: Options,
     /// Id distribution (sysbench 1.0 default: special).
     #[arg(long, value_enum, default_value = "special")]
     pub rand_type: RandType,
+    /// Seed of the random numbers (worker i uses seed + i, so a 1-thread run
+    /// repeats exactly); 0: from the operating system.
+    #[arg(long, default_value_t = 0)]
+    pub rand_seed: u64,
     /// Output on stdout.
     #[arg(long, value_enum, default_value = "text")]
     pub output: Output,
@@ -165,6 +261,10 @@ pub struct RunArgs {
     /// is false in it when a run stopped early).
     #[arg(long, value_name = "FILE")]
     pub json_out: Option<PathBuf>,
+    /// Also write an SVG chart of QPS and RT (medians) against threads, one
+    /// line per mode, at the end (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
     /// Never show the progress bar (it only shows on a terminal anyway).
     #[arg(long)]
     pub no_progress: bool,
@@ -189,6 +289,11 @@ pub struct CleanupArgs {
 impl DataArgs {
     fn base_dir(&self) -> PathBuf {
         self.base_dir.clone().unwrap_or_else(default_base_dir)
+    }
+
+    /// The private server's base directory (`base-dir`, or its `at-rest/`).
+    fn server_base(&self) -> PathBuf {
+        server_base(&self.base_dir(), self.at_rest)
     }
 
     fn data_set(&self) -> Result<DataSet> {
@@ -289,12 +394,25 @@ impl ServerGuard {
                 server: None,
             });
         }
-        let base = data.base_dir();
+        let base = data.server_base();
         let me = users_dir(&base).join(std::process::id().to_string());
         std::fs::create_dir_all(users_dir(&base))
             .with_context(|| format!("cannot create {}", users_dir(&base).display()))?;
         std::fs::write(&me, b"").with_context(|| format!("cannot write {}", me.display()))?;
-        let cfg = ServerConfig::new(base.clone());
+        let cfg = server_config(&data.base_dir(), data.at_rest, data.profile)?;
+        // A server that other oltp commands are using is not restarted under
+        // them for other settings: refuse instead.
+        let recorded: Option<Vec<String>> =
+            std::fs::read_to_string(base.join("mariadb").join("args.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok());
+        if other_users(&base) > 0 && recorded.is_some_and(|r| r != cfg.extra_args) {
+            let _ = std::fs::remove_file(&me);
+            bail!(
+                "the private server in {} is in use by another oltp command with other settings (--profile): wait for it to finish, or use another --base-dir",
+                base.display()
+            );
+        }
         let started = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
             .await
             .context("server start task panicked")?;
@@ -365,25 +483,43 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         Command::Run(a) => &a.data,
         Command::Cleanup(a) => &a.data,
         Command::Server(a) => return server(a).await.map(|()| true),
+        Command::Merge(a) => return merge(a),
     };
     // Validate names before starting anything.
     data.data_set()?;
+    if data.mysql_url.is_some() && data.profile != Profile::Default {
+        bail!(
+            "--profile {} sets up the private server only: with --mysql-url, set the server's variables yourself (or omit --mysql-url)",
+            data.profile
+                .to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string())
+        );
+    }
     match &cli.command {
         Command::Prepare(a) => drop(parse_encrypts(&a.encrypt)?),
         Command::Run(a) => {
             parse_encrypts(&a.encrypt)?;
+            if !(a.rate.is_finite() && a.rate >= 0.0) {
+                bail!("--rate {}: give events per second, 0 or more", a.rate);
+            }
+            if a.time == 0 && a.events == 0 {
+                bail!("--time 0 needs --events N (otherwise the run never ends)");
+            }
             if let Some(path) = &a.json_out {
-                check_writable(path)?;
+                check_writable(path, "--json-out")?;
+            }
+            if let Some(path) = &a.svg {
+                check_writable(path, "--svg")?;
             }
         }
-        Command::Cleanup(_) | Command::Server(_) => {}
+        Command::Cleanup(_) | Command::Server(_) | Command::Merge(_) => {}
     }
     let server = ServerGuard::open(data).await?;
     let outcome = match &cli.command {
         Command::Prepare(a) => prepare(a, &server.url).await.map(|()| true),
         Command::Run(a) => run(a, &server.url).await,
         Command::Cleanup(a) => cleanup(a, &server.url).await.map(|()| true),
-        Command::Server(_) => Ok(true),
+        Command::Server(_) | Command::Merge(_) => Ok(true),
     };
     let stopped = server.finish().await;
     let complete = outcome?;
@@ -392,7 +528,11 @@ pub async fn execute(cli: Cli) -> Result<bool> {
 }
 
 async fn server(a: &ServerArgs) -> Result<()> {
-    let cfg = ServerConfig::new(a.base_dir.clone().unwrap_or_else(default_base_dir));
+    let cfg = server_config(
+        &a.base_dir.clone().unwrap_or_else(default_base_dir),
+        a.at_rest,
+        a.profile,
+    )?;
     let action = a.action;
     let server = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
         .await
@@ -402,9 +542,10 @@ async fn server(a: &ServerArgs) -> Result<()> {
             let _ = std::fs::remove_file(ephemeral_marker(server.base_dir()));
             println!("{}", server.url());
             eprintln!(
-                "private MariaDB running (pid {}, socket {}); stop it with `oltp server stop{}`",
+                "private MariaDB running (pid {}, socket {}, TLS CA {}); stop it with `oltp server stop{}`",
                 server.pid(),
                 server.socket_path().display(),
+                tls_files(server.base_dir()).ca.display(),
                 a.base_dir
                     .as_ref()
                     .map(|d| format!(" --base-dir {}", d.display()))
@@ -465,7 +606,9 @@ async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
         let opts = PrepareOptions {
             threads: a.threads,
             seed: a.seed,
-            create_secondary: true,
+            create_secondary: a.create_secondary,
+            auto_inc: a.auto_inc,
+            secondary: a.secondary,
         };
         schema::prepare(
             url,
@@ -551,8 +694,30 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
         },
         encrypts,
         time: Duration::from_secs(a.time),
-        range_size: a.range_size,
+        events: a.events,
+        rate: a.rate,
+        warmup: Duration::from_secs(a.warmup),
+        report_interval: Duration::from_secs(a.report_interval),
+        intervals_to_stderr: a.output != Output::Text,
+        options: a.options,
         rand_type: a.rand_type,
+        rand_seed: a.rand_seed,
+        tls: {
+            let mut t = a.tls.clone();
+            t.dedup();
+            t
+        },
+        tls_ca: match (&a.data.tls_ca, &a.data.mysql_url) {
+            (Some(ca), _) => Some(ca.clone()),
+            (None, None) => Some(tls_files(&a.data.server_base()).ca),
+            // A URL of the private server (e.g. printed by `oltp server start`):
+            // its own CA.
+            (None, Some(url)) => {
+                private_server_of(url, &a.data.base_dir()).map(|sbase| tls_files(&sbase).ca)
+            }
+        },
+        at_rest: a.data.at_rest,
+        repeat: a.repeat,
         key_file: a.data.key_file.clone(),
         base_dir: a.data.base_dir(),
         progress: !a.no_progress,
@@ -568,15 +733,10 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
     })
     .await?;
     let report = Report::new(results);
-    if text {
-        if !report.comparison.is_empty() {
-            println!("{}", comparison_text(&report.comparison));
-        }
-    } else {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    }
+    print_report(&report, a.output, false);
+    write_svg(a.svg.as_deref(), &report)?;
     if let Some(path) = &a.json_out {
-        write_atomically(path, serde_json::to_string_pretty(&report)?.as_bytes())?;
+        write_atomically(path, report.to_json()?.as_bytes())?;
         if text {
             println!("JSON report written to {}", path.display());
         }
@@ -592,17 +752,85 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
     Ok(report.complete)
 }
 
+fn merge(a: &MergeArgs) -> Result<bool> {
+    let clients = a
+        .files
+        .iter()
+        .map(|f| crate::merge::read_runs(f))
+        .collect::<Result<Vec<_>>>()?;
+    let report = Report::new(crate::merge::merge(&clients)?);
+    print_report(&report, a.output, true);
+    if let Some(path) = &a.json_out {
+        write_atomically(path, report.to_json()?.as_bytes())?;
+    }
+    write_svg(a.svg.as_deref(), &report)?;
+    Ok(report.complete)
+}
+
+fn write_svg(path: Option<&Path>, report: &Report) -> Result<()> {
+    if let Some(path) = path {
+        let svg = crate::chart::svg(&report.summary).map_err(|e| anyhow::anyhow!("--svg: {e}"))?;
+        write_atomically(path, svg.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Prints `report` in `output`; in text, each run's sysbench report first when
+/// `runs_too` (a live run has printed them already).
+fn print_report(report: &Report, output: Output, runs_too: bool) {
+    match output {
+        Output::Text => {
+            if runs_too {
+                for r in &report.runs {
+                    println!("{}", r.to_text());
+                }
+            }
+            if report.summary.len() > 1 || report.runs.len() > report.summary.len() {
+                println!("{}", summary_text(&report.summary));
+            }
+            if !report.comparison.is_empty() {
+                println!("{}", comparison_text(&report.comparison));
+            }
+        }
+        Output::Json => match report.to_json() {
+            Ok(j) => println!("{j}"),
+            Err(e) => eprintln!("Error: cannot print the JSON report: {e}"),
+        },
+        Output::Csv => match report.to_csv() {
+            Ok(c) => print!("{c}"),
+            Err(e) => eprintln!("Error: cannot print the CSV report: {e}"),
+        },
+        Output::Markdown => println!("{}", report.to_markdown()),
+    }
+}
+
+/// The private server base directory (plain or at rest) under `base` whose
+/// loopback port `url` names, if any.
+fn private_server_of(url: &str, base: &Path) -> Option<PathBuf> {
+    let opts = mysql_async::Opts::from_url(url).ok()?;
+    if !matches!(opts.ip_or_hostname(), "127.0.0.1" | "localhost") {
+        return None;
+    }
+    [false, true]
+        .into_iter()
+        .map(|at_rest| server_base(base, at_rest))
+        .find(|sbase| {
+            std::fs::read_to_string(sbase.join("mariadb").join("port"))
+                .ok()
+                .and_then(|p| p.trim().parse::<u16>().ok())
+                == Some(opts.tcp_port())
+                && tls_files(sbase).ca.exists()
+        })
+}
+
 /// Checks before a run that `path` can be written (its directory is created),
 /// so a long benchmark does not end in a file that cannot be saved.
-fn check_writable(path: &Path) -> Result<()> {
+fn check_writable(path: &Path, flag: &str) -> Result<()> {
     if path.is_dir() {
-        bail!(
-            "--json-out {} is a directory: give a file name",
-            path.display()
-        );
+        bail!("{flag} {} is a directory: give a file name", path.display());
     }
     write_atomically(path.with_extension("check").as_path(), b"")
-        .with_context(|| format!("--json-out {} cannot be written", path.display()))?;
+        .with_context(|| format!("{flag} {} cannot be written", path.display()))?;
     let _ = std::fs::remove_file(path.with_extension("check"));
     Ok(())
 }

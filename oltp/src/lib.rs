@@ -1,17 +1,22 @@
 //! `oltp`: a sysbench 1.0-compatible OLTP load generator on a real MariaDB/MySQL
-//! server, through `mysql_async` on `tokio`, with optional column encryption by
-//! any compiled-in encbench backend.
+//! server, through `mysql_async` on `tokio`, measuring the three encryption
+//! layers: column encryption by any compiled-in encbench backend, TLS to the
+//! server, and InnoDB encryption at rest ([`security`]).
 //!
 //! Data flows one way: configuration ([`cli`], [`run::RunOptions`]) -> server
-//! ([`server`], or a URL) -> workers ([`workload`], with the column [`codec`]) ->
-//! measurement ([`measure`]) -> report ([`report`]).
+//! ([`server`] with [`security::server_config`], or a URL) -> workers
+//! ([`workload`], with the column [`codec`]) -> measurement ([`measure`]) ->
+//! report ([`report`], [`chart`]; [`merge`] for several clients).
 
+pub mod chart;
 pub mod cli;
 pub mod codec;
 pub mod measure;
+pub mod merge;
 pub mod rand;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod security;
 pub mod server;
 pub mod workload;

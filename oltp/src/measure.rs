@@ -1,6 +1,6 @@
-//! Measurement: the per-worker aggregate (counts and an HdrHistogram of event
-//! latency) that workers record into and reporting reads, and live counters for
-//! progress display.
+//! Measurement: the per-worker aggregate (counts, an HdrHistogram of event
+//! latency and one per statement kind) that workers record into and reporting
+//! reads, and live counters for progress display and `--report-interval` lines.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -13,6 +13,93 @@ const HIST_LOW_NS: u64 = 1_000;
 const HIST_HIGH_NS: u64 = 3_600_000_000_000;
 /// Significant decimal digits kept (0.1% relative error).
 const HIST_SIGFIG: u8 = 3;
+/// Per-statement histograms count microseconds, 1 µs to 1 hour...
+const STMT_HIGH_US: u64 = 3_600_000_000;
+/// ...with 2 significant digits (1% relative error), so that 11 kinds x 256
+/// workers stay small (about 10 KiB each).
+const STMT_SIGFIG: u8 = 2;
+
+/// The statement kinds of sysbench's OLTP scripts (`oltp_common.lua`), timed
+/// one by one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatementKind {
+    /// `BEGIN` (text protocol).
+    Begin,
+    /// `COMMIT` (text protocol).
+    Commit,
+    /// `SELECT c ... WHERE id=?`.
+    PointSelect,
+    /// `SELECT c ... BETWEEN`.
+    SimpleRange,
+    /// `SELECT SUM(k) ... BETWEEN`.
+    SumRange,
+    /// `SELECT c ... BETWEEN ... ORDER BY c`.
+    OrderRange,
+    /// `SELECT DISTINCT c ... BETWEEN ... ORDER BY c`.
+    DistinctRange,
+    /// `UPDATE ... SET k=k+1 WHERE id=?`.
+    IndexUpdate,
+    /// `UPDATE ... SET c=? WHERE id=?`.
+    NonIndexUpdate,
+    /// `DELETE ... WHERE id=?`.
+    Delete,
+    /// `INSERT ... (id, k, c, pad)`.
+    Insert,
+}
+
+impl StatementKind {
+    /// Every kind, in report order.
+    pub const ALL: [StatementKind; 11] = [
+        StatementKind::Begin,
+        StatementKind::Commit,
+        StatementKind::PointSelect,
+        StatementKind::SimpleRange,
+        StatementKind::SumRange,
+        StatementKind::OrderRange,
+        StatementKind::DistinctRange,
+        StatementKind::IndexUpdate,
+        StatementKind::NonIndexUpdate,
+        StatementKind::Delete,
+        StatementKind::Insert,
+    ];
+
+    /// The name used in reports (`point_select`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            StatementKind::Begin => "begin",
+            StatementKind::Commit => "commit",
+            StatementKind::PointSelect => "point_select",
+            StatementKind::SimpleRange => "simple_range",
+            StatementKind::SumRange => "sum_range",
+            StatementKind::OrderRange => "order_range",
+            StatementKind::DistinctRange => "distinct_range",
+            StatementKind::IndexUpdate => "index_update",
+            StatementKind::NonIndexUpdate => "non_index_update",
+            StatementKind::Delete => "delete",
+            StatementKind::Insert => "insert",
+        }
+    }
+}
+
+/// Latencies of one statement kind, in µs.
+#[derive(Clone, Debug)]
+pub struct StatementStats {
+    /// Statements of this kind that completed.
+    pub count: u64,
+    /// Their latency, µs (2 significant digits).
+    pub latency_us: Histogram<u64>,
+}
+
+impl StatementStats {
+    fn new() -> StatementStats {
+        StatementStats {
+            count: 0,
+            latency_us: Histogram::new_with_bounds(1, STMT_HIGH_US, STMT_SIGFIG)
+                .expect("constant histogram bounds are valid"),
+        }
+    }
+}
 
 /// Counts and latencies of one worker, or of several merged.
 #[derive(Clone, Debug)]
@@ -37,6 +124,9 @@ pub struct Aggregate {
     pub last_event_end: Option<std::time::Instant>,
     /// Per-worker (events, execution time in s), for sysbench's "threads fairness".
     pub per_worker: Vec<(u64, f64)>,
+    /// Latency per statement kind, indexed like [`StatementKind::ALL`]; `None`
+    /// for kinds that never completed.
+    pub statements: [Option<Box<StatementStats>>; 11],
 }
 
 impl Default for Aggregate {
@@ -60,7 +150,19 @@ impl Aggregate {
             exec_time: Duration::ZERO,
             last_event_end: None,
             per_worker: Vec::new(),
+            statements: Default::default(),
         }
+    }
+
+    /// Records one completed statement of `kind` that took `latency`.
+    pub fn record_statement(&mut self, kind: StatementKind, latency: Duration) {
+        let slot = &mut self.statements[kind as usize];
+        let st = slot.get_or_insert_with(|| Box::new(StatementStats::new()));
+        st.count += 1;
+        let us = u64::try_from(latency.as_micros())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        st.latency_us.saturating_record(us);
     }
 
     /// Queries of every kind so far.
@@ -98,29 +200,147 @@ impl Aggregate {
         }
         self.exec_time += other.exec_time;
         self.last_event_end = self.last_event_end.max(other.last_event_end);
+        for (mine, theirs) in self.statements.iter_mut().zip(&other.statements) {
+            if let Some(t) = theirs {
+                let m = mine.get_or_insert_with(|| Box::new(StatementStats::new()));
+                m.count += t.count;
+                m.latency_us
+                    .add(&t.latency_us)
+                    .expect("histograms with the same bounds always merge");
+            }
+        }
     }
 }
 
-/// Counters that workers bump after each event, read by the progress display.
-#[derive(Debug, Default)]
+/// Counters that workers bump after each event, read by the progress display
+/// and the `--report-interval` lines.
+#[derive(Debug)]
 pub struct Live {
     events: AtomicU64,
-    queries: AtomicU64,
+    read: AtomicU64,
+    write: AtomicU64,
+    other: AtomicU64,
+    errors: AtomicU64,
+    reconnects: AtomicU64,
+    /// Event latency (ns) since the last interval line; only kept with
+    /// `--report-interval`.
+    interval: Option<std::sync::Mutex<Histogram<u64>>>,
+}
+
+impl Default for Live {
+    fn default() -> Self {
+        Live::new(false)
+    }
+}
+
+/// A snapshot of [`Live`]'s counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LiveCounts {
+    /// Events completed.
+    pub events: u64,
+    /// Read queries.
+    pub read: u64,
+    /// Write queries.
+    pub write: u64,
+    /// Other queries.
+    pub other: u64,
+    /// Ignored errors.
+    pub errors: u64,
+    /// Reconnects.
+    pub reconnects: u64,
+}
+
+impl LiveCounts {
+    /// read + write + other.
+    pub fn queries(&self) -> u64 {
+        self.read + self.write + self.other
+    }
 }
 
 impl Live {
-    /// Adds `events` and `queries`.
-    pub fn add(&self, events: u64, queries: u64) {
-        self.events.fetch_add(events, Ordering::Relaxed);
-        self.queries.fetch_add(queries, Ordering::Relaxed);
+    /// Live counters; `intervals` also keeps a latency histogram per interval.
+    pub fn new(intervals: bool) -> Live {
+        Live {
+            events: AtomicU64::new(0),
+            read: AtomicU64::new(0),
+            write: AtomicU64::new(0),
+            other: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+            reconnects: AtomicU64::new(0),
+            interval: intervals.then(|| {
+                std::sync::Mutex::new(
+                    Histogram::new_with_bounds(HIST_LOW_NS, HIST_HIGH_NS, HIST_SIGFIG)
+                        .expect("constant histogram bounds are valid"),
+                )
+            }),
+        }
     }
 
-    /// (events, queries) so far.
-    pub fn read(&self) -> (u64, u64) {
-        (
-            self.events.load(Ordering::Relaxed),
-            self.queries.load(Ordering::Relaxed),
-        )
+    /// Adds what a worker's aggregate gained since `before` (a copy of its
+    /// counts taken earlier), and the latency of the event that just ended.
+    pub fn add(&self, before: &LiveCounts, now: &Aggregate, latency: Option<Duration>) {
+        let d = |a: u64, b: u64| a.saturating_sub(b);
+        self.events
+            .fetch_add(d(now.events, before.events), Ordering::Relaxed);
+        self.read
+            .fetch_add(d(now.read, before.read), Ordering::Relaxed);
+        self.write
+            .fetch_add(d(now.write, before.write), Ordering::Relaxed);
+        self.other
+            .fetch_add(d(now.other, before.other), Ordering::Relaxed);
+        self.errors
+            .fetch_add(d(now.errors, before.errors), Ordering::Relaxed);
+        self.reconnects
+            .fetch_add(d(now.reconnects, before.reconnects), Ordering::Relaxed);
+        if let (Some(h), Some(l)) = (&self.interval, latency) {
+            let ns = u64::try_from(l.as_nanos())
+                .unwrap_or(u64::MAX)
+                .max(HIST_LOW_NS);
+            h.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .saturating_record(ns);
+        }
+    }
+
+    /// The counters so far.
+    pub fn read(&self) -> LiveCounts {
+        LiveCounts {
+            events: self.events.load(Ordering::Relaxed),
+            read: self.read.load(Ordering::Relaxed),
+            write: self.write.load(Ordering::Relaxed),
+            other: self.other.load(Ordering::Relaxed),
+            errors: self.errors.load(Ordering::Relaxed),
+            reconnects: self.reconnects.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The 95th percentile of event latency since the last call, ms (0 without
+    /// events or without interval tracking); resets the interval histogram.
+    pub fn take_interval_p95_ms(&self) -> f64 {
+        let Some(h) = &self.interval else {
+            return 0.0;
+        };
+        let mut h = h.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if h.is_empty() {
+            return 0.0;
+        }
+        let p = h.value_at_quantile(0.95).clamp(h.min(), h.max());
+        h.reset();
+        p as f64 / 1e6
+    }
+}
+
+impl Aggregate {
+    /// The counters [`Live::add`] compares against.
+    pub fn counts(&self) -> LiveCounts {
+        LiveCounts {
+            events: self.events,
+            read: self.read,
+            write: self.write,
+            other: self.other,
+            errors: self.errors,
+            reconnects: self.reconnects,
+        }
     }
 }
 

@@ -12,6 +12,8 @@ pub const RAND_SPEC_ITER: u64 = 12;
 pub const RAND_SPEC_PCT: u64 = 1;
 /// `--rand-spec-res` default: percentage of draws that are "special" values.
 pub const RAND_SPEC_RES: u64 = 75;
+/// `--rand-pareto-h` default: the pareto distribution's shape parameter h.
+pub const RAND_PARETO_H: f64 = 0.2;
 
 /// Length of sysbench's `c` value: 10 groups of 11 digits joined by '-' (119 bytes).
 pub const C_LEN: usize = 119;
@@ -29,6 +31,9 @@ pub enum RandType {
     /// sysbench 1.0's default: 75% of draws land in 1% of the range around its
     /// middle, the rest are `gaussian`.
     Special,
+    /// sysbench's `pareto` with h = 0.2: `a + (b-a+1) * u^(ln h / ln(1-h))`,
+    /// u uniform in [0, 1), so low ids are hot.
+    Pareto,
 }
 
 /// A fast per-worker random number generator with sysbench's distributions.
@@ -92,7 +97,20 @@ impl SbRng {
                 let res = res % d + (t / 2 - t * RAND_SPEC_PCT / 200);
                 a + res as u32
             }
+            RandType::Pareto => {
+                let power = RAND_PARETO_H.ln() / (1.0 - RAND_PARETO_H).ln();
+                let u: f64 = self.rng.random();
+                let off = (t as f64 * u.powf(power)) as u64;
+                a + off.min(t - 1) as u32
+            }
         }
+    }
+
+    /// A draw of the exponential distribution with mean 1 (inter-arrival times
+    /// of `--rate`, as sysbench's open-loop event generator).
+    pub fn exponential(&mut self) -> f64 {
+        let u: f64 = self.rng.random();
+        -(1.0 - u).ln()
     }
 
     /// Fills `out` with groups of 11 random decimal digits separated by '-'
@@ -144,7 +162,12 @@ mod tests {
 
     #[test]
     fn ids_stay_in_range_for_every_distribution() {
-        for kind in [RandType::Uniform, RandType::Gaussian, RandType::Special] {
+        for kind in [
+            RandType::Uniform,
+            RandType::Gaussian,
+            RandType::Special,
+            RandType::Pareto,
+        ] {
             let mut r = SbRng::seeded(7, kind);
             for _ in 0..10_000 {
                 let id = r.id(1, 1000);
@@ -152,6 +175,16 @@ mod tests {
             }
             assert_eq!(r.id(5, 5), 5);
         }
+    }
+
+    #[test]
+    fn pareto_makes_low_ids_hot() {
+        let mut r = SbRng::seeded(5, RandType::Pareto);
+        let n = 100_000;
+        // u^7.21 < 0.2 when u < 0.8: 80% of draws fall in the lowest 20% of ids.
+        let low = (0..n).filter(|_| r.id(1, 10_000) <= 2_000).count();
+        let share = low as f64 / n as f64;
+        assert!((0.78..0.82).contains(&share), "pareto share {share}");
     }
 
     #[test]

@@ -14,11 +14,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use mysql_async::prelude::*;
 
 use crate::codec::{Codec, Encrypt, cipher_from_key_file, default_key_file};
-use crate::measure::{Aggregate, Live, process_cpu_time};
+use crate::measure::{Aggregate, Live, LiveCounts, process_cpu_time};
 use crate::rand::{RandType, SbRng};
 use crate::report::{RunInfo, RunResult};
 use crate::schema::{DataSet, check_prepared, conn_opts, connect};
-use crate::workload::{Params, Session, Workload, run_worker};
+use crate::workload::{Limits, Options, Params, Session, Workload, run_worker};
 
 /// Everything `oltp run` needs.
 #[derive(Clone, Debug)]
@@ -33,12 +33,35 @@ pub struct RunOptions {
     pub threads: Vec<u32>,
     /// Encryption choices to run at each thread count, in order.
     pub encrypts: Vec<Encrypt>,
-    /// Measured duration of each run.
+    /// Measured duration of each run (zero: no time limit, `events` ends the run).
     pub time: Duration,
-    /// Rows per range query.
-    pub range_size: u32,
+    /// Events per run for all threads together (`--events`; 0: no limit).
+    pub events: u64,
+    /// Open loop: events per second for all threads together (`--rate`; 0:
+    /// closed loop, each thread starts its next event when one ends).
+    pub rate: f64,
+    /// Unmeasured time before each run's measured window (`--warmup`).
+    pub warmup: Duration,
+    /// Interval between progress lines in sysbench's format (zero: none).
+    pub report_interval: Duration,
+    /// Print the interval lines on stderr (when stdout carries JSON/CSV).
+    pub intervals_to_stderr: bool,
+    /// sysbench's workload options (`--point-selects`, `--range-size`, ...).
+    pub options: Options,
+    /// TLS modes to run (false: plain TCP, true: TLS), in order.
+    pub tls: Vec<bool>,
+    /// CA certificate (PEM) TLS verifies the server against; `None`: web PKI roots.
+    pub tls_ca: Option<PathBuf>,
+    /// Require every table to be encrypted at rest (checked before the runs).
+    pub at_rest: bool,
+    /// Runs of every combination (`--repeat`): at each thread count, round r
+    /// runs the (TLS x encryption) combinations rotated by r (A B C, B C A, ...).
+    pub repeat: u32,
     /// Id distribution.
     pub rand_type: RandType,
+    /// Seed of the workers' random numbers (worker i uses seed + i); 0: from
+    /// the operating system (sysbench's `--rand-seed`).
+    pub rand_seed: u64,
     /// Key file (`ID;HEX` lines); default: `<base>/keys/<algorithm>.keys`.
     pub key_file: Option<PathBuf>,
     /// encbench's base directory (private server, default key files).
@@ -87,7 +110,24 @@ pub struct ServerInfo {
     pub prepared_stmt_count: u64,
     /// `@@max_connections`.
     pub max_connections: u64,
+    /// Server settings recorded with every result (name -> value): buffer
+    /// pool, durability, binary log, TLS and at-rest encryption.
+    pub settings: std::collections::BTreeMap<String, String>,
 }
+
+/// The server variables recorded in every result.
+pub const RECORDED_SETTINGS: [&str; 10] = [
+    "innodb_buffer_pool_size",
+    "innodb_flush_log_at_trx_commit",
+    "sync_binlog",
+    "log_bin",
+    "innodb_doublewrite",
+    "have_ssl",
+    "innodb_encrypt_tables",
+    "innodb_encrypt_log",
+    "max_prepared_stmt_count",
+    "version_compile_machine",
+];
 
 /// Reads [`ServerInfo`].
 ///
@@ -102,12 +142,24 @@ pub async fn server_info(url: &str) -> Result<ServerInfo> {
     let open: Option<(String, u64)> = conn
         .query_first("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
         .await?;
+    let mut settings = std::collections::BTreeMap::new();
+    for name in RECORDED_SETTINGS {
+        // A variable this server does not have (e.g. innodb_encrypt_tables on
+        // MySQL) is simply not recorded.
+        let row: Option<(String, String)> = conn
+            .exec_first("SHOW GLOBAL VARIABLES WHERE Variable_name = ?", (name,))
+            .await?;
+        if let Some((_, v)) = row {
+            settings.insert(name.to_string(), v);
+        }
+    }
     conn.disconnect().await?;
     Ok(ServerInfo {
         version,
         max_prepared_stmt_count: max_ps,
         prepared_stmt_count: open.map_or(0, |(_, n)| n),
         max_connections: max_conn,
+        settings,
     })
 }
 
@@ -119,10 +171,11 @@ pub async fn server_info(url: &str) -> Result<ServerInfo> {
 pub fn check_budget(
     info: &ServerInfo,
     workload: Workload,
+    options: &Options,
     tables: u32,
     threads: u32,
 ) -> Result<()> {
-    let per_conn = workload.statements_per_connection(tables) as u64;
+    let per_conn = workload.statements_per_connection(tables, options.range_selects) as u64;
     let need = per_conn * u64::from(threads);
     let free = info
         .max_prepared_stmt_count
@@ -131,7 +184,7 @@ pub fn check_budget(
         bail!(
             "{threads} threads x {tables} tables x {} statements = {need} prepared statements, but the server allows {} \
              (max_prepared_stmt_count, {} in use): run SET GLOBAL max_prepared_stmt_count = {} (at most 1048576), or use fewer --threads or --tables",
-            workload.statements_per_table(),
+            workload.statements_per_table(options.range_selects),
             info.max_prepared_stmt_count,
             info.prepared_stmt_count,
             (need + info.prepared_stmt_count).min(1_048_576)
@@ -191,9 +244,36 @@ pub async fn run_grid(
         check_keys(&opts.url, &opts.data.database(e), &codec).await?;
         codecs.push((e, codec));
     }
+    if opts.at_rest {
+        for &e in &opts.encrypts {
+            crate::security::check_at_rest(&mut admin, &opts.data.database(e), opts.data.tables)
+                .await?;
+        }
+    }
     admin.disconnect().await?;
+    let mut sessions = Vec::new();
+    for &tls in &opts.tls {
+        sessions.push(if tls {
+            let o =
+                crate::security::with_tls(conn_opts(&opts.url, None, 16)?, opts.tls_ca.as_deref());
+            let mut conn = mysql_async::Conn::new(o).await.map_err(|e| {
+                let against = opts.tls_ca.as_ref().map_or(
+                    "the built-in web PKI roots".to_string(),
+                    |p| p.display().to_string(),
+                );
+                anyhow::anyhow!(
+                    "--tls on: no TLS connection to the server ({e}); the server must have TLS enabled and a certificate for its host signed by the CA in {against}: pass --tls-ca FILE"
+                )
+            })?;
+            let s = crate::security::check_tls(&mut conn).await?;
+            conn.disconnect().await?;
+            Some(s)
+        } else {
+            None
+        });
+    }
     for &t in &opts.threads {
-        check_budget(&info, opts.workload, opts.data.tables, t)?;
+        check_budget(&info, opts.workload, &opts.options, opts.data.tables, t)?;
     }
     let interrupted = Arc::new(AtomicBool::new(false));
     {
@@ -204,19 +284,45 @@ pub async fn run_grid(
             }
         });
     }
+    let mut combos = Vec::new();
+    for tls in &sessions {
+        for (e, codec) in &codecs {
+            combos.push(Mode {
+                encrypt: *e,
+                codec: codec.clone(),
+                tls: tls.clone(),
+            });
+        }
+    }
     let mut results = Vec::new();
     'grid: for &threads in &opts.threads {
-        for (e, codec) in &codecs {
-            let r = run_one(opts, &info, *e, codec.clone(), threads, &interrupted).await?;
-            on_result(&r);
-            let stop = !r.complete;
-            results.push(r);
-            if stop {
-                break 'grid;
+        for round in 0..opts.repeat.max(1) {
+            let n = combos.len();
+            for i in 0..n {
+                let mode = &combos[(i + round as usize) % n];
+                let mut r = run_one(opts, &info, mode, threads, &interrupted).await?;
+                r.round = round + 1;
+                on_result(&r);
+                let stop = !r.complete;
+                results.push(r);
+                if stop {
+                    break 'grid;
+                }
             }
         }
     }
     Ok(results)
+}
+
+/// One combination of the grid besides the thread count.
+#[derive(Clone, Debug)]
+pub struct Mode {
+    /// Column encryption.
+    pub encrypt: Encrypt,
+    /// Its codec.
+    pub codec: Codec,
+    /// TLS session parameters (checked before the grid) when TLS is on.
+    pub tls: Option<crate::security::TlsSession>,
 }
 
 /// One measured run.
@@ -226,23 +332,37 @@ pub async fn run_grid(
 pub async fn run_one(
     opts: &RunOptions,
     info: &ServerInfo,
-    encrypt: Encrypt,
-    codec: Codec,
+    mode: &Mode,
     threads: u32,
     interrupted: &Arc<AtomicBool>,
 ) -> Result<RunResult> {
+    let (encrypt, codec) = (mode.encrypt, mode.codec.clone());
     let db = opts.data.database(encrypt);
-    let per_conn = opts.workload.statements_per_connection(opts.data.tables);
-    let conn_opts = conn_opts(&opts.url, Some(&db), per_conn + 16)?;
-    let bar = progress_bar(opts, &format!("{} {} thr", encrypt.name(), threads));
+    let per_conn = opts
+        .workload
+        .statements_per_connection(opts.data.tables, opts.options.range_selects);
+    let mut conn_opts = conn_opts(&opts.url, Some(&db), per_conn + 16)?;
+    if mode.tls.is_some() {
+        conn_opts = crate::security::with_tls(conn_opts, opts.tls_ca.as_deref());
+    }
+    let bar = progress_bar(
+        opts,
+        &format!(
+            "{}{} {} thr",
+            encrypt.name(),
+            if mode.tls.is_some() { "+tls" } else { "" },
+            threads
+        ),
+    );
     bar.set_message("connecting");
     let params = Params {
         tables: opts.data.tables,
         table_size: opts.data.table_size,
-        range_size: opts.range_size,
-        point_selects: 10,
+        opts: opts.options,
     };
-    let live = Arc::new(Live::default());
+    let live = Arc::new(Live::new(!opts.report_interval.is_zero()));
+    let events_left =
+        (opts.events > 0).then(|| Arc::new(std::sync::atomic::AtomicU64::new(opts.events)));
     let gate = Arc::new(Gate::new(threads as usize + 1));
     let mut workers = Vec::new();
     for i in 0..threads {
@@ -252,6 +372,11 @@ pub async fn run_one(
             codec: codec.clone(),
             params,
             rand_type: opts.rand_type,
+            rand_seed: (opts.rand_seed != 0).then(|| opts.rand_seed.wrapping_add(u64::from(i))),
+            events_left: events_left.clone(),
+            // Each of the threads takes 1/threads of the arrivals.
+            mean_interarrival: (opts.rate > 0.0)
+                .then(|| Duration::from_secs_f64(f64::from(threads) / opts.rate)),
             reconnect_window: opts.reconnect_window,
             live: live.clone(),
             stop: interrupted.clone(),
@@ -266,11 +391,15 @@ pub async fn run_one(
     // All workers connect and prepare their statements, then start together.
     let (start, connect_error) = {
         let gate = gate.clone();
-        let time = opts.time;
-        tokio::task::spawn_blocking(move || gate.open(time))
+        let (warmup, time) = (opts.warmup, opts.time);
+        tokio::task::spawn_blocking(move || gate.open(warmup, time))
             .await
             .context("start gate task panicked")?
     };
+    if connect_error.is_none() && !opts.warmup.is_zero() {
+        bar.set_message("warming up");
+        tokio::time::sleep_until(start.into()).await;
+    }
     let cpu0 = process_cpu_time();
     let ticker = {
         let (bar, live) = (bar.clone(), live.clone());
@@ -278,7 +407,7 @@ pub async fn run_one(
             let mut last = (Instant::now(), 0u64);
             loop {
                 tokio::time::sleep(Duration::from_millis(500)).await;
-                let (_, q) = live.read();
+                let q = live.read().queries();
                 let now = Instant::now();
                 let qps = (q - last.1) as f64 / now.duration_since(last.0).as_secs_f64();
                 last = (now, q);
@@ -287,6 +416,49 @@ pub async fn run_one(
             }
         })
     };
+    // Interval lines: a task prints one per --report-interval; the state (the
+    // counters at the last line, the next line's number) is shared so the line
+    // of an interval that ends with the run is printed after the join.
+    let interval_state = Arc::new(Mutex::new((live.read(), 1u32)));
+    let emit = {
+        let (bar, live, state) = (bar.clone(), live.clone(), interval_state.clone());
+        let (every, to_stderr) = (opts.report_interval, opts.intervals_to_stderr);
+        move || {
+            let mut st = state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let now = live.read();
+            let line = interval_line(
+                (every * st.1).as_secs_f64(),
+                threads,
+                &st.0,
+                &now,
+                every.as_secs_f64(),
+                live.take_interval_p95_ms(),
+            );
+            bar.suspend(|| {
+                if to_stderr {
+                    eprintln!("{line}");
+                } else {
+                    println!("{line}");
+                }
+            });
+            *st = (now, st.1 + 1);
+        }
+    };
+    let reporter = (!opts.report_interval.is_zero()).then(|| {
+        let (every, state, emit) = (opts.report_interval, interval_state.clone(), emit.clone());
+        tokio::spawn(async move {
+            loop {
+                let n = state
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .1;
+                tokio::time::sleep_until((start + every * n).into()).await;
+                emit();
+            }
+        })
+    });
     let joined = tokio::task::spawn_blocking(move || {
         workers
             .into_iter()
@@ -299,6 +471,17 @@ pub async fn run_one(
     })
     .await
     .context("worker join task panicked")?;
+    if let Some(r) = &reporter {
+        r.abort();
+        let n = interval_state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .1;
+        if connect_error.is_none() && !opts.time.is_zero() && opts.report_interval * n <= opts.time
+        {
+            emit();
+        }
+    }
     if let Some(e) = connect_error {
         ticker.abort();
         bar.finish_and_clear();
@@ -331,8 +514,15 @@ pub async fn run_one(
         database: db,
         tables: opts.data.tables,
         table_size: opts.data.table_size,
-        range_size: opts.range_size,
+        range_size: opts.options.range_size,
+        options: opts.options,
+        rand_type: format!("{:?}", opts.rand_type).to_lowercase(),
+        rand_seed: opts.rand_seed,
+        rate: opts.rate,
+        tls: mode.tls.clone(),
+        at_rest: opts.at_rest,
         server_version: info.version.clone(),
+        server_settings: info.settings.clone(),
     };
     Ok(RunResult::from_aggregate(
         info,
@@ -353,6 +543,7 @@ struct Gate {
 
 #[derive(Default)]
 struct GateState {
+    warmup_until: Option<Instant>,
     deadline: Option<Instant>,
     connect_error: Option<String>,
     abort: bool,
@@ -373,15 +564,17 @@ impl Gate {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The coordinator's side: waits for every worker, sets the deadline (or
-    /// aborts when a worker could not connect), lets them go. Returns the start
-    /// time and the first connection error.
-    fn open(&self, time: Duration) -> (Instant, Option<String>) {
+    /// The coordinator's side: waits for every worker, sets the end of the
+    /// warm-up and the deadline (or aborts when a worker could not connect),
+    /// lets them go. Returns the start of the measured window and the first
+    /// connection error.
+    fn open(&self, warmup: Duration, time: Duration) -> (Instant, Option<String>) {
         self.ready.wait();
-        let start = Instant::now();
+        let start = Instant::now() + warmup;
         let error = {
             let mut st = self.lock();
-            st.deadline = Some(start + time);
+            st.warmup_until = (!warmup.is_zero()).then_some(start);
+            st.deadline = (!time.is_zero()).then_some(start + time);
             st.abort = st.connect_error.is_some();
             st.connect_error.clone()
         };
@@ -390,8 +583,9 @@ impl Gate {
     }
 
     /// A worker's side: reports its connection outcome, waits for the start,
-    /// and returns the deadline, or `None` when the run was aborted.
-    fn arrive(&self, connect_error: Option<String>) -> Option<Instant> {
+    /// and returns (end of warm-up, deadline), or `None` when the run was aborted.
+    #[allow(clippy::type_complexity)]
+    fn arrive(&self, connect_error: Option<String>) -> Option<(Option<Instant>, Option<Instant>)> {
         if let Some(e) = connect_error {
             let mut st = self.lock();
             st.connect_error.get_or_insert(e);
@@ -399,7 +593,11 @@ impl Gate {
         self.ready.wait();
         self.go.wait();
         let st = self.lock();
-        if st.abort { None } else { st.deadline }
+        if st.abort {
+            None
+        } else {
+            Some((st.warmup_until, st.deadline))
+        }
     }
 }
 
@@ -412,6 +610,9 @@ struct WorkerSpec {
     codec: Codec,
     params: Params,
     rand_type: RandType,
+    rand_seed: Option<u64>,
+    events_left: Option<Arc<std::sync::atomic::AtomicU64>>,
+    mean_interarrival: Option<Duration>,
     reconnect_window: Duration,
     live: Arc<Live>,
     stop: Arc<AtomicBool>,
@@ -432,9 +633,8 @@ impl WorkerSpec {
             }
         };
         rt.block_on(async {
-            let session =
-                Session::connect(self.opts, self.workload, self.codec, self.params.tables).await;
-            let (mut session, deadline) = match session {
+            let session = Session::connect(self.opts, self.workload, self.codec, self.params).await;
+            let (mut session, (warmup_until, deadline)) = match session {
                 Ok(s) => match self.gate.arrive(None) {
                     Some(d) => (s, d),
                     None => {
@@ -447,12 +647,20 @@ impl WorkerSpec {
                     return (Aggregate::new(), None);
                 }
             };
-            let rng = SbRng::from_os(self.rand_type);
+            let rng = match self.rand_seed {
+                Some(seed) => SbRng::seeded(seed, self.rand_type),
+                None => SbRng::from_os(self.rand_type),
+            };
+            let limits = Limits {
+                warmup_until,
+                deadline,
+                events_left: self.events_left,
+                mean_interarrival: self.mean_interarrival,
+            };
             let (agg, err) = run_worker(
                 &mut session,
                 rng,
-                self.params,
-                deadline,
+                &limits,
                 self.reconnect_window,
                 &self.live,
                 &self.stop,
@@ -475,6 +683,30 @@ pub async fn interrupt_signal() -> bool {
         r = tokio::signal::ctrl_c() => r.is_ok(),
         r = term.recv() => r.is_some(),
     }
+}
+
+/// One `--report-interval` line in sysbench 1.0's layout, for the interval
+/// ending `at_s` seconds into the run, from the counters at its start and end.
+pub fn interval_line(
+    at_s: f64,
+    threads: u32,
+    before: &LiveCounts,
+    now: &LiveCounts,
+    secs: f64,
+    p95_ms: f64,
+) -> String {
+    let rate = |a: u64, b: u64| a.saturating_sub(b) as f64 / secs.max(1e-9);
+    format!(
+        "[ {}s ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,95%): {p95_ms:.2} err/s: {:.2} reconn/s: {:.2}",
+        at_s.round() as u64,
+        rate(now.events, before.events),
+        rate(now.queries(), before.queries()),
+        rate(now.read, before.read),
+        rate(now.write, before.write),
+        rate(now.other, before.other),
+        rate(now.errors, before.errors),
+        rate(now.reconnects, before.reconnects),
+    )
 }
 
 fn progress_bar(opts: &RunOptions, prefix: &str) -> ProgressBar {

@@ -64,7 +64,13 @@ pub fn table_name(n: u32) -> String {
 
 /// `CREATE TABLE` for table `n`: sysbench's schema; under encryption `c` and `pad`
 /// are `VARBINARY` sized for the envelope (CHAR would strip trailing bytes).
-pub fn create_table_sql(n: u32, algorithm: Option<Algorithm>) -> String {
+/// `auto_inc` and `secondary` are sysbench's `--auto-inc` and `--secondary`.
+pub fn create_table_sql(
+    n: u32,
+    algorithm: Option<Algorithm>,
+    auto_inc: bool,
+    secondary: bool,
+) -> String {
     let (c, pad) = match algorithm {
         None => (
             format!("CHAR({C_CHAR_LEN})"),
@@ -78,9 +84,15 @@ pub fn create_table_sql(n: u32, algorithm: Option<Algorithm>) -> String {
             )
         }
     };
+    let id = if auto_inc {
+        "INTEGER NOT NULL AUTO_INCREMENT"
+    } else {
+        "INTEGER NOT NULL"
+    };
+    let key = if secondary { "KEY xid" } else { "PRIMARY KEY" };
     format!(
-        "CREATE TABLE sbtest{n}(\n  id INTEGER NOT NULL AUTO_INCREMENT,\n  k INTEGER DEFAULT '0' NOT NULL,\n  \
-         c {c} DEFAULT '' NOT NULL,\n  pad {pad} DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) ENGINE = innodb"
+        "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  \
+         c {c} DEFAULT '' NOT NULL,\n  pad {pad} DEFAULT '' NOT NULL,\n  {key} (id)\n) ENGINE = innodb"
     )
 }
 
@@ -281,6 +293,10 @@ pub struct PrepareOptions {
     pub seed: u64,
     /// Whether to create the secondary index `k_N` after loading (sysbench's `create_secondary`).
     pub create_secondary: bool,
+    /// `id` as AUTO_INCREMENT (sysbench's `auto_inc`).
+    pub auto_inc: bool,
+    /// `KEY xid (id)` in place of the primary key (sysbench's `secondary`).
+    pub secondary: bool,
 }
 
 /// Creates and loads the tables of `data` for `encrypt` with `codec` (which must
@@ -308,20 +324,30 @@ pub async fn prepare(
     let mut tasks = Vec::new();
     for t in 0..threads {
         let tables: Vec<u32> = (t + 1..=data.tables).step_by(threads as usize).collect();
-        let (url, db, codec, progress, seed, size, secondary) = (
+        let (url, db, codec, progress, seed, size) = (
             url.to_string(),
             db.clone(),
             codec.clone(),
             progress.clone(),
             opts.seed,
             data.table_size,
-            opts.create_secondary,
         );
+        let table_opts = opts.clone();
         let alg = encrypt.algorithm();
         tasks.push(tokio::spawn(async move {
             let mut conn = connect(conn_opts(&url, Some(&db), 16)?).await?;
             for n in tables {
-                load_table(&mut conn, n, size, alg, &codec, seed, secondary, &*progress).await?;
+                load_table(
+                    &mut conn,
+                    n,
+                    size,
+                    alg,
+                    &codec,
+                    seed,
+                    &table_opts,
+                    &*progress,
+                )
+                .await?;
             }
             conn.disconnect().await?;
             anyhow::Ok(())
@@ -366,10 +392,11 @@ async fn load_table(
     alg: Option<Algorithm>,
     codec: &Codec,
     seed: u64,
-    secondary: bool,
+    opts: &PrepareOptions,
     progress: &(dyn Fn(u64) + Send + Sync),
 ) -> Result<()> {
-    conn.query_drop(create_table_sql(n, alg)).await?;
+    conn.query_drop(create_table_sql(n, alg, opts.auto_inc, opts.secondary))
+        .await?;
     let table = table_name(n);
     let overhead = alg.map_or(0, envelope::overhead);
     let row_bytes = 4 * 8 + C_LEN + PAD_LEN + 2 * overhead;
@@ -405,7 +432,7 @@ async fn load_table(
         done += rows;
         progress(u64::from(rows));
     }
-    if secondary {
+    if opts.create_secondary {
         conn.query_drop(format!("CREATE INDEX k_{n} ON {table}(k)"))
             .await?;
     }

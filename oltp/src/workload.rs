@@ -1,9 +1,9 @@
-//! What is sent: sysbench 1.0's `oltp_read_only` transaction over server-side
-//! prepared statements, one connection per worker, and what a decrypting proxy
-//! does with each result.
+//! What is sent: sysbench 1.0's OLTP transactions (`oltp_common.lua` and the
+//! eight `oltp_*.lua` scripts) over server-side prepared statements, one
+//! connection per worker, and what a decrypting proxy does with each statement.
 //!
 //! Statements (sysbench `oltp_common.lua`), prepared for every table on every
-//! connection:
+//! connection (only those the workload uses, as sysbench):
 //!
 //! | kind | plaintext SQL | encrypted SQL (the proxy's rewrite) |
 //! |---|---|---|
@@ -12,11 +12,21 @@
 //! | sum range | `SELECT SUM(k) FROM sbtestN WHERE id BETWEEN ? AND ?` | same (`k` is plaintext) |
 //! | order range | `... ORDER BY c` | `SELECT id, c ...`, opened, then sorted in the client |
 //! | distinct range | `SELECT DISTINCT c ... ORDER BY c` | `SELECT id, c ...`, opened, sorted and deduplicated in the client |
+//! | index update | `UPDATE sbtestN SET k=k+1 WHERE id=?` | same (`k` is plaintext) |
+//! | non-index update | `UPDATE sbtestN SET c=? WHERE id=?` | same; the new `c` sealed with the AAD of (table, `c`, id) |
+//! | delete | `DELETE FROM sbtestN WHERE id=?` | same |
+//! | insert | `INSERT INTO sbtestN (id, k, c, pad) VALUES (?, ?, ?, ?)` | same; `c` and `pad` sealed |
+//! | `oltp_insert` | text `INSERT ... VALUES (0, k, 'c', 'pad')` (auto-increment id) | an explicit unique negative id (the AAD needs the id before the row exists), `c` and `pad` sealed, as `X'..'` |
 //!
 //! ORDER BY and DISTINCT on ciphertext would be wrong (random nonces make every
 //! envelope distinct and unordered), so the proxy sorts and deduplicates after
 //! decryption; results equal the plaintext server's byte for byte.
+//!
+//! Counting (sysbench's): a statement that returns a result set is a read; DML
+//! that changed rows is a write; BEGIN, COMMIT and DML that matched nothing are
+//! other.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 use encbench_crypto::envelope::EnvelopeError;
@@ -24,7 +34,7 @@ use mysql_async::prelude::*;
 use mysql_async::{Conn, Opts, Statement, Value};
 
 use crate::codec::Codec;
-use crate::measure::Aggregate;
+use crate::measure::{Aggregate, StatementKind};
 use crate::rand::SbRng;
 use crate::schema::table_name;
 
@@ -32,61 +42,266 @@ use crate::schema::table_name;
 /// 1213 deadlock, 1020 record changed, 1205 lock wait timeout.
 pub const IGNORABLE_ERRORS: [u16; 3] = [1213, 1020, 1205];
 
-/// Server-side prepared statements per table for `oltp_read_only`.
+/// Server-side prepared statements per table for `oltp_read_only` with range
+/// selects on (point, simple, sum, order, distinct).
 pub const READ_ONLY_STATEMENTS_PER_TABLE: usize = 5;
 
-/// The workload (`--workload`).
+/// The workload (`--workload`): sysbench 1.0's OLTP scripts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 pub enum Workload {
-    /// sysbench's `oltp_read_only`: BEGIN, 10 point selects, simple, sum, order and
-    /// distinct ranges, COMMIT (16 queries: 14 read, 2 other).
+    /// BEGIN, 10 point selects, simple, sum, order and distinct ranges, COMMIT
+    /// (16 queries: 14 read, 2 other).
     #[value(name = "oltp_read_only")]
     #[serde(rename = "oltp_read_only")]
     OltpReadOnly,
-    /// sysbench's `oltp_point_select`: one point select, no BEGIN/COMMIT (1 read query).
+    /// One point select, no BEGIN/COMMIT (1 read query).
     #[value(name = "oltp_point_select")]
     #[serde(rename = "oltp_point_select")]
     OltpPointSelect,
+    /// read_only's reads plus an index update, a non-index update and a
+    /// delete + insert, in BEGIN/COMMIT (20 queries: 14 read, 4 write, 2 other).
+    #[value(name = "oltp_read_write")]
+    #[serde(rename = "oltp_read_write")]
+    OltpReadWrite,
+    /// BEGIN, index update, non-index update, delete + insert, COMMIT (6 queries).
+    #[value(name = "oltp_write_only")]
+    #[serde(rename = "oltp_write_only")]
+    OltpWriteOnly,
+    /// `--index-updates` index updates on one table (1 query by default).
+    #[value(name = "oltp_update_index")]
+    #[serde(rename = "oltp_update_index")]
+    OltpUpdateIndex,
+    /// `--non-index-updates` non-index updates on one table (1 query by default).
+    #[value(name = "oltp_update_non_index")]
+    #[serde(rename = "oltp_update_non_index")]
+    OltpUpdateNonIndex,
+    /// One INSERT over the text protocol (auto-increment id).
+    #[value(name = "oltp_insert")]
+    #[serde(rename = "oltp_insert")]
+    OltpInsert,
+    /// One DELETE by id (rows are not put back: later deletes of the same id
+    /// count as other).
+    #[value(name = "oltp_delete")]
+    #[serde(rename = "oltp_delete")]
+    OltpDelete,
+}
+
+/// Which statements a workload prepares for each table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StatementSet {
+    /// Point select.
+    pub point: bool,
+    /// Simple, sum, order and distinct ranges.
+    pub ranges: bool,
+    /// Index update.
+    pub index_update: bool,
+    /// Non-index update.
+    pub non_index_update: bool,
+    /// Delete and insert.
+    pub delete_insert: bool,
+    /// Delete only (`oltp_delete`).
+    pub delete: bool,
+}
+
+impl StatementSet {
+    /// Statements per table.
+    pub fn count(&self) -> usize {
+        usize::from(self.point)
+            + 4 * usize::from(self.ranges)
+            + usize::from(self.index_update)
+            + usize::from(self.non_index_update)
+            + 2 * usize::from(self.delete_insert)
+            + usize::from(self.delete && !self.delete_insert)
+    }
 }
 
 impl Workload {
+    /// Every workload.
+    pub const ALL: [Workload; 8] = [
+        Workload::OltpReadOnly,
+        Workload::OltpPointSelect,
+        Workload::OltpReadWrite,
+        Workload::OltpWriteOnly,
+        Workload::OltpUpdateIndex,
+        Workload::OltpUpdateNonIndex,
+        Workload::OltpInsert,
+        Workload::OltpDelete,
+    ];
+
     /// sysbench's name for it.
     pub fn name(self) -> &'static str {
         match self {
             Workload::OltpReadOnly => "oltp_read_only",
             Workload::OltpPointSelect => "oltp_point_select",
+            Workload::OltpReadWrite => "oltp_read_write",
+            Workload::OltpWriteOnly => "oltp_write_only",
+            Workload::OltpUpdateIndex => "oltp_update_index",
+            Workload::OltpUpdateNonIndex => "oltp_update_non_index",
+            Workload::OltpInsert => "oltp_insert",
+            Workload::OltpDelete => "oltp_delete",
+        }
+    }
+
+    /// Whether the workload changes rows.
+    pub fn writes(self) -> bool {
+        !matches!(self, Workload::OltpReadOnly | Workload::OltpPointSelect)
+    }
+
+    /// The statements the workload prepares per table (sysbench's
+    /// `prepare_statements` of each script); `range_selects` is `--range-selects`.
+    pub fn statements(self, range_selects: bool) -> StatementSet {
+        let none = StatementSet::default();
+        match self {
+            Workload::OltpPointSelect => StatementSet {
+                point: true,
+                ..none
+            },
+            Workload::OltpReadOnly => StatementSet {
+                point: true,
+                ranges: range_selects,
+                ..none
+            },
+            Workload::OltpReadWrite => StatementSet {
+                point: true,
+                ranges: range_selects,
+                index_update: true,
+                non_index_update: true,
+                delete_insert: true,
+                delete: false,
+            },
+            Workload::OltpWriteOnly => StatementSet {
+                index_update: true,
+                non_index_update: true,
+                delete_insert: true,
+                ..none
+            },
+            Workload::OltpUpdateIndex => StatementSet {
+                index_update: true,
+                ..none
+            },
+            Workload::OltpUpdateNonIndex => StatementSet {
+                non_index_update: true,
+                ..none
+            },
+            Workload::OltpInsert => none,
+            Workload::OltpDelete => StatementSet {
+                delete: true,
+                ..none
+            },
         }
     }
 
     /// Server-side prepared statements one connection holds for `tables` tables.
-    pub fn statements_per_connection(self, tables: u32) -> usize {
-        self.statements_per_table() * tables as usize
+    pub fn statements_per_connection(self, tables: u32, range_selects: bool) -> usize {
+        self.statements_per_table(range_selects) * tables as usize
     }
 
     /// Server-side prepared statements per table (sysbench prepares the
     /// statements a workload uses for every table on every connection).
-    pub fn statements_per_table(self) -> usize {
-        match self {
-            Workload::OltpReadOnly => READ_ONLY_STATEMENTS_PER_TABLE,
-            Workload::OltpPointSelect => 1,
+    pub fn statements_per_table(self, range_selects: bool) -> usize {
+        self.statements(range_selects).count()
+    }
+}
+
+/// Parses sysbench's boolean option values: on/off, true/false, yes/no, 1/0.
+///
+/// # Errors
+/// Any other word.
+pub fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("{s:?}: use on or off")),
+    }
+}
+
+/// sysbench's OLTP options (`oltp_common.lua`), with its defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args, serde::Serialize, serde::Deserialize)]
+pub struct Options {
+    /// Rows per range query (ids [x, x+range-size-1], not clamped to the table).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub range_size: u32,
+    /// Point selects per transaction.
+    #[arg(long, default_value_t = 10)]
+    pub point_selects: u32,
+    /// Simple range selects per transaction.
+    #[arg(long, default_value_t = 1)]
+    pub simple_ranges: u32,
+    /// SELECT SUM() ranges per transaction.
+    #[arg(long, default_value_t = 1)]
+    pub sum_ranges: u32,
+    /// SELECT ... ORDER BY ranges per transaction.
+    #[arg(long, default_value_t = 1)]
+    pub order_ranges: u32,
+    /// SELECT DISTINCT ranges per transaction.
+    #[arg(long, default_value_t = 1)]
+    pub distinct_ranges: u32,
+    /// Index updates (k=k+1) per transaction.
+    #[arg(long, default_value_t = 1)]
+    pub index_updates: u32,
+    /// Non-index updates (new c) per transaction.
+    #[arg(long, default_value_t = 1)]
+    pub non_index_updates: u32,
+    /// DELETE + INSERT pairs per transaction.
+    #[arg(long, default_value_t = 1)]
+    pub delete_inserts: u32,
+    /// Range selects on or off (off: none of the four range kinds is prepared or run).
+    #[arg(long, default_value = "on", value_name = "on|off", num_args = 0..=1,
+          default_missing_value = "on", value_parser = parse_on_off)]
+    pub range_selects: bool,
+    /// No BEGIN/COMMIT: every statement in autocommit mode.
+    #[arg(long, default_value = "off", value_name = "on|off", num_args = 0..=1,
+          default_missing_value = "on", value_parser = parse_on_off)]
+    pub skip_trx: bool,
+    /// AUTO_INCREMENT id (oltp_insert sends id 0 and the server picks it); off:
+    /// oltp_insert sends a unique client-made id.
+    #[arg(long, default_value = "on", value_name = "on|off", num_args = 0..=1,
+          default_missing_value = "on", value_parser = parse_on_off)]
+    pub auto_inc: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            range_size: 100,
+            point_selects: 10,
+            simple_ranges: 1,
+            sum_ranges: 1,
+            order_ranges: 1,
+            distinct_ranges: 1,
+            index_updates: 1,
+            non_index_updates: 1,
+            delete_inserts: 1,
+            range_selects: true,
+            skip_trx: false,
+            auto_inc: true,
         }
     }
 }
 
-/// Workload parameters with sysbench's defaults.
+/// Workload parameters: the data set's shape and sysbench's options.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Params {
     /// Tables (`--tables`).
     pub tables: u32,
     /// Rows per table (`--table-size`); ids are drawn from 1..=table_size.
     pub table_size: u32,
-    /// Rows per range query (`--range-size`, sysbench default 100).
-    pub range_size: u32,
-    /// Point selects per transaction (`--point-selects`, default 10).
-    pub point_selects: u32,
+    /// sysbench's options.
+    pub opts: Options,
 }
 
-/// A range query kind.
+impl Params {
+    /// `tables` x `table_size` with sysbench's default options.
+    pub fn new(tables: u32, table_size: u32) -> Params {
+        Params {
+            tables,
+            table_size,
+            opts: Options::default(),
+        }
+    }
+}
+
+/// A range query kind that returns `c` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RangeKind {
     /// `SELECT c ... BETWEEN`.
@@ -115,6 +330,18 @@ pub enum QueryError {
         /// Why.
         source: EnvelopeError,
     },
+    /// A new value could not be sealed.
+    #[error("sealing {table}.{column} id={id}: {source}")]
+    Seal {
+        /// Table name.
+        table: String,
+        /// Column name.
+        column: &'static str,
+        /// Primary key.
+        id: i64,
+        /// Why.
+        source: EnvelopeError,
+    },
     /// The connection was lost and reconnecting failed for the whole window.
     #[error(
         "lost the connection to the server and could not reconnect within {secs} s ({source}): check that the server is up"
@@ -128,6 +355,9 @@ pub enum QueryError {
     /// The server returned something the workload does not expect.
     #[error("unexpected result: {0}")]
     Protocol(String),
+    /// TLS was asked for but the connection is not encrypted.
+    #[error(transparent)]
+    Tls(#[from] crate::security::TlsCheckError),
 }
 
 impl QueryError {
@@ -155,9 +385,14 @@ impl QueryError {
     }
 }
 
+#[derive(Default)]
 struct TableStatements {
-    point: Statement,
+    point: Option<Statement>,
     ranges: Option<RangeStatements>,
+    index_update: Option<Statement>,
+    non_index_update: Option<Statement>,
+    delete: Option<Statement>,
+    insert: Option<Statement>,
 }
 
 struct RangeStatements {
@@ -167,12 +402,31 @@ struct RangeStatements {
     distinct: Statement,
 }
 
+/// Unique ids for `oltp_insert` without auto-increment (and under column
+/// encryption, where the AAD needs the id before the row exists): negative
+/// 32-bit ids, so they never meet prepared rows (1..=table_size) or
+/// auto-increment ones; a bijection of a process-wide counter, so no two are
+/// equal within a process, with a random offset per process.
+fn unique_insert_id() -> i64 {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    static OFFSET: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let offset = *OFFSET.get_or_init(|| {
+        use rand::RngCore;
+        rand::rng().next_u32()
+    });
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    // Multiplying by an odd constant and adding are bijections mod 2^31.
+    let x = n.wrapping_mul(0x6b43_a9b5).wrapping_add(offset) & 0x7fff_ffff;
+    -i64::from(x) - 1
+}
+
 /// One worker's connection with its prepared statements and column codec.
 pub struct Session {
     conn: Conn,
     opts: Opts,
     workload: Workload,
     codec: Codec,
+    params: Params,
     tables: Vec<(String, TableStatements)>,
     rows: Vec<Vec<u8>>,
 }
@@ -180,16 +434,27 @@ pub struct Session {
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
+            .field("workload", &self.workload)
             .field("encrypted", &self.codec.is_encrypted())
             .field("tables", &self.tables.len())
             .finish_non_exhaustive()
     }
 }
 
+/// Times one statement into `agg` under `kind`.
+macro_rules! timed {
+    ($agg:expr, $kind:expr, $body:expr) => {{
+        let t0 = Instant::now();
+        let r = $body;
+        $agg.record_statement($kind, t0.elapsed());
+        r
+    }};
+}
+
 impl Session {
     /// Connects with `opts` (database and statement cache set, see
     /// [`crate::schema::conn_opts`]) and prepares `workload`'s statements for
-    /// `tables` tables.
+    /// `params.tables` tables.
     ///
     /// # Errors
     /// Connection or prepare failures.
@@ -197,36 +462,40 @@ impl Session {
         opts: Opts,
         workload: Workload,
         codec: Codec,
-        tables: u32,
+        params: Params,
     ) -> Result<Session, QueryError> {
-        let conn = Conn::new(opts.clone()).await?;
+        let conn = connect_checked(&opts).await?;
         let mut s = Session {
             conn,
             opts,
             workload,
             codec,
+            params,
             tables: Vec::new(),
             rows: Vec::with_capacity(128),
         };
-        s.prepare_all(tables).await?;
+        s.prepare_all().await?;
         Ok(s)
     }
 
-    async fn prepare_all(&mut self, tables: u32) -> Result<(), QueryError> {
+    async fn prepare_all(&mut self) -> Result<(), QueryError> {
         self.tables.clear();
         let enc = self.codec.is_encrypted();
-        for n in 1..=tables {
+        let set = self.workload.statements(self.params.opts.range_selects);
+        for n in 1..=self.params.tables {
             let t = table_name(n);
             let range_cols = if enc { "id, c" } else { "c" };
             let between = "WHERE id BETWEEN ? AND ?";
-            let point = self
-                .conn
-                .prep(format!("SELECT c FROM {t} WHERE id=?"))
-                .await?;
-            let ranges = if self.workload == Workload::OltpPointSelect {
-                None
-            } else {
-                Some(RangeStatements {
+            let mut st = TableStatements::default();
+            if set.point {
+                st.point = Some(
+                    self.conn
+                        .prep(format!("SELECT c FROM {t} WHERE id=?"))
+                        .await?,
+                );
+            }
+            if set.ranges {
+                st.ranges = Some(RangeStatements {
                     simple: self
                         .conn
                         .prep(format!("SELECT {range_cols} FROM {t} {between}"))
@@ -251,9 +520,38 @@ impl Session {
                             format!("SELECT DISTINCT c FROM {t} {between} ORDER BY c")
                         })
                         .await?,
-                })
-            };
-            let st = TableStatements { point, ranges };
+                });
+            }
+            if set.index_update {
+                st.index_update = Some(
+                    self.conn
+                        .prep(format!("UPDATE {t} SET k=k+1 WHERE id=?"))
+                        .await?,
+                );
+            }
+            if set.non_index_update {
+                st.non_index_update = Some(
+                    self.conn
+                        .prep(format!("UPDATE {t} SET c=? WHERE id=?"))
+                        .await?,
+                );
+            }
+            if set.delete_insert || set.delete {
+                st.delete = Some(
+                    self.conn
+                        .prep(format!("DELETE FROM {t} WHERE id=?"))
+                        .await?,
+                );
+            }
+            if set.delete_insert {
+                st.insert = Some(
+                    self.conn
+                        .prep(format!(
+                            "INSERT INTO {t} (id, k, c, pad) VALUES (?, ?, ?, ?)"
+                        ))
+                        .await?,
+                );
+            }
             self.tables.push((t, st));
         }
         Ok(())
@@ -265,9 +563,8 @@ impl Session {
     /// # Errors
     /// The server is still unreachable.
     pub async fn reconnect(&mut self) -> Result<(), QueryError> {
-        self.conn = Conn::new(self.opts.clone()).await?;
-        let n = self.tables.len() as u32;
-        self.prepare_all(n).await
+        self.conn = connect_checked(&self.opts).await?;
+        self.prepare_all().await
     }
 
     /// Closes the connection politely.
@@ -289,8 +586,8 @@ impl Session {
     /// Server errors, or a value that does not open.
     pub async fn point_select(&mut self, table: u32, id: u32) -> Result<&[Vec<u8>], QueryError> {
         self.rows.clear();
-        let (name, st) = &self.tables[table as usize - 1];
-        let mut result = self.conn.exec_iter(&st.point, (id,)).await?;
+        let (name, st) = stmt(&self.tables, self.workload, table, |t| t.point.as_ref())?;
+        let mut result = self.conn.exec_iter(st, (id,)).await?;
         let rows = &mut self.rows;
         result
             .for_each(|mut row| {
@@ -320,13 +617,13 @@ impl Session {
     ) -> Result<&[Vec<u8>], QueryError> {
         self.rows.clear();
         let enc = self.codec.is_encrypted();
-        let (name, st) = &self.tables[table as usize - 1];
-        let st = st.ranges.as_ref().ok_or_else(|| no_ranges(self.workload))?;
-        let stmt = match kind {
-            RangeKind::Simple => &st.simple,
-            RangeKind::Order => &st.order,
-            RangeKind::Distinct => &st.distinct,
-        };
+        let (name, stmt) = stmt(&self.tables, self.workload, table, |t| {
+            t.ranges.as_ref().map(|r| match kind {
+                RangeKind::Simple => &r.simple,
+                RangeKind::Order => &r.order,
+                RangeKind::Distinct => &r.distinct,
+            })
+        })?;
         let mut result = self.conn.exec_iter(stmt, (lo, hi)).await?;
         let rows = &mut self.rows;
         let codec = &self.codec;
@@ -376,12 +673,10 @@ impl Session {
         lo: u32,
         hi: u32,
     ) -> Result<Option<i64>, QueryError> {
-        let st = self.tables[table as usize - 1]
-            .1
-            .ranges
-            .as_ref()
-            .ok_or_else(|| no_ranges(self.workload))?;
-        let sum: Option<Option<String>> = self.conn.exec_first(&st.sum, (lo, hi)).await?;
+        let (_, st) = stmt(&self.tables, self.workload, table, |t| {
+            t.ranges.as_ref().map(|r| &r.sum)
+        })?;
+        let sum: Option<Option<String>> = self.conn.exec_first(st, (lo, hi)).await?;
         match sum.flatten() {
             None => Ok(None),
             Some(s) => s
@@ -391,65 +686,384 @@ impl Session {
         }
     }
 
-    /// Runs one event (transaction) of the session's workload and counts its
-    /// queries into `agg`.
+    /// Runs a prepared DML statement; true when it changed rows (sysbench's
+    /// write, else other).
+    async fn dml(
+        &mut self,
+        table: u32,
+        pick: impl FnOnce(&TableStatements) -> Option<&Statement>,
+        params: Vec<Value>,
+    ) -> Result<bool, QueryError> {
+        let (_, st) = stmt(&self.tables, self.workload, table, pick)?;
+        self.conn
+            .exec_drop(st, mysql_async::Params::Positional(params))
+            .await?;
+        Ok(self.conn.affected_rows() > 0)
+    }
+
+    /// The stored form of a `c` or `pad` value of `table` at `id`: the value,
+    /// or its envelope.
+    fn seal(
+        &self,
+        table: u32,
+        column: &'static str,
+        id: i64,
+        plain: &[u8],
+    ) -> Result<Vec<u8>, QueryError> {
+        let name = table_name(table);
+        let mut out = Vec::with_capacity(plain.len() + 64);
+        self.codec
+            .seal(&name, column, id, plain, &mut out)
+            .map_err(|source| QueryError::Seal {
+                table: name.clone(),
+                column,
+                id,
+                source,
+            })?;
+        Ok(out)
+    }
+
+    /// `UPDATE sbtestT SET k=k+1 WHERE id=?`; true when a row changed.
+    ///
+    /// # Errors
+    /// Server errors.
+    pub async fn index_update(&mut self, table: u32, id: u32) -> Result<bool, QueryError> {
+        self.dml(table, |t| t.index_update.as_ref(), vec![Value::from(id)])
+            .await
+    }
+
+    /// `UPDATE sbtestT SET c=? WHERE id=?` with `c` sealed for (table, c, id)
+    /// under encryption; true when a row changed.
+    ///
+    /// # Errors
+    /// Server errors, or sealing failed.
+    pub async fn non_index_update(
+        &mut self,
+        table: u32,
+        id: u32,
+        c: &[u8],
+    ) -> Result<bool, QueryError> {
+        let c = self.seal(table, "c", i64::from(id), c)?;
+        self.dml(
+            table,
+            |t| t.non_index_update.as_ref(),
+            vec![Value::Bytes(c), Value::from(id)],
+        )
+        .await
+    }
+
+    /// `DELETE FROM sbtestT WHERE id=?`; true when a row was deleted.
+    ///
+    /// # Errors
+    /// Server errors.
+    pub async fn delete(&mut self, table: u32, id: u32) -> Result<bool, QueryError> {
+        self.dml(table, |t| t.delete.as_ref(), vec![Value::from(id)])
+            .await
+    }
+
+    /// `INSERT INTO sbtestT (id, k, c, pad) VALUES (?, ?, ?, ?)` with `c` and
+    /// `pad` sealed under encryption; true when a row was inserted.
+    ///
+    /// # Errors
+    /// Server errors (e.g. a duplicate id), or sealing failed.
+    pub async fn insert(
+        &mut self,
+        table: u32,
+        id: u32,
+        k: u32,
+        c: &[u8],
+        pad: &[u8],
+    ) -> Result<bool, QueryError> {
+        let c = self.seal(table, "c", i64::from(id), c)?;
+        let pad = self.seal(table, "pad", i64::from(id), pad)?;
+        self.dml(
+            table,
+            |t| t.insert.as_ref(),
+            vec![
+                Value::from(id),
+                Value::from(k),
+                Value::Bytes(c),
+                Value::Bytes(pad),
+            ],
+        )
+        .await
+    }
+
+    /// `oltp_insert`'s statement, over the text protocol as sysbench sends it:
+    /// id 0 (auto-increment) in plaintext with `--auto-inc on`, else a unique
+    /// negative id; `c` and `pad` as quoted digits, or envelopes as `X'..'`.
+    /// True when a row was inserted.
+    ///
+    /// # Errors
+    /// Server errors, or sealing failed.
+    pub async fn text_insert(
+        &mut self,
+        table: u32,
+        k: u32,
+        c: &[u8],
+        pad: &[u8],
+    ) -> Result<bool, QueryError> {
+        let enc = self.codec.is_encrypted();
+        let id = if self.params.opts.auto_inc && !enc {
+            0
+        } else {
+            unique_insert_id()
+        };
+        let literal = |v: &[u8]| -> String {
+            if enc {
+                let mut s = String::with_capacity(3 + 2 * v.len());
+                s.push_str("X'");
+                for b in v {
+                    use std::fmt::Write as _;
+                    let _ = write!(s, "{b:02x}");
+                }
+                s.push('\'');
+                s
+            } else {
+                // sysbench's values are digits and '-': nothing to escape.
+                format!("'{}'", String::from_utf8_lossy(v))
+            }
+        };
+        let c = literal(&self.seal(table, "c", id, c)?);
+        let pad = literal(&self.seal(table, "pad", id, pad)?);
+        let sql = format!(
+            "INSERT INTO {} (id, k, c, pad) VALUES ({id}, {k}, {c}, {pad})",
+            table_name(table)
+        );
+        self.conn.query_drop(sql).await?;
+        Ok(self.conn.affected_rows() > 0)
+    }
+
+    /// Runs one event (transaction) of the session's workload, as sysbench's
+    /// `event()`, counting its queries and timing each statement into `agg`.
+    /// On error the caller decides (restart, reconnect, or stop); the counts of
+    /// the failed attempt's finished queries stay recorded, as in sysbench.
     ///
     /// # Errors
     /// Any query error.
-    pub async fn event(
-        &mut self,
-        rng: &mut SbRng,
-        p: &Params,
-        agg: &mut Aggregate,
-    ) -> Result<(), QueryError> {
+    pub async fn event(&mut self, rng: &mut SbRng, agg: &mut Aggregate) -> Result<(), QueryError> {
+        let p = self.params;
+        let o = p.opts;
         match self.workload {
-            Workload::OltpReadOnly => self.read_only_event(rng, p, agg).await,
             Workload::OltpPointSelect => {
                 let t = rng.uniform(1, p.tables);
                 let id = rng.id(1, p.table_size);
-                self.point_select(t, id).await?;
+                timed!(
+                    agg,
+                    StatementKind::PointSelect,
+                    self.point_select(t, id).await
+                )?;
                 agg.read += 1;
+                Ok(())
+            }
+            Workload::OltpReadOnly | Workload::OltpReadWrite | Workload::OltpWriteOnly => {
+                let reads = self.workload != Workload::OltpWriteOnly;
+                let writes = self.workload != Workload::OltpReadOnly;
+                if !o.skip_trx {
+                    timed!(agg, StatementKind::Begin, self.text("BEGIN").await)?;
+                    agg.other += 1;
+                }
+                if reads {
+                    self.reads(rng, agg).await?;
+                }
+                if writes {
+                    self.index_updates(rng, agg).await?;
+                    self.non_index_updates(rng, agg).await?;
+                    self.delete_inserts(rng, agg).await?;
+                }
+                if !o.skip_trx {
+                    timed!(agg, StatementKind::Commit, self.text("COMMIT").await)?;
+                    agg.other += 1;
+                }
+                Ok(())
+            }
+            Workload::OltpUpdateIndex => self.index_updates(rng, agg).await,
+            Workload::OltpUpdateNonIndex => self.non_index_updates(rng, agg).await,
+            Workload::OltpDelete => {
+                let t = rng.uniform(1, p.tables);
+                let id = rng.id(1, p.table_size);
+                let changed = timed!(agg, StatementKind::Delete, self.delete(t, id).await)?;
+                count_dml(agg, changed);
+                Ok(())
+            }
+            Workload::OltpInsert => {
+                let t = rng.uniform(1, p.tables);
+                let k = rng.id(1, p.table_size);
+                let c = rng.c_value();
+                let pad = rng.pad_value();
+                let changed = timed!(
+                    agg,
+                    StatementKind::Insert,
+                    self.text_insert(t, k, &c, &pad).await
+                )?;
+                count_dml(agg, changed);
                 Ok(())
             }
         }
     }
 
-    /// Runs one `oltp_read_only` event (transaction) and counts its queries into
-    /// `agg`. On error the caller decides (restart, reconnect, or stop); the
-    /// counts of the failed attempt's finished queries stay recorded, as in sysbench.
-    ///
-    /// # Errors
-    /// Any query error.
-    pub async fn read_only_event(
+    /// Point selects and (with `--range-selects`) the four range kinds, in
+    /// sysbench's order; each group picks one table.
+    async fn reads(&mut self, rng: &mut SbRng, agg: &mut Aggregate) -> Result<(), QueryError> {
+        let p = self.params;
+        let o = p.opts;
+        let t = rng.uniform(1, p.tables);
+        for _ in 0..o.point_selects {
+            let id = rng.id(1, p.table_size);
+            timed!(
+                agg,
+                StatementKind::PointSelect,
+                self.point_select(t, id).await
+            )?;
+            agg.read += 1;
+        }
+        if !o.range_selects {
+            return Ok(());
+        }
+        let span = o.range_size - 1;
+        let t = rng.uniform(1, p.tables);
+        for _ in 0..o.simple_ranges {
+            let lo = rng.id(1, p.table_size);
+            timed!(
+                agg,
+                StatementKind::SimpleRange,
+                self.range(RangeKind::Simple, t, lo, lo + span).await
+            )?;
+            agg.read += 1;
+        }
+        let t = rng.uniform(1, p.tables);
+        for _ in 0..o.sum_ranges {
+            let lo = rng.id(1, p.table_size);
+            timed!(
+                agg,
+                StatementKind::SumRange,
+                self.sum_range(t, lo, lo + span).await
+            )?;
+            agg.read += 1;
+        }
+        let t = rng.uniform(1, p.tables);
+        for _ in 0..o.order_ranges {
+            let lo = rng.id(1, p.table_size);
+            timed!(
+                agg,
+                StatementKind::OrderRange,
+                self.range(RangeKind::Order, t, lo, lo + span).await
+            )?;
+            agg.read += 1;
+        }
+        let t = rng.uniform(1, p.tables);
+        for _ in 0..o.distinct_ranges {
+            let lo = rng.id(1, p.table_size);
+            timed!(
+                agg,
+                StatementKind::DistinctRange,
+                self.range(RangeKind::Distinct, t, lo, lo + span).await
+            )?;
+            agg.read += 1;
+        }
+        Ok(())
+    }
+
+    async fn index_updates(
         &mut self,
         rng: &mut SbRng,
-        p: &Params,
         agg: &mut Aggregate,
     ) -> Result<(), QueryError> {
-        self.text("BEGIN").await?;
-        agg.other += 1;
+        let p = self.params;
         let t = rng.uniform(1, p.tables);
-        for _ in 0..p.point_selects {
+        for _ in 0..p.opts.index_updates {
             let id = rng.id(1, p.table_size);
-            self.point_select(t, id).await?;
-            agg.read += 1;
+            let changed = timed!(
+                agg,
+                StatementKind::IndexUpdate,
+                self.index_update(t, id).await
+            )?;
+            count_dml(agg, changed);
         }
-        for kind in [RangeKind::Simple, RangeKind::Order, RangeKind::Distinct] {
-            if kind == RangeKind::Order {
-                // sysbench order: simple, sum, order, distinct.
-                let t = rng.uniform(1, p.tables);
-                let lo = rng.id(1, p.table_size);
-                self.sum_range(t, lo, lo + p.range_size - 1).await?;
-                agg.read += 1;
-            }
-            let t = rng.uniform(1, p.tables);
-            let lo = rng.id(1, p.table_size);
-            self.range(kind, t, lo, lo + p.range_size - 1).await?;
-            agg.read += 1;
-        }
-        self.text("COMMIT").await?;
-        agg.other += 1;
         Ok(())
+    }
+
+    async fn non_index_updates(
+        &mut self,
+        rng: &mut SbRng,
+        agg: &mut Aggregate,
+    ) -> Result<(), QueryError> {
+        let p = self.params;
+        let t = rng.uniform(1, p.tables);
+        for _ in 0..p.opts.non_index_updates {
+            // sysbench sets the new c before drawing the id.
+            let c = rng.c_value();
+            let id = rng.id(1, p.table_size);
+            let changed = timed!(
+                agg,
+                StatementKind::NonIndexUpdate,
+                self.non_index_update(t, id, &c).await
+            )?;
+            count_dml(agg, changed);
+        }
+        Ok(())
+    }
+
+    async fn delete_inserts(
+        &mut self,
+        rng: &mut SbRng,
+        agg: &mut Aggregate,
+    ) -> Result<(), QueryError> {
+        let p = self.params;
+        let t = rng.uniform(1, p.tables);
+        for _ in 0..p.opts.delete_inserts {
+            let id = rng.id(1, p.table_size);
+            let k = rng.id(1, p.table_size);
+            let c = rng.c_value();
+            let pad = rng.pad_value();
+            let changed = timed!(agg, StatementKind::Delete, self.delete(t, id).await)?;
+            count_dml(agg, changed);
+            let changed = timed!(
+                agg,
+                StatementKind::Insert,
+                self.insert(t, id, k, &c, &pad).await
+            )?;
+            count_dml(agg, changed);
+        }
+        Ok(())
+    }
+}
+
+/// Connects; with TLS in `opts`, checks that the session really is encrypted
+/// (`Ssl_cipher` non-empty), so a plaintext fallback cannot go unnoticed.
+async fn connect_checked(opts: &Opts) -> Result<Conn, QueryError> {
+    let mut conn = Conn::new(opts.clone()).await?;
+    if opts.ssl_opts().is_some() {
+        crate::security::check_tls(&mut conn).await?;
+    }
+    Ok(conn)
+}
+
+/// The statement `pick` selects for `table` (1-based), with the table's name.
+fn stmt<'a>(
+    tables: &'a [(String, TableStatements)],
+    workload: Workload,
+    table: u32,
+    pick: impl FnOnce(&'a TableStatements) -> Option<&'a Statement>,
+) -> Result<(&'a str, &'a Statement), QueryError> {
+    let (name, st) = tables
+        .get((table as usize).wrapping_sub(1))
+        .ok_or_else(|| QueryError::Protocol(format!("no table {table}")))?;
+    let s = pick(st).ok_or_else(|| {
+        QueryError::Protocol(format!(
+            "{} does not prepare this statement",
+            workload.name()
+        ))
+    })?;
+    Ok((name, s))
+}
+
+/// sysbench's class of a DML statement: write when it changed rows, else other.
+fn count_dml(agg: &mut Aggregate, changed: bool) {
+    if changed {
+        agg.write += 1;
+    } else {
+        agg.other += 1;
     }
 }
 
@@ -470,40 +1084,50 @@ fn open(
         })
 }
 
-fn no_ranges(w: Workload) -> QueryError {
-    QueryError::Protocol(format!("{} prepares no range statements", w.name()))
+/// When a worker stops measuring.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Unmeasured events run until this instant first (`--warmup`).
+    pub warmup_until: Option<Instant>,
+    /// The measured window ends here (`--time`; `None` with `--time 0`).
+    pub deadline: Option<Instant>,
+    /// Events left for all workers together (`--events`; `None`: no limit).
+    pub events_left: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// Open loop (`--rate`): this worker's mean time between event arrivals.
+    pub mean_interarrival: Option<std::time::Duration>,
 }
 
-/// Runs events on `session` until `deadline`, restarting events after ignorable
-/// errors and reconnecting after lost connections (each counted), and returns
-/// the worker's aggregate. `live` counts events and queries for progress display;
-/// `stop` ends the loop early (Ctrl-C).
-///
-/// # Errors
-/// A non-ignorable error, a value that does not open, or a reconnect that failed
-/// for `reconnect_window`; the aggregate so far is returned with it.
-pub async fn run_worker(
+impl Limits {
+    fn take_event(&self) -> bool {
+        match &self.events_left {
+            None => true,
+            Some(left) => left
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok(),
+        }
+    }
+}
+
+/// Runs one event to completion, as sysbench does: an ignorable error
+/// (deadlock, lock wait timeout) rolls back and restarts the event, a lost
+/// connection reconnects (re-preparing every statement) and restarts it; each
+/// is counted. Returns false when `stop` or the deadline cut a restart loop short.
+async fn one_event(
     session: &mut Session,
-    mut rng: SbRng,
-    params: Params,
-    deadline: Instant,
+    rng: &mut SbRng,
+    agg: &mut Aggregate,
     reconnect_window: std::time::Duration,
-    live: &crate::measure::Live,
     stop: &std::sync::atomic::AtomicBool,
-) -> (Aggregate, Option<QueryError>) {
-    let mut agg = Aggregate::new();
-    let start = Instant::now();
-    while Instant::now() < deadline && !stop.load(std::sync::atomic::Ordering::Relaxed) {
-        let t0 = Instant::now();
-        let before = agg.queries();
-        match session.event(&mut rng, &params, &mut agg).await {
-            Ok(()) => {
-                let end = Instant::now();
-                agg.record_event(end - t0, end);
-                live.add(1, agg.queries() - before);
-            }
+    deadline: Option<Instant>,
+) -> Result<bool, QueryError> {
+    loop {
+        match session.event(rng, agg).await {
+            Ok(()) => return Ok(true),
             Err(e) if e.is_ignorable() => {
                 agg.errors += 1;
+                // InnoDB rolled back the transaction (deadlock) or only the
+                // statement (lock wait timeout): end it, so the restart begins
+                // afresh rather than committing half an event.
                 let _ = session.text("ROLLBACK").await;
             }
             Err(e) if e.is_connection_lost() => {
@@ -514,25 +1138,104 @@ pub async fn run_worker(
                             agg.reconnects += 1;
                             break;
                         }
-                        Err(e2) if Instant::now() < until => {
-                            let _ = e2;
+                        Err(_) if Instant::now() < until && !stop.load(Ordering::Relaxed) => {
                             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
                         }
                         Err(e2) => {
-                            agg.exec_time = start.elapsed();
                             let source = match e2 {
                                 QueryError::Db(db) => db,
-                                other => return (agg, Some(other)),
+                                other => return Err(other),
                             };
                             let secs = reconnect_window.as_secs();
-                            return (agg, Some(QueryError::ConnectionLost { secs, source }));
+                            return Err(QueryError::ConnectionLost { secs, source });
                         }
                     }
                 }
                 let _ = e;
             }
+            Err(e) => return Err(e),
+        }
+        if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(false);
+        }
+    }
+}
+
+/// Runs events on `session` (first unmeasured ones until `limits.warmup_until`)
+/// until the deadline, the event budget or `stop` (Ctrl-C), and returns the
+/// worker's aggregate. An event's latency runs from its first attempt to its
+/// commit, restarts included, as sysbench's. `live` counts events and queries
+/// for the progress display and interval lines.
+///
+/// # Errors
+/// A non-ignorable error, a value that does not open, or a reconnect that failed
+/// for `reconnect_window`; the aggregate so far is returned with it.
+pub async fn run_worker(
+    session: &mut Session,
+    mut rng: SbRng,
+    limits: &Limits,
+    reconnect_window: std::time::Duration,
+    live: &crate::measure::Live,
+    stop: &std::sync::atomic::AtomicBool,
+) -> (Aggregate, Option<QueryError>) {
+    let mut agg = Aggregate::new();
+    if let Some(warm_end) = limits.warmup_until {
+        let mut scratch = Aggregate::new();
+        while Instant::now() < warm_end && !stop.load(Ordering::Relaxed) {
+            if let Err(e) = one_event(
+                session,
+                &mut rng,
+                &mut scratch,
+                reconnect_window,
+                stop,
+                Some(warm_end),
+            )
+            .await
+            {
+                return (agg, Some(e));
+            }
+        }
+    }
+    let start = Instant::now();
+    // Open loop (--rate): events arrive at exponential intervals; an event's
+    // latency starts at its arrival, so time spent queued behind a slow event
+    // counts (no coordinated omission).
+    let mut arrival = start;
+    while limits.deadline.is_none_or(|d| Instant::now() < d)
+        && !stop.load(Ordering::Relaxed)
+        && limits.take_event()
+    {
+        let t0 = match limits.mean_interarrival {
+            None => Instant::now(),
+            Some(mean) => {
+                arrival += mean.mul_f64(rng.exponential());
+                if limits.deadline.is_some_and(|d| arrival >= d) {
+                    break;
+                }
+                tokio::time::sleep_until(arrival.into()).await;
+                arrival
+            }
+        };
+        let before = agg.counts();
+        match one_event(
+            session,
+            &mut rng,
+            &mut agg,
+            reconnect_window,
+            stop,
+            limits.deadline,
+        )
+        .await
+        {
+            Ok(true) => {
+                let end = Instant::now();
+                agg.record_event(end - t0, end);
+                live.add(&before, &agg, Some(end - t0));
+            }
+            Ok(false) => live.add(&before, &agg, None),
             Err(e) => {
                 agg.exec_time = start.elapsed();
+                live.add(&before, &agg, None);
                 return (agg, Some(e));
             }
         }

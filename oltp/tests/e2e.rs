@@ -12,7 +12,7 @@ use encbench_oltp::codec::{Codec, Encrypt};
 use encbench_oltp::run::load_cipher;
 use encbench_oltp::schema::{DataSet, conn_opts};
 use encbench_oltp::server::{PrivateServer, ServerConfig};
-use encbench_oltp::workload::{RangeKind, Session, Workload};
+use encbench_oltp::workload::{Params, RangeKind, Session, Workload};
 use mysql_async::prelude::*;
 
 const TABLES: u32 = 2;
@@ -80,9 +80,14 @@ async fn session(url: &str, base: &Path, encrypt: Encrypt) -> Session {
         Some(c) => Codec::encrypted(c),
     };
     let opts = conn_opts(url, Some(&data.database(encrypt)), 64).expect("opts");
-    Session::connect(opts, Workload::OltpReadOnly, codec, TABLES)
-        .await
-        .expect("session")
+    Session::connect(
+        opts,
+        Workload::OltpReadOnly,
+        codec,
+        Params::new(TABLES, ROWS),
+    )
+    .await
+    .expect("session")
 }
 
 #[test]
@@ -383,8 +388,18 @@ fn server_killed_mid_run_ends_with_partial_report() {
         threads: vec![2],
         encrypts: vec![Encrypt::None],
         time: Duration::from_secs(30),
-        range_size: 100,
+        events: 0,
+        rate: 0.0,
+        warmup: Duration::ZERO,
+        report_interval: Duration::ZERO,
+        intervals_to_stderr: true,
+        options: encbench_oltp::workload::Options::default(),
         rand_type: encbench_oltp::rand::RandType::Special,
+        rand_seed: 0,
+        tls: vec![false],
+        tls_ca: None,
+        at_rest: false,
+        repeat: 1,
         key_file: None,
         base_dir: base.clone(),
         progress: false,

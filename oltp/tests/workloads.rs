@@ -1,0 +1,519 @@
+//! The write workloads, sysbench's options and counting, ignored errors,
+//! `--events`, `--warmup` and `--report-interval`, against one real private
+//! MariaDB server (no mocks) shared by the whole file: a single test, in sections.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use clap::Parser;
+use encbench_oltp::cli::{Cli, execute};
+use encbench_oltp::codec::{Codec, Encrypt};
+use encbench_oltp::run::load_cipher;
+use encbench_oltp::schema::conn_opts;
+use encbench_oltp::server::{PrivateServer, ServerConfig};
+use mysql_async::prelude::*;
+use serde_json::Value;
+
+const TABLES: u32 = 2;
+const ROWS: u32 = 1000;
+const AEAD: &str = "rustcrypto:aes-256-gcm";
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+/// Runs the CLI in-process; Ok(complete) or the error text.
+async fn cli(args: &[String]) -> Result<bool, String> {
+    let cli = Cli::try_parse_from(std::iter::once("oltp".to_string()).chain(args.iter().cloned()))
+        .map_err(|e| e.to_string())?;
+    execute(cli).await.map_err(|e| format!("{e:#}"))
+}
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+/// `oltp run` on the shared tables with `extra` flags; the parsed JSON report.
+async fn run_json(url: &str, base: &Path, out: &Path, extra: &[&str]) -> Value {
+    let mut args = strings(&[
+        "run",
+        "--mysql-url",
+        url,
+        "--base-dir",
+        base.to_str().expect("utf-8"),
+        "--tables",
+        "2",
+        "--table-size",
+        "1000",
+        "--output",
+        "json",
+        "--json-out",
+        out.to_str().expect("utf-8"),
+    ]);
+    args.extend(strings(extra));
+    let r = cli(&args).await;
+    assert_eq!(r, Ok(true), "{extra:?}");
+    serde_json::from_slice(&std::fs::read(out).expect("json file")).expect("valid json")
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// Count of statement kind `kind` in a run (0 when absent).
+fn kind_count(run: &Value, kind: &str) -> u64 {
+    run["statements"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .find(|s| s["kind"] == kind)
+        .map_or(0, |s| u(&s["count"]))
+}
+
+type Rows = BTreeMap<i64, (i64, Vec<u8>, Vec<u8>)>;
+
+/// Every row of `db.sbtestN` as id -> (k, c, pad), `c` and `pad` opened with `codec`.
+async fn table_rows(url: &str, db: &str, n: u32, codec: &Codec) -> Rows {
+    let mut conn = mysql_async::Conn::new(conn_opts(url, Some(db), 16).expect("opts"))
+        .await
+        .expect("conn");
+    let rows: Vec<(i64, i64, Vec<u8>, Vec<u8>)> = conn
+        .query(format!("SELECT id, k, c, pad FROM sbtest{n}"))
+        .await
+        .expect("select");
+    conn.disconnect().await.expect("disconnect");
+    let table = format!("sbtest{n}");
+    rows.into_iter()
+        .map(|(id, k, mut c, mut pad)| {
+            codec
+                .open_in_place(&table, "c", id, &mut c)
+                .unwrap_or_else(|e| panic!("{db}.{table} id {id} c must open: {e}"));
+            codec
+                .open_in_place(&table, "pad", id, &mut pad)
+                .unwrap_or_else(|e| panic!("{db}.{table} id {id} pad must open: {e}"));
+            (id, (k, c, pad))
+        })
+        .collect()
+}
+
+#[test]
+fn write_workloads_count_like_sysbench_and_leave_equal_tables() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = PrivateServer::start(&ServerConfig::new(dir.path()))
+        .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"));
+    let url = server.url();
+    let base = dir.path().join("home");
+    let out = dir.path().join("r.json");
+    let rt = runtime();
+    rt.block_on(async {
+        let r = cli(&strings(&[
+            "prepare",
+            "--mysql-url",
+            &url,
+            "--base-dir",
+            base.to_str().expect("utf-8"),
+            "--tables",
+            "2",
+            "--table-size",
+            "1000",
+            "--encrypt",
+            &format!("none,{AEAD}"),
+        ]))
+        .await;
+        assert_eq!(r, Ok(true), "prepare");
+
+        // Each write workload on the plaintext and the encrypted tables, one thread,
+        // the same seed and event count: the same statements with the same values.
+        // (queries per event: read, write, other; oltp_delete's are checked apart.)
+        let workloads: [(&str, u64, u64, u64); 6] = [
+            ("oltp_read_write", 14, 4, 2),
+            ("oltp_write_only", 0, 4, 2),
+            ("oltp_update_index", 0, 1, 0),
+            ("oltp_update_non_index", 0, 1, 0),
+            ("oltp_delete", 0, 0, 0),
+            ("oltp_insert", 0, 1, 0),
+        ];
+        // A seed per workload: with one seed, a later workload could write a value
+        // an earlier one already wrote (an UPDATE that changes nothing is "other").
+        for (i, (workload, read, write, other)) in workloads.into_iter().enumerate() {
+            let seed = (100 + i).to_string();
+            let report = run_json(
+                &url,
+                &base,
+                &out,
+                &[
+                    "--workload",
+                    workload,
+                    "--encrypt",
+                    &format!("none,{AEAD}"),
+                    "--threads",
+                    "1",
+                    "--events",
+                    "60",
+                    "--time",
+                    "0",
+                    "--rand-seed",
+                    &seed,
+                    "--rand-type",
+                    "uniform",
+                ],
+            )
+            .await;
+            let runs = report["runs"].as_array().expect("runs");
+            assert_eq!(runs.len(), 2);
+            for run in runs {
+                assert_eq!(run["workload"], workload);
+                let tx = u(&run["transactions"]);
+                assert_eq!(tx, 60, "--events 60 runs exactly 60 events: {run}");
+                let q = &run["queries"];
+                if workload == "oltp_delete" {
+                    assert_eq!(u(&q["write"]) + u(&q["other"]), tx, "{workload}: {q}");
+                    assert!(u(&q["write"]) > 0, "{workload} deleted rows: {q}");
+                } else {
+                    assert_eq!(
+                        (u(&q["read"]), u(&q["write"]), u(&q["other"])),
+                        (read * tx, write * tx, other * tx),
+                        "{workload}: {run}"
+                    );
+                }
+                assert_eq!(
+                    u(&q["total"]),
+                    u(&q["read"]) + u(&q["write"]) + u(&q["other"])
+                );
+                assert_eq!(run["errors"], 0);
+                // Per-statement latency: every kind the script runs, each in [min, max].
+                for st in run["statements"].as_array().expect("statements") {
+                    let l = &st["latency_ms"];
+                    let f = |k: &str| l[k].as_f64().expect("latency");
+                    assert!(
+                        f("min") > 0.0 && f("min") <= f("p50") && f("p50") <= f("p95"),
+                        "{st}"
+                    );
+                    assert!(
+                        f("p95") <= f("p99") && f("p99") <= f("max") && f("avg") <= f("max"),
+                        "{st}"
+                    );
+                }
+            }
+            assert_eq!(
+                runs[0]["queries"], runs[1]["queries"],
+                "{workload}: plaintext and encrypted runs send the same statements"
+            );
+            if workload == "oltp_read_write" {
+                let run = &runs[1];
+                for (kind, per_event) in [
+                    ("begin", 1),
+                    ("commit", 1),
+                    ("point_select", 10),
+                    ("simple_range", 1),
+                    ("sum_range", 1),
+                    ("order_range", 1),
+                    ("distinct_range", 1),
+                    ("index_update", 1),
+                    ("non_index_update", 1),
+                    ("delete", 1),
+                    ("insert", 1),
+                ] {
+                    assert_eq!(kind_count(run, kind), per_event * 60, "{kind}");
+                }
+            }
+        }
+
+        // Every row of the encrypted tables opens, and equals the plaintext row.
+        // oltp_insert's rows differ in id only (auto-increment there, unique
+        // client ids under encryption, since the AAD needs the id), so they are
+        // compared as a multiset of (k, c, pad).
+        let cipher = load_cipher(Encrypt::parse(AEAD).expect("name"), None, &base).expect("key");
+        let codec = Codec::encrypted(cipher.expect("aead"));
+        let (mut added_plain, mut added_enc) = (0, 0);
+        for n in 1..=TABLES {
+            let plain = table_rows(&url, "sbtest", n, &Codec::plaintext()).await;
+            let enc = table_rows(&url, "sbtest_aes_256_gcm", n, &codec).await;
+            let prepared = |rows: &Rows| -> Rows {
+                rows.iter()
+                    .filter(|(id, _)| (1..=i64::from(ROWS)).contains(id))
+                    .map(|(i, v)| (*i, v.clone()))
+                    .collect()
+            };
+            let inserted = |rows: &Rows| -> Vec<(i64, Vec<u8>, Vec<u8>)> {
+                let mut v: Vec<_> = rows
+                    .iter()
+                    .filter(|(id, _)| !(1..=i64::from(ROWS)).contains(id))
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                v.sort();
+                v
+            };
+            assert_eq!(
+                prepared(&plain),
+                prepared(&enc),
+                "sbtest{n}: rows 1..=1000 after the write runs"
+            );
+            assert!(
+                prepared(&plain).len() < ROWS as usize,
+                "oltp_delete removed rows of sbtest{n}"
+            );
+            assert_eq!(
+                inserted(&plain),
+                inserted(&enc),
+                "sbtest{n}: rows added by oltp_insert"
+            );
+            assert!(
+                plain.keys().all(|id| *id > 0),
+                "plaintext oltp_insert uses auto-increment ids"
+            );
+            added_plain += inserted(&plain).len();
+            added_enc += enc.keys().filter(|id| **id < 0).count();
+        }
+        assert_eq!(
+            (added_plain, added_enc),
+            (60, 60),
+            "oltp_insert added one row per event"
+        );
+
+        // sysbench's options change what an event sends.
+        let report = run_json(
+            &url,
+            &base,
+            &out,
+            &[
+                "--workload",
+                "oltp_read_only",
+                "--skip-trx",
+                "--range-selects",
+                "off",
+                "--point-selects",
+                "3",
+                "--events",
+                "40",
+                "--time",
+                "0",
+            ],
+        )
+        .await;
+        let run = &report["runs"][0];
+        assert_eq!(run["queries"]["read"], 120);
+        assert_eq!(
+            run["queries"]["other"], 0,
+            "--skip-trx sends no BEGIN/COMMIT"
+        );
+        assert_eq!(kind_count(run, "simple_range"), 0);
+        assert_eq!(run["options"]["skip_trx"], true);
+        let report = run_json(
+            &url,
+            &base,
+            &out,
+            &[
+                "--workload",
+                "oltp_write_only",
+                "--index-updates",
+                "0",
+                "--non-index-updates",
+                "2",
+                "--delete-inserts",
+                "2",
+                "--events",
+                "20",
+                "--time",
+                "0",
+                "--encrypt",
+                AEAD,
+            ],
+        )
+        .await;
+        let run = &report["runs"][0];
+        assert_eq!(kind_count(run, "index_update"), 0);
+        assert_eq!(kind_count(run, "non_index_update"), 40);
+        assert_eq!(kind_count(run, "insert"), 40);
+        assert_eq!(
+            u(&run["queries"]["write"]) + u(&run["queries"]["other"]),
+            20 * (2 + 4 + 2)
+        );
+
+        // A lock wait timeout (1205) restarts the event and counts as an ignored
+        // error: another connection holds every row of both tables for 2.5 s.
+        let mut holder = mysql_async::Conn::new(conn_opts(&url, Some("sbtest"), 16).expect("opts"))
+            .await
+            .expect("conn");
+        holder
+            .query_drop("SET GLOBAL innodb_lock_wait_timeout = 1")
+            .await
+            .expect("set");
+        holder.query_drop("BEGIN").await.expect("begin");
+        for n in 1..=TABLES {
+            holder
+                .query_drop(format!("SELECT id FROM sbtest{n} FOR UPDATE"))
+                .await
+                .expect("lock");
+        }
+        let (url2, base2, out2) = (url.clone(), base.clone(), dir.path().join("lock.json"));
+        let run = tokio::spawn(async move {
+            run_json(
+                &url2,
+                &base2,
+                &out2,
+                &["--workload", "oltp_update_index", "--time", "4"],
+            )
+            .await
+        });
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        holder.query_drop("ROLLBACK").await.expect("release");
+        let report = run.await.expect("run task");
+        holder
+            .query_drop("SET GLOBAL innodb_lock_wait_timeout = 50")
+            .await
+            .expect("set");
+        holder.disconnect().await.expect("disconnect");
+        let run = &report["runs"][0];
+        assert!(
+            u(&run["errors"]) >= 1,
+            "lock wait timeouts are counted: {run}"
+        );
+        assert!(
+            u(&run["transactions"]) > 0,
+            "events complete once the lock is gone: {run}"
+        );
+        assert_eq!(report["complete"], true);
+
+        // Open loop: --rate 50 for 2 s gives about 100 events (Poisson arrivals),
+        // far below what 2 threads can do closed-loop.
+        let report = run_json(
+            &url,
+            &base,
+            &out,
+            &[
+                "--workload",
+                "oltp_point_select",
+                "--rate",
+                "50",
+                "--time",
+                "2",
+                "--threads",
+                "2",
+            ],
+        )
+        .await;
+        let run = &report["runs"][0];
+        let tx = u(&run["transactions"]);
+        assert!((50..=160).contains(&tx), "--rate 50 for 2 s: {tx} events");
+        assert_eq!(run["rate"], 50.0);
+
+        // Two clients at once, merged: counts add up, histograms merge.
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        let client = |out: std::path::PathBuf| {
+            let (url, base) = (url.clone(), base.clone());
+            tokio::spawn(async move {
+                run_json(
+                    &url,
+                    &base,
+                    &out,
+                    &["--workload", "oltp_read_only", "--time", "2"],
+                )
+                .await
+            })
+        };
+        let (ra, rb) = (client(a.clone()), client(b.clone()));
+        let (ra, rb) = (ra.await.expect("client a"), rb.await.expect("client b"));
+        let merged = dir.path().join("merged.json");
+        let r = cli(&strings(&[
+            "merge",
+            a.to_str().expect("utf-8"),
+            b.to_str().expect("utf-8"),
+            "--output",
+            "json",
+            "--json-out",
+            merged.to_str().expect("utf-8"),
+        ]))
+        .await;
+        assert_eq!(r, Ok(true));
+        let m: Value =
+            serde_json::from_slice(&std::fs::read(&merged).expect("merged")).expect("json");
+        let (ra, rb, m) = (&ra["runs"][0], &rb["runs"][0], &m["runs"][0]);
+        assert_eq!(u(&m["threads"]), 2);
+        assert_eq!(
+            u(&m["transactions"]),
+            u(&ra["transactions"]) + u(&rb["transactions"])
+        );
+        assert_eq!(
+            u(&m["queries"]["read"]),
+            u(&ra["queries"]["read"]) + u(&rb["queries"]["read"])
+        );
+        assert_eq!(
+            kind_count(m, "point_select"),
+            kind_count(ra, "point_select") + kind_count(rb, "point_select")
+        );
+        let l = |r: &Value, k: &str| r["latency_ms"][k].as_f64().expect("latency");
+        assert_eq!(l(m, "min"), l(ra, "min").min(l(rb, "min")));
+        assert_eq!(l(m, "max"), l(ra, "max").max(l(rb, "max")));
+        assert!(l(m, "p95") >= l(m, "min") && l(m, "p95") <= l(m, "max"));
+        let qps = m["qps"].as_f64().expect("qps");
+        assert!(
+            (qps - ra["qps"].as_f64().expect("qps") - rb["qps"].as_f64().expect("qps")).abs()
+                < 1e-6
+        );
+        let e = cli(&strings(&[
+            "merge",
+            a.to_str().expect("utf-8"),
+            out.to_str().expect("utf-8"),
+        ]))
+        .await
+        .expect_err("reports of different grids");
+        assert!(e.contains("same grid"), "{e}");
+    });
+
+    // --warmup and --report-interval through the binary: interval lines in
+    // sysbench's layout on stderr (stdout carries the JSON), measured window
+    // of --time seconds after the warm-up.
+    let output = Command::new(env!("CARGO_BIN_EXE_oltp"))
+        .args([
+            "run",
+            "--mysql-url",
+            &url,
+            "--tables",
+            "2",
+            "--table-size",
+            "1000",
+            "--workload",
+            "oltp_point_select",
+        ])
+        .args([
+            "--time",
+            "2",
+            "--warmup",
+            "1",
+            "--report-interval",
+            "1",
+            "--output",
+            "json",
+        ])
+        .env("ENCBENCH_HOME", &base)
+        .output()
+        .expect("run oltp");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("[ ")).collect();
+    assert!(lines.len() >= 2, "{stderr}");
+    assert!(lines[0].starts_with("[ 1s ] thds: 1 tps: "), "{}", lines[0]);
+    for part in [
+        "qps: ",
+        "(r/w/o: ",
+        "lat (ms,95%): ",
+        "err/s: ",
+        "reconn/s: ",
+    ] {
+        assert!(lines[0].contains(part), "{}", lines[0]);
+    }
+    let report: Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON only");
+    let time = report["runs"][0]["time_s"].as_f64().expect("time");
+    assert!(
+        (2.0..2.6).contains(&time),
+        "measured window excludes the warm-up: {time}"
+    );
+    server.stop().expect("stop");
+}
