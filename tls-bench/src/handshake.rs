@@ -198,7 +198,10 @@ async fn serve_sequential(
             let mut est = timed(&tls_ns, server.accept(tcp, timeout)).await?;
             with_timeout("write greeting", timeout, async {
                 est.stream.write_all(&[GREETING]).await?;
-                est.stream.flush().await
+                // A clean TLS close (close_notify), on every transport alike: OpenSSL
+                // drops a session from its server cache when a connection ends without
+                // one, which would make session-id resumption impossible.
+                est.stream.shutdown().await
             })
             .await?
             .map_err(|e| Error::io("write greeting", e))
@@ -231,6 +234,10 @@ async fn one_handshake(
             b[0]
         )));
     }
+    // A clean close on the client side too: OpenSSL marks the session of a connection
+    // freed without close_notify as not resumable. Best effort: the server may already
+    // have closed its end, so an I/O error here is not a failed handshake.
+    let _closed = with_timeout("close", timeout, est.stream.shutdown()).await?;
     Ok(est.resumed)
 }
 

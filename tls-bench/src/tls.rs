@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use openssl::pkey::PKey;
 use openssl::ssl::{
-    Ssl, SslAcceptor, SslConnector, SslMethod, SslOptions, SslSessionCacheMode, SslVerifyMode,
-    SslVersion,
+    Ssl, SslAcceptor, SslConnector, SslMethod, SslOptions, SslSession, SslSessionCacheMode,
+    SslVerifyMode, SslVersion,
 };
 use openssl::x509::X509;
 use rustls::client::Resumption as ClientResumption;
@@ -99,13 +99,6 @@ impl TlsParams {
         if self.version == TlsVersion::Tls13 && self.resumption == Resumption::SessionId {
             return Err(Error::Unsupported(
                 "TLS 1.3 has no session-id resumption: use tickets".to_string(),
-            ));
-        }
-        if self.transport == Transport::Openssl && self.resumption != Resumption::Full {
-            return Err(Error::Unsupported(
-                "openssl client-side resumption needs SSL_set_session, an unsafe call the \
-                 workspace forbids: run openssl with full handshakes"
-                    .to_string(),
             ));
         }
         Ok(())
@@ -309,10 +302,15 @@ impl Server {
     }
 }
 
+/// The last session an OpenSSL client was given (by the new-session callback, which
+/// OpenSSL calls when a TLS 1.2 handshake ends or a TLS 1.3 ticket arrives).
+type SessionSlot = Arc<std::sync::Mutex<Option<SslSession>>>;
+
 enum ClientInner {
     Plain,
     Rustls(tokio_rustls::TlsConnector),
-    Openssl(SslConnector),
+    /// The connector, and the session to resume (`None` slot: full handshakes only).
+    Openssl(SslConnector, Option<SessionSlot>),
 }
 
 /// The client side of a transport: turns connected streams into [`Established`] ones.
@@ -334,7 +332,11 @@ impl Client {
             Transport::RustlsAwsLcRs | Transport::RustlsRing => ClientInner::Rustls(
                 tokio_rustls::TlsConnector::from(Arc::new(rustls_client_config(params, ca)?)),
             ),
-            Transport::Openssl => ClientInner::Openssl(openssl_connector(params, ca)?),
+            Transport::Openssl => {
+                let slot = (params.resumption != Resumption::Full)
+                    .then(|| Arc::new(std::sync::Mutex::new(None)));
+                ClientInner::Openssl(openssl_connector(params, ca, slot.clone())?, slot)
+            }
         };
         Ok(Client {
             transport: params.transport,
@@ -392,11 +394,17 @@ impl Client {
                     suite,
                 })
             }
-            ClientInner::Openssl(connector) => {
-                let ssl = connector
+            ClientInner::Openssl(connector, slot) => {
+                let mut ssl = connector
                     .configure()
                     .and_then(|c| c.into_ssl(SERVER_NAME))
                     .map_err(|e| fail(e.to_string()))?;
+                let session = slot
+                    .as_ref()
+                    .and_then(|s| s.lock().ok().and_then(|g| g.clone()));
+                if let Some(session) = session {
+                    set_session(&mut ssl, &session).map_err(|e| fail(e.to_string()))?;
+                }
                 let mut s =
                     tokio_openssl::SslStream::new(ssl, io).map_err(|e| fail(e.to_string()))?;
                 with_timeout("TLS handshake", timeout, Pin::new(&mut s).connect())
@@ -427,14 +435,52 @@ fn openssl_acceptor(params: &TlsParams, chain: &Chain) -> Result<SslAcceptor> {
     b.set_private_key(&key).map_err(err)?;
     b.set_certificate(&cert).map_err(err)?;
     b.check_private_key().map_err(err)?;
-    // Full handshakes only (see `TlsParams::check`): no cache, no tickets.
-    b.set_session_cache_mode(SslSessionCacheMode::OFF);
-    b.set_options(SslOptions::NO_TICKET);
-    b.set_num_tickets(0).map_err(err)?;
+    b.set_session_id_context(b"tls-bench").map_err(err)?;
+    match params.resumption {
+        // Full handshakes: no cache, no tickets.
+        Resumption::Full => {
+            b.set_session_cache_mode(SslSessionCacheMode::OFF);
+            b.set_options(SslOptions::NO_TICKET);
+            b.set_num_tickets(0).map_err(err)?;
+        }
+        // TLS 1.2 session ids: the server's session cache, no tickets.
+        Resumption::SessionId => {
+            b.set_session_cache_mode(SslSessionCacheMode::SERVER);
+            b.set_options(SslOptions::NO_TICKET);
+            b.set_num_tickets(0).map_err(err)?;
+        }
+        // Stateless tickets (TLS 1.2 RFC 5077, TLS 1.3 PSK): no server cache, one ticket.
+        Resumption::Ticket => {
+            b.set_session_cache_mode(SslSessionCacheMode::OFF);
+            b.set_num_tickets(1).map_err(err)?;
+        }
+    }
     Ok(b.build())
 }
 
-fn openssl_connector(params: &TlsParams, ca: &CertificateDer<'static>) -> Result<SslConnector> {
+/// Offers `session` for resumption on `ssl`.
+///
+/// `SSL_set_session` is `unsafe` in the openssl crate because the session must come
+/// from the same `SSL_CTX`; the one session this client offers was handed over by the
+/// new-session callback of this client's own connector (`openssl_connector`), so it
+/// always does. The only unsafe code in the workspace.
+#[allow(
+    unsafe_code,
+    reason = "SSL_set_session; see the function's documentation"
+)]
+fn set_session(
+    ssl: &mut Ssl,
+    session: &SslSession,
+) -> std::result::Result<(), openssl::error::ErrorStack> {
+    // SAFETY: `session` was created by a connection of the same SslContext (see above).
+    unsafe { ssl.set_session(session) }
+}
+
+fn openssl_connector(
+    params: &TlsParams,
+    ca: &CertificateDer<'static>,
+    slot: Option<SessionSlot>,
+) -> Result<SslConnector> {
     params.check()?;
     let err = |e: openssl::error::ErrorStack| Error::setup("openssl client", e);
     let mut b = SslConnector::builder(SslMethod::tls_client()).map_err(err)?;
@@ -446,6 +492,16 @@ fn openssl_connector(params: &TlsParams, ca: &CertificateDer<'static>) -> Result
         .map_err(err)?;
     b.set_verify_cert_store(store.build()).map_err(err)?;
     b.set_verify(SslVerifyMode::PEER);
+    if let Some(slot) = slot {
+        // Keep the newest session (TLS 1.3 tickets arrive after the handshake, when
+        // the client reads); OpenSSL calls this only for this connector's connections.
+        b.set_session_cache_mode(SslSessionCacheMode::CLIENT);
+        b.set_new_session_callback(move |_, session| {
+            if let Ok(mut g) = slot.lock() {
+                *g = Some(session);
+            }
+        });
+    }
     Ok(b.build())
 }
 

@@ -43,9 +43,13 @@ fn every_transport_version_and_cert_completes_full_handshakes() {
 }
 
 #[test]
-fn rustls_resumes_with_session_ids_and_tickets() {
+fn every_tls_transport_resumes_with_session_ids_and_tickets() {
     let pki = Pki::generate().expect("test PKI");
-    for transport in [Transport::RustlsAwsLcRs, Transport::RustlsRing] {
+    for transport in [
+        Transport::RustlsAwsLcRs,
+        Transport::RustlsRing,
+        Transport::Openssl,
+    ] {
         for version in TlsVersion::ALL {
             for &resumption in Resumption::for_version(version) {
                 let mut p = TlsParams::new(transport, version);
