@@ -252,8 +252,7 @@ impl Corpus {
                     PathKind::Envelope => self.open_envelope(&self.cipher, i, &mut w.bufs[i])?,
                     PathKind::Bare => {
                         let aead = self.cipher.keyring().active().1;
-                        self.open_bare(aead, i, &mut w.bufs[i])?;
-                        let len = w.bufs[i].len() - self.overhead();
+                        let len = self.open_bare(aead, i, &mut w.bufs[i])?;
                         let start = encbench_registry::envelope::HEADER_LEN + self.nonce_len();
                         w.bufs[i].copy_within(start..start + len, 0);
                         w.bufs[i].truncate(len);
@@ -309,6 +308,7 @@ impl Corpus {
     /// `i >= self.len()`.
     pub fn open_value_bare(&self, i: usize, buf: &mut [u8]) -> Result<()> {
         self.open_bare(self.cipher.keyring().active().1, i, buf)
+            .map(|_| ())
     }
 
     /// Values in the corpus.
@@ -355,15 +355,16 @@ impl Corpus {
             })
     }
 
-    /// The bare AEAD call on the envelope's nonce, ciphertext and tag, in place.
-    fn open_bare(&self, aead: &dyn Aead, i: usize, buf: &mut [u8]) -> Result<()> {
+    /// The bare AEAD call on the envelope's nonce, ciphertext and tag, in place;
+    /// returns the plaintext length (the plaintext starts after the nonce).
+    fn open_bare(&self, aead: &dyn Aead, i: usize, buf: &mut [u8]) -> Result<usize> {
         let hdr = encbench_registry::envelope::HEADER_LEN;
         let nonce_end = hdr + self.nonce_len();
         let (header_nonce, sealed) = buf.split_at_mut(nonce_end);
         // `open_in_place` is the detached call for length-preserving algorithms and
         // the padded path for AES-256-CBC-HMAC-SHA256.
         aead.open_in_place(&header_nonce[hdr..], &self.aads[i], sealed)
-            .map(|_| ())
+            .map(|plaintext| plaintext.len())
             .map_err(|source| crypto(self.descriptor, "opening a value", source))
     }
 }
