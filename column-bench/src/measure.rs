@@ -333,10 +333,6 @@ impl Corpus {
         self.descriptor.algorithm.nonce_len()
     }
 
-    fn overhead(&self) -> usize {
-        self.cipher.overhead()
-    }
-
     fn location(&self, i: usize) -> Location<'_> {
         Location {
             table: &self.table,
