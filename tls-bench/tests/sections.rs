@@ -103,8 +103,8 @@ fn json_output_follows_the_contract() {
         assert!(h["latency_us"]["p50"].as_f64().expect("p50") > 0.0);
         assert!(h["latency_us"]["p99"].as_f64().expect("p99") > 0.0);
     }
-    // plain, rustls-ring full + tickets (socket and memory), openssl full.
-    assert_eq!(rows("handshake").len(), 1 + 2 * 2 + 1);
+    // plain, rustls-ring full + tickets (socket and memory), openssl full + tickets.
+    assert_eq!(rows("handshake").len(), 1 + 2 * 2 + 2);
     for r in rows("record") {
         for k in [
             "transport",
