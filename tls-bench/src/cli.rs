@@ -172,6 +172,18 @@ impl Cli {
 /// Any configuration or measurement error; the report is written only whole.
 pub async fn execute(cli: Cli) -> Result<()> {
     let (cfg, format) = cli.config()?;
+    // Check the outputs before minutes of measurement, not after.
+    if let Some(path) = &cli.out {
+        check_writable(path)?;
+    }
+    if let Some(dir) = &cli.svg_dir {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::io(
+                format!("--svg-dir {}: create the directory", dir.display()),
+                e,
+            )
+        })?;
+    }
     let report = run(&cfg).await?;
     let text = report::render(&report, format)?;
     if let Some(dir) = &cli.svg_dir {
@@ -194,6 +206,30 @@ pub async fn execute(cli: Cli) -> Result<()> {
                 .map_err(|e| Error::io("write the report to standard output", e))
         }
     }
+}
+
+/// Checks that a file can be created next to `path` (where the report will be
+/// written atomically), leaving nothing behind.
+///
+/// # Errors
+/// [`Error::Io`] naming `--out` and the directory.
+fn check_writable(path: &std::path::Path) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| std::path::Path::new("."));
+    tempfile::NamedTempFile::new_in(dir).map(drop).map_err(|e| {
+        // The kind only: the OS error would name the temporary file, not `--out`.
+        let e = std::io::Error::from(e.kind());
+        Error::io(
+            format!(
+                "--out {}: cannot write in {} (create the directory or choose another path)",
+                path.display(),
+                dir.display()
+            ),
+            e,
+        )
+    })
 }
 
 /// Writes `bytes` to a temporary file next to `path`, then renames it over `path`.

@@ -172,3 +172,24 @@ fn the_binary_prints_one_error_line_and_exits_non_zero() {
     );
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn an_unwritable_out_path_fails_before_measuring() {
+    let start = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_tls-bench"))
+        .args(["--out", "/nonexistent-dir/report.json"])
+        .output()
+        .expect("run tls-bench");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--out /nonexistent-dir/report.json"),
+        "{stderr}"
+    );
+    // The default run measures for minutes; the check comes first.
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(30),
+        "{stderr}"
+    );
+}
