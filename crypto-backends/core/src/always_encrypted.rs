@@ -19,6 +19,15 @@
 //!   primary key): `|| AAD || len(AAD) as 8 bytes big-endian` is appended to the MAC
 //!   input. With an empty AAD the MAC is byte-for-byte Always Encrypted's.
 //! - Cell (deterministic form): `version || MAC || IV || ciphertext`.
+//!
+//! The algorithm itself ([`Randomized`], [`Deterministic`]) is written once here over
+//! [`CbcHmacPrimitives`]: each backend supplies only its AES-256-CBC and HMAC-SHA-256.
+
+use std::fmt;
+
+use zeroize::Zeroizing;
+
+use crate::{Aead, Algorithm, DeterministicAead, Error};
 
 /// The cell format version byte.
 pub const VERSION: u8 = 0x01;
@@ -55,13 +64,324 @@ pub fn utf16le(text: &str) -> Vec<u8> {
     text.encode_utf16().flat_map(u16::to_le_bytes).collect()
 }
 
-/// What follows the ciphertext in the MAC input for `aad`: `version_length`, then for a
-/// non-empty AAD the AAD and its length. Call `f` with each piece in order.
-pub fn mac_trailer(aad: &[u8], mut f: impl FnMut(&[u8])) {
-    f(&[VERSION_LENGTH]);
-    if !aad.is_empty() {
-        f(aad);
-        f(&(aad.len() as u64).to_be_bytes());
+/// The MAC input after the ciphertext for `aad`: `version_length`, then for a non-empty
+/// AAD the AAD and its length (`len_be` must hold `aad.len()` as 8 big-endian bytes).
+/// Returns the pieces and how many of them are used.
+fn mac_trailer<'a>(aad: &'a [u8], len_be: &'a [u8; 8]) -> ([&'a [u8]; 3], usize) {
+    let pieces: [&[u8]; 3] = [&[VERSION_LENGTH], aad, len_be];
+    (pieces, if aad.is_empty() { 1 } else { 3 })
+}
+
+/// The column encryption key's three derived keys (zeroized on drop).
+pub struct DerivedKeys {
+    /// AES-256-CBC key.
+    pub encryption: Zeroizing<[u8; MAC_LEN]>,
+    /// HMAC-SHA-256 key of the MAC.
+    pub mac: Zeroizing<[u8; MAC_LEN]>,
+    /// HMAC-SHA-256 key of the deterministic IV.
+    pub iv: Zeroizing<[u8; MAC_LEN]>,
+}
+
+impl DerivedKeys {
+    /// Derives the keys from the 32-byte column encryption key with the backend's
+    /// HMAC-SHA-256, `hmac(key, message)`.
+    ///
+    /// # Errors
+    /// [`Error::KeyLength`] for a key that is not 32 bytes; the HMAC's errors.
+    pub fn derive(
+        cek: &[u8],
+        hmac: impl Fn(&[u8], &[u8]) -> Result<[u8; MAC_LEN], Error>,
+    ) -> Result<DerivedKeys, Error> {
+        Error::check_key(ALGORITHM, cek.len())?;
+        let derive = |salt: &str| hmac(cek, &utf16le(salt)).map(Zeroizing::new);
+        Ok(DerivedKeys {
+            encryption: derive(ENCRYPTION_KEY_SALT)?,
+            mac: derive(MAC_KEY_SALT)?,
+            iv: derive(IV_KEY_SALT)?,
+        })
+    }
+}
+
+/// What a backend provides for the algorithm: its AES-256-CBC and HMAC-SHA-256 under
+/// the [`DerivedKeys`], set up once. [`Randomized`] and [`Deterministic`] build the
+/// algorithm on top of it, once for every backend.
+pub trait CbcHmacPrimitives: Send + Sync {
+    /// The backend name, as in `BACKEND:ALGORITHM`.
+    fn backend(&self) -> &'static str;
+
+    /// The longest plaintext, in bytes, the backend takes in one call.
+    fn max_len(&self) -> u64;
+
+    /// HMAC-SHA-256 under the MAC key of the concatenated `pieces`.
+    ///
+    /// # Errors
+    /// [`Error::Backend`] when the library fails.
+    fn mac(&self, pieces: &[&[u8]]) -> Result<[u8; MAC_LEN], Error>;
+
+    /// Whether `tag` is the MAC of `pieces`, compared in constant time.
+    ///
+    /// # Errors
+    /// [`Error::Backend`] when the library fails.
+    fn verify_mac(&self, pieces: &[&[u8]], tag: &[u8]) -> Result<bool, Error>;
+
+    /// HMAC-SHA-256 under the IV key of `plaintext`.
+    ///
+    /// # Errors
+    /// [`Error::Backend`] when the library fails.
+    fn iv_mac(&self, plaintext: &[u8]) -> Result<[u8; MAC_LEN], Error>;
+
+    /// Pads (PKCS#7) and encrypts `buf[..plaintext_len]` in place under `iv`; `buf` is
+    /// at least `Algorithm::ciphertext_len(plaintext_len) + BLOCK_LEN` long. Returns
+    /// the ciphertext length.
+    ///
+    /// # Errors
+    /// [`Error::Backend`] when the library fails.
+    fn encrypt(&self, iv: &[u8], buf: &mut [u8], plaintext_len: usize) -> Result<usize, Error>;
+
+    /// Decrypts `buf[..ciphertext_len]` in place under `iv` and removes the padding;
+    /// `buf` is at least `ciphertext_len + BLOCK_LEN` long. Returns the plaintext length.
+    ///
+    /// # Errors
+    /// [`Error::Decrypt`] for bad padding (only reachable after a MAC was forged).
+    fn decrypt(&self, iv: &[u8], buf: &mut [u8], ciphertext_len: usize) -> Result<usize, Error>;
+}
+
+const ALGORITHM: Algorithm = Algorithm::Aes256CbcHmacSha256;
+
+/// The MAC pieces: version, IV, ciphertext, then the trailer for `aad`.
+fn mac_pieces<'a>(
+    iv: &'a [u8],
+    ciphertext: &'a [u8],
+    aad: &'a [u8],
+    len_be: &'a [u8; 8],
+) -> ([&'a [u8]; 6], usize) {
+    let (trailer, n) = mac_trailer(aad, len_be);
+    (
+        [
+            &[VERSION],
+            iv,
+            ciphertext,
+            trailer[0],
+            trailer[1],
+            trailer[2],
+        ],
+        3 + n,
+    )
+}
+
+fn check_len<P: CbcHmacPrimitives>(p: &P, len: usize) -> Result<(), Error> {
+    let max = p.max_len();
+    let actual = u64::try_from(len).unwrap_or(u64::MAX);
+    if actual > max {
+        return Err(Error::TooLong {
+            algorithm: ALGORITHM,
+            max,
+            actual,
+        });
+    }
+    Ok(())
+}
+
+fn mac_of<P: CbcHmacPrimitives>(
+    p: &P,
+    iv: &[u8],
+    ct: &[u8],
+    aad: &[u8],
+) -> Result<[u8; MAC_LEN], Error> {
+    let len_be = (aad.len() as u64).to_be_bytes();
+    let (pieces, n) = mac_pieces(iv, ct, aad, &len_be);
+    p.mac(&pieces[..n])
+}
+
+/// Verifies (constant time) before anything is decrypted: Encrypt-then-MAC.
+fn verify<P: CbcHmacPrimitives>(
+    p: &P,
+    iv: &[u8],
+    ct: &[u8],
+    aad: &[u8],
+    tag: &[u8],
+) -> Result<(), Error> {
+    let len_be = (aad.len() as u64).to_be_bytes();
+    let (pieces, n) = mac_pieces(iv, ct, aad, &len_be);
+    if p.verify_mac(&pieces[..n], tag)? {
+        Ok(())
+    } else {
+        Err(Error::Decrypt)
+    }
+}
+
+/// Randomized form ([`Aead`]): the caller's nonce is the IV; sealed = `ciphertext || MAC`.
+pub struct Randomized<P>(pub P);
+
+impl<P: CbcHmacPrimitives> Aead for Randomized<P> {
+    fn algorithm(&self) -> Algorithm {
+        ALGORITHM
+    }
+
+    fn backend(&self) -> &'static str {
+        self.0.backend()
+    }
+
+    fn seal_in_place_detached(
+        &self,
+        _: &[u8],
+        _: &[u8],
+        _: &mut [u8],
+        _: &mut [u8],
+    ) -> Result<(), Error> {
+        Err(Error::NotLengthPreserving {
+            algorithm: ALGORITHM,
+        })
+    }
+
+    fn open_in_place_detached(
+        &self,
+        _: &[u8],
+        _: &[u8],
+        _: &mut [u8],
+        _: &[u8],
+    ) -> Result<(), Error> {
+        Err(Error::NotLengthPreserving {
+            algorithm: ALGORITHM,
+        })
+    }
+
+    fn seal_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut Vec<u8>) -> Result<(), Error> {
+        Error::check_nonce(ALGORITHM, nonce.len())?;
+        let plaintext_len = buf.len();
+        check_len(&self.0, plaintext_len)?;
+        let ct_len = ALGORITHM.ciphertext_len(plaintext_len);
+        buf.resize(ct_len + BLOCK_LEN, 0);
+        let sealed = self
+            .0
+            .encrypt(nonce, buf, plaintext_len)
+            .and_then(|written| {
+                buf.truncate(ct_len);
+                if written == ct_len {
+                    mac_of(&self.0, nonce, buf, aad)
+                } else {
+                    Err(Error::Backend(format!(
+                        "AES-256-CBC wrote {written} bytes, expected {ct_len}"
+                    )))
+                }
+            });
+        match sealed {
+            Ok(tag) => {
+                buf.extend_from_slice(&tag);
+                Ok(())
+            }
+            Err(e) => {
+                buf.fill(0);
+                buf.clear();
+                Err(e)
+            }
+        }
+    }
+
+    fn open_in_place<'b>(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &'b mut [u8],
+    ) -> Result<&'b mut [u8], Error> {
+        Error::check_nonce(ALGORITHM, nonce.len())?;
+        let ct_len = buf.len().checked_sub(MAC_LEN).ok_or(Error::Decrypt)?;
+        if ct_len == 0 || ct_len % BLOCK_LEN != 0 {
+            return Err(Error::Decrypt);
+        }
+        verify(&self.0, nonce, &buf[..ct_len], aad, &buf[ct_len..])?;
+        // The MAC's 32 bytes after the ciphertext are the block of room `decrypt` may use.
+        let len = self.0.decrypt(nonce, buf, ct_len)?;
+        Ok(&mut buf[..len])
+    }
+}
+
+/// Deterministic form ([`DeterministicAead`]): IV = first 16 bytes of
+/// HMAC-SHA-256(iv_key, plaintext); sealed = the cell `version || MAC || IV || ciphertext`.
+pub struct Deterministic<P>(pub P);
+
+impl<P: CbcHmacPrimitives> DeterministicAead for Deterministic<P> {
+    fn algorithm(&self) -> Algorithm {
+        ALGORITHM
+    }
+
+    fn backend(&self) -> &'static str {
+        self.0.backend()
+    }
+
+    fn seal(&self, aad: &[u8], plaintext: &[u8], out: &mut Vec<u8>) -> Result<(), Error> {
+        out.clear();
+        check_len(&self.0, plaintext.len())?;
+        let iv_full = self.0.iv_mac(plaintext)?;
+        let iv = &iv_full[..BLOCK_LEN];
+        let ct_len = ALGORITHM.ciphertext_len(plaintext.len());
+        out.resize(CELL_CIPHERTEXT_AT, 0);
+        out[0] = VERSION;
+        out[CELL_IV_AT..CELL_CIPHERTEXT_AT].copy_from_slice(iv);
+        out.extend_from_slice(plaintext);
+        out.resize(CELL_CIPHERTEXT_AT + ct_len + BLOCK_LEN, 0);
+        let sealed = self
+            .0
+            .encrypt(iv, &mut out[CELL_CIPHERTEXT_AT..], plaintext.len())
+            .and_then(|written| {
+                out.truncate(CELL_CIPHERTEXT_AT + ct_len);
+                if written == ct_len {
+                    mac_of(&self.0, iv, &out[CELL_CIPHERTEXT_AT..], aad)
+                } else {
+                    Err(Error::Backend(format!(
+                        "AES-256-CBC wrote {written} bytes, expected {ct_len}"
+                    )))
+                }
+            });
+        match sealed {
+            Ok(tag) => {
+                out[1..CELL_IV_AT].copy_from_slice(&tag);
+                Ok(())
+            }
+            Err(e) => {
+                out.fill(0);
+                out.clear();
+                Err(e)
+            }
+        }
+    }
+
+    fn open(&self, aad: &[u8], sealed: &[u8], out: &mut Vec<u8>) -> Result<(), Error> {
+        out.clear();
+        if sealed.len() < MIN_CELL_LEN
+            || sealed[0] != VERSION
+            || (sealed.len() - CELL_CIPHERTEXT_AT) % BLOCK_LEN != 0
+        {
+            return Err(Error::Decrypt);
+        }
+        let iv = &sealed[CELL_IV_AT..CELL_CIPHERTEXT_AT];
+        let ct = &sealed[CELL_CIPHERTEXT_AT..];
+        verify(&self.0, iv, ct, aad, &sealed[1..CELL_IV_AT])?;
+        out.extend_from_slice(ct);
+        out.resize(ct.len() + BLOCK_LEN, 0);
+        match self.0.decrypt(iv, out, ct.len()) {
+            Ok(len) => {
+                out.truncate(len);
+                Ok(())
+            }
+            Err(e) => {
+                out.fill(0);
+                out.clear();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl<P> fmt::Debug for Randomized<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Randomized(AEAD_AES_256_CBC_HMAC_SHA_256 { keys: <redacted> })")
+    }
+}
+
+impl<P> fmt::Debug for Deterministic<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Deterministic(AEAD_AES_256_CBC_HMAC_SHA_256 { keys: <redacted> })")
     }
 }
 
@@ -81,11 +401,12 @@ mod tests {
 
     #[test]
     fn trailer_is_exact_without_aad_and_length_bound_with_it() {
-        let mut bytes = Vec::new();
-        mac_trailer(b"", |p| bytes.extend_from_slice(p));
-        assert_eq!(bytes, [1]);
-        bytes.clear();
-        mac_trailer(b"ab", |p| bytes.extend_from_slice(p));
-        assert_eq!(bytes, [1, b'a', b'b', 0, 0, 0, 0, 0, 0, 0, 2]);
+        let concat = |aad: &[u8]| {
+            let len_be = (aad.len() as u64).to_be_bytes();
+            let (pieces, n) = mac_trailer(aad, &len_be);
+            pieces[..n].concat()
+        };
+        assert_eq!(concat(b""), [1]);
+        assert_eq!(concat(b"ab"), [1, b'a', b'b', 0, 0, 0, 0, 0, 0, 0, 2]);
     }
 }
