@@ -33,6 +33,7 @@ pub enum KeyModeArg {
     /// One key set up once and shared (an encrypting proxy).
     Reused,
     /// Key schedule on every value (a data key per value).
+    #[value(alias = "per_value")]
     PerValue,
 }
 
@@ -341,14 +342,24 @@ pub fn execute(cli: &Cli) -> Result<String> {
         if p.is_dir() {
             invalid!("--svg {} is a directory: give a file name", p.display());
         }
-        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !dir.is_dir() {
-                invalid!(
-                    "--svg {}: directory {} does not exist: create it or give another path",
-                    p.display(),
-                    dir.display()
-                );
-            }
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or_else(|| std::path::Path::new("."));
+        if !dir.is_dir() {
+            invalid!(
+                "--svg {}: {} is not an existing directory: create it or give another path",
+                p.display(),
+                dir.display()
+            );
+        }
+        // Can a file be created there (read-only file systems, /proc, permissions)?
+        if tempfile::NamedTempFile::new_in(dir).is_err() {
+            invalid!(
+                "--svg {}: cannot create files in {}: give a writable directory",
+                p.display(),
+                dir.display()
+            );
         }
     }
     let progress = !cli.no_progress && std::io::stderr().is_terminal();

@@ -214,6 +214,12 @@ pub async fn execute(cli: Cli) -> Result<()> {
 /// # Errors
 /// [`Error::Io`] naming `--out` and the directory.
 fn check_writable(path: &std::path::Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(Error::io(
+            format!("--out {}: is a directory, give a file path", path.display()),
+            std::io::Error::from(std::io::ErrorKind::IsADirectory),
+        ));
+    }
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

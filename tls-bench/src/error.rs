@@ -48,13 +48,14 @@ pub enum Error {
         /// The library's reason, with a hint where one helps.
         detail: String,
     },
-    /// An I/O error on an established connection or a file.
-    #[error("{step}: {source}")]
+    /// An I/O error on an established connection or a file. (The OS error is part of
+    /// the message, not a separate `source`, so `{:#}` prints it once.)
+    #[error("{step}: {error}")]
     Io {
         /// What was being done.
         step: String,
         /// The operating system's or TLS library's error.
-        source: io::Error,
+        error: io::Error,
     },
     /// Building a TLS configuration or a certificate failed.
     #[error("TLS setup ({what}): {detail}")]
@@ -83,7 +84,7 @@ impl Error {
     pub fn io(step: impl Into<String>, source: io::Error) -> Self {
         Self::Io {
             step: step.into(),
-            source,
+            error: source,
         }
     }
 

@@ -201,14 +201,12 @@ async fn check_runs(
     Ok(())
 }
 
-/// Measures the footprint programs in `dir` (each run once against a live server first).
+/// Checks that the three footprint programs are in `dir` (run before any measuring,
+/// so a missing build fails at once rather than after the other sections).
 ///
 /// # Errors
-/// [`Error::Footprint`] naming the missing program and [`BUILD_COMMAND`], or a
-/// program that fails its exchange.
-pub async fn measure(dir: &Path, pki: &Pki, timeout: Duration) -> Result<Vec<FootprintRow>> {
-    let tmp = tempfile::tempdir().map_err(|e| Error::io("create a temporary directory", e))?;
-    let mut rows: Vec<FootprintRow> = Vec::new();
+/// [`Error::Footprint`] naming the missing program and [`BUILD_COMMAND`].
+pub fn check_present(dir: &Path) -> Result<()> {
     for p in &PROGRAMS {
         let path = dir.join(p.file);
         if !path.is_file() {
@@ -217,6 +215,21 @@ pub async fn measure(dir: &Path, pki: &Pki, timeout: Duration) -> Result<Vec<Foo
                 path.display()
             )));
         }
+    }
+    Ok(())
+}
+
+/// Measures the footprint programs in `dir` (each run once against a live server first).
+///
+/// # Errors
+/// [`Error::Footprint`] naming the missing program and [`BUILD_COMMAND`], or a
+/// program that fails its exchange.
+pub async fn measure(dir: &Path, pki: &Pki, timeout: Duration) -> Result<Vec<FootprintRow>> {
+    let tmp = tempfile::tempdir().map_err(|e| Error::io("create a temporary directory", e))?;
+    let mut rows: Vec<FootprintRow> = Vec::new();
+    check_present(dir)?;
+    for p in &PROGRAMS {
+        let path = dir.join(p.file);
         check_runs(&path, p.transport, pki, timeout).await?;
         rows.push(FootprintRow {
             variant: p.variant,

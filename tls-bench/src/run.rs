@@ -126,6 +126,9 @@ fn progress(total: u64) -> ProgressBar {
 /// # Errors
 /// The first error of any measurement; nothing partial is returned.
 pub async fn run(cfg: &RunConfig) -> Result<Report> {
+    if cfg.sections.contains(&Section::Footprint) {
+        footprint::check_present(&cfg.footprint_dir)?;
+    }
     let pki = Arc::new(
         tokio::task::spawn_blocking(Pki::generate)
             .await
