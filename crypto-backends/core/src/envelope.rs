@@ -31,8 +31,30 @@
 //! identifiers are at most 64 characters). Integer primary keys are encoded
 //! as 8 big-endian bytes ([`int_primary_key`]). The AAD is built on the stack:
 //! opening a value does not allocate.
+//!
+//! # Deterministic envelope (version 2)
+//!
+//! ```text
+//! offset  size  field
+//! 0       1     version            0x02
+//! 1       4     key id             big-endian u32
+//! 5       ...   sealed value       DeterministicAead output: AES-SIV's
+//!                                  synthetic IV (16) | ciphertext, or the
+//!                                  Always Encrypted cell 0x01 | MAC | IV | ct
+//! ```
+//!
+//! Its AAD binds version, key id, table and column but no primary key, so equal
+//! plaintexts in one column give equal envelopes whatever the row: a proxy can
+//! rewrite `WHERE col = ?` and `IN (...)` by sealing the probe values. Equality
+//! is all it leaks and all it supports (no order; see RFC 5297 section 1.3.2).
+//! Equality lookups find only values sealed under the same key id, so rotating
+//! a deterministic column means re-encrypting it (as SQL Server Always
+//! Encrypted requires).
 
-use crate::{Aead, Algorithm, Error, KeyId, Keyring, random_nonce};
+use crate::{
+    Aead, Algorithm, DeterministicAead, DeterministicDescriptor, Error, Key, KeyId, Keyring,
+    random_nonce,
+};
 
 /// The envelope format version written by this code.
 pub const VERSION: u8 = 1;
@@ -124,14 +146,29 @@ fn build_aad(
     key_id: KeyId,
     loc: &Location<'_>,
 ) -> Result<usize, EnvelopeError> {
-    buf[0] = VERSION;
+    build_aad_fields(
+        buf,
+        VERSION,
+        key_id,
+        &[
+            ("table", loc.table.as_bytes()),
+            ("column", loc.column.as_bytes()),
+            ("primary key", loc.primary_key),
+        ],
+    )
+}
+
+/// Writes `version | key id | (len | bytes) per field` into `buf`; returns its length.
+fn build_aad_fields(
+    buf: &mut [u8; AAD_CAP],
+    version: u8,
+    key_id: KeyId,
+    fields: &[(&'static str, &[u8])],
+) -> Result<usize, EnvelopeError> {
+    buf[0] = version;
     buf[1..HEADER_LEN].copy_from_slice(&key_id.to_be_bytes());
     let mut at = HEADER_LEN;
-    for (field, bytes) in [
-        ("table", loc.table.as_bytes()),
-        ("column", loc.column.as_bytes()),
-        ("primary key", loc.primary_key),
-    ] {
+    for &(field, bytes) in fields {
         let len = u8::try_from(bytes.len()).map_err(|_| EnvelopeError::FieldTooLong {
             field,
             len: bytes.len(),
@@ -362,5 +399,181 @@ impl ColumnCipher {
             });
         }
         Ok((key_id, aead))
+    }
+}
+
+/// The version byte of deterministic envelopes.
+pub const DETERMINISTIC_VERSION: u8 = 2;
+
+/// Per-value overhead of the deterministic envelope for `algorithm`, in bytes:
+/// header (5) + 16 for AES-256-SIV (the synthetic IV, RFC 5297) = 21; for
+/// AES-256-CBC-HMAC-SHA256 an upper bound, 5 + 1 + 32 + 16 + 16 = 70 (version
+/// byte, MAC, IV, at most one block of PKCS#7 padding). 0 for algorithms without
+/// a deterministic form.
+pub const fn deterministic_overhead(algorithm: Algorithm) -> usize {
+    match algorithm {
+        Algorithm::Aes256Siv => HEADER_LEN + 16,
+        Algorithm::Aes256CbcHmacSha256 => HEADER_LEN + 1 + 32 + 16 + 16,
+        _ => 0,
+    }
+}
+
+/// Seals and opens column values as deterministic envelopes (version 2): the
+/// same plaintext in the same table and column always gives the same bytes
+/// under one key, so the server can compare them for equality.
+///
+/// Sealing uses the highest key id; opening the key the envelope names.
+pub struct DeterministicColumnCipher {
+    /// Index into `keys` of the highest key id.
+    active: usize,
+    algorithm: Algorithm,
+    keys: Vec<(KeyId, Box<dyn DeterministicAead>)>,
+}
+
+impl DeterministicColumnCipher {
+    /// Sets up every `(id, key)` with `descriptor`; the highest id is active.
+    ///
+    /// # Errors
+    /// [`Error::KeyLength`] or [`Error::Backend`] from the backend;
+    /// [`Error::KeySource`] when `keys` is empty.
+    pub fn new(
+        descriptor: &DeterministicDescriptor,
+        keys: &[(KeyId, Key)],
+    ) -> Result<DeterministicColumnCipher, Error> {
+        let active = keys
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, (id, _))| *id)
+            .map(|(i, _)| i)
+            .ok_or_else(|| Error::KeySource("no key for the deterministic cipher".into()))?;
+        let keys = keys
+            .iter()
+            .map(|(id, k)| Ok((*id, (descriptor.new_key)(k.as_bytes())?)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(DeterministicColumnCipher {
+            active,
+            algorithm: descriptor.algorithm,
+            keys,
+        })
+    }
+
+    /// The algorithm.
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// The key id values are sealed under.
+    pub fn active_key_id(&self) -> KeyId {
+        self.keys[self.active].0
+    }
+
+    fn get(&self, id: KeyId) -> Option<&dyn DeterministicAead> {
+        self.keys
+            .iter()
+            .find(|(k, _)| *k == id)
+            .map(|(_, a)| a.as_ref())
+    }
+
+    /// Seals `plaintext` of `table.column` under the active key, replacing the
+    /// contents of `out` with the envelope.
+    ///
+    /// # Errors
+    /// [`EnvelopeError::FieldTooLong`]; [`EnvelopeError::Aead`] when the backend
+    /// fails (e.g. OpenSSL 3.0's AES-SIV on an empty plaintext). On error `out` is
+    /// empty.
+    pub fn seal(
+        &self,
+        table: &str,
+        column: &str,
+        plaintext: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EnvelopeError> {
+        out.clear();
+        let (key_id, aead) = &self.keys[self.active];
+        let mut aad = [0u8; AAD_CAP];
+        let aad_len = self.aad(&mut aad, *key_id, table, column)?;
+        let mut body = std::mem::take(out);
+        let sealed = aead.seal(&aad[..aad_len], plaintext, &mut body);
+        if let Err(e) = sealed {
+            return Err(EnvelopeError::Aead(e));
+        }
+        out.reserve(HEADER_LEN + body.len());
+        out.extend_from_slice(&aad[..HEADER_LEN]);
+        out.extend_from_slice(&body);
+        Ok(())
+    }
+
+    /// Opens the deterministic envelope `stored` of `table.column` into `out`
+    /// (contents replaced).
+    ///
+    /// # Errors
+    /// [`EnvelopeError::Truncated`], [`EnvelopeError::Version`],
+    /// [`EnvelopeError::UnknownKeyId`], [`EnvelopeError::FieldTooLong`],
+    /// [`EnvelopeError::Decrypt`]. On error `out` is empty.
+    pub fn open(
+        &self,
+        table: &str,
+        column: &str,
+        stored: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EnvelopeError> {
+        out.clear();
+        let min = HEADER_LEN + 1;
+        if stored.len() < min {
+            return Err(EnvelopeError::Truncated {
+                len: stored.len(),
+                min,
+            });
+        }
+        if stored[0] != DETERMINISTIC_VERSION {
+            return Err(EnvelopeError::Version(stored[0]));
+        }
+        let key_id = KeyId::from_be_bytes([stored[1], stored[2], stored[3], stored[4]]);
+        let aead = self
+            .get(key_id)
+            .ok_or_else(|| EnvelopeError::UnknownKeyId {
+                key_id,
+                known: self
+                    .keys
+                    .iter()
+                    .map(|(k, _)| k.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            })?;
+        let mut aad = [0u8; AAD_CAP];
+        let aad_len = self.aad(&mut aad, key_id, table, column)?;
+        match aead.open(&aad[..aad_len], &stored[HEADER_LEN..], out) {
+            Ok(()) => Ok(()),
+            Err(Error::Decrypt) => Err(EnvelopeError::Decrypt { key_id }),
+            Err(e) => Err(EnvelopeError::Aead(e)),
+        }
+    }
+
+    fn aad(
+        &self,
+        buf: &mut [u8; AAD_CAP],
+        key_id: KeyId,
+        table: &str,
+        column: &str,
+    ) -> Result<usize, EnvelopeError> {
+        build_aad_fields(
+            buf,
+            DETERMINISTIC_VERSION,
+            key_id,
+            &[("table", table.as_bytes()), ("column", column.as_bytes())],
+        )
+    }
+}
+
+impl std::fmt::Debug for DeterministicColumnCipher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeterministicColumnCipher")
+            .field("algorithm", &self.algorithm)
+            .field("active", &self.active_key_id())
+            .field(
+                "ids",
+                &self.keys.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
     }
 }
