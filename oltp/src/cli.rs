@@ -11,10 +11,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use encbench_crypto::Algorithm;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::codec::{Codec, Encrypt, create_key_file, default_key_file};
+use crate::codec::{Codec, Columns, Encrypt, create_key_file, default_key_file};
 use crate::rand::RandType;
 use crate::report::{Report, comparison_text, summary_text};
-use crate::run::{RunOptions, active_key_id, load_cipher, run_grid};
+use crate::run::{RunOptions, active_key_id, load_codec, run_grid};
 use crate::schema::{self, DataSet, PrepareOptions};
 use crate::security::{Profile, server_base, server_config, tls_files};
 use crate::server::{PrivateServer, default_base_dir};
@@ -122,6 +122,30 @@ pub struct DataArgs {
     /// created by prepare.
     #[arg(long, value_name = "FILE")]
     pub key_file: Option<PathBuf>,
+    /// Columns that --encrypt encrypts, comma separated: k, c, pad, or all (k, c
+    /// and pad). id always stays plaintext. With k encrypted, SUM(k) and
+    /// k=k+1 are done in the client (decrypt, compute, re-encrypt), as a proxy
+    /// would. Tables of each layout live in their own database
+    /// (DB_<algorithm>_<layout>, e.g. sbtest_aes_256_gcm_kcp).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "c,pad",
+        value_name = "LIST"
+    )]
+    pub encrypt_columns: Vec<String>,
+    /// Encrypted columns stored deterministically (equal plaintexts give equal
+    /// ciphertexts, so the server can match them with = and IN): comma
+    /// separated k, c, pad, all, or none. Needs an algorithm with a
+    /// deterministic form (aes-256-siv, aes-256-cbc-hmac-sha256). Leaks which
+    /// rows hold equal values. select_random_points on an encrypted k needs it.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "none",
+        value_name = "LIST"
+    )]
+    pub deterministic: Vec<String>,
     /// Encryption at rest: use the private server that runs InnoDB table and
     /// redo-log encryption (file_key_management, key generated at its first
     /// start; data in <base-dir>/at-rest/). With --mysql-url: check that the
@@ -302,13 +326,15 @@ impl DataArgs {
             db: self.mysql_db.clone(),
             tables: self.tables,
             table_size: self.table_size,
+            columns: Columns::parse(&self.encrypt_columns, &self.deterministic)?,
         })
     }
 }
 
 /// Longest `--mysql-db`: 64 (MySQL's identifier limit) minus the longest suffix
-/// `_chacha20_poly1305` of an encrypted database.
-const MAX_DB_NAME: usize = 46;
+/// of an encrypted database, `_aes_256_cbc_hmac_sha256` (24) and a column
+/// layout such as `_kdcdpd` (7).
+const MAX_DB_NAME: usize = 33;
 
 /// `--mysql-db` goes into SQL as an identifier: letters, digits and `_` only, and
 /// not one of the server's own databases.
@@ -329,10 +355,11 @@ fn check_db_name(db: &str) -> Result<()> {
     Ok(())
 }
 
-fn parse_encrypts(list: &[String]) -> Result<Vec<Encrypt>> {
+fn parse_encrypts(list: &[String], columns: Columns) -> Result<Vec<Encrypt>> {
     let mut out: Vec<Encrypt> = Vec::new();
     for item in list {
         let e = Encrypt::parse(item.trim())?;
+        columns.check(e)?;
         if !out.iter().any(|o| o.name() == e.name()) {
             out.push(e);
         }
@@ -496,9 +523,20 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         );
     }
     match &cli.command {
-        Command::Prepare(a) => drop(parse_encrypts(&a.encrypt)?),
+        Command::Prepare(a) => drop(parse_encrypts(&a.encrypt, data.data_set()?.columns)?),
         Command::Run(a) => {
-            parse_encrypts(&a.encrypt)?;
+            let columns = data.data_set()?.columns;
+            parse_encrypts(&a.encrypt, columns)?;
+            if a.workload == Workload::SelectRandomPoints
+                && columns.k == crate::codec::ColumnMode::Randomized
+                && a.encrypt
+                    .iter()
+                    .any(|e| !e.trim().eq_ignore_ascii_case("none"))
+            {
+                bail!(
+                    "select_random_points looks rows up by k with IN (...), which randomized encryption of k cannot serve: add --deterministic k (with an aes-256-siv or aes-256-cbc-hmac-sha256 --encrypt), or leave k out of --encrypt-columns"
+                );
+            }
             if !(a.rate.is_finite() && a.rate >= 0.0) {
                 bail!("--rate {}: give events per second, 0 or more", a.rate);
             }
@@ -568,8 +606,8 @@ async fn server(a: &ServerArgs) -> Result<()> {
 }
 
 async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
-    let encrypts = parse_encrypts(&a.encrypt)?;
     let data = a.data.data_set()?;
+    let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
     let base = a.data.base_dir();
     // Every key file and cipher first: nothing is loaded unless every choice can be.
     let mut plan: Vec<(Encrypt, String, Codec)> = Vec::new();
@@ -582,9 +620,7 @@ async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
             Encrypt::None => Codec::plaintext(),
             Encrypt::Aead(d) => {
                 ensure_key_file(a.data.key_file.as_deref(), &base, d.algorithm)?;
-                let cipher = load_cipher(e, a.data.key_file.as_ref(), &base)?
-                    .context("cipher for an AEAD choice")?;
-                Codec::encrypted(cipher)
+                load_codec(e, data.columns, a.data.key_file.as_ref(), &base)?
             }
         };
         plan.push((e, db, codec));
@@ -631,7 +667,8 @@ async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
             match e {
                 Encrypt::None => String::new(),
                 Encrypt::Aead(_) => format!(
-                    ", c and pad sealed with {} under key id {}",
+                    ", {} sealed with {} under key id {}",
+                    data.columns.describe(),
                     e.name(),
                     active_key_id(&codec)
                 ),
@@ -680,10 +717,11 @@ fn count_bar(total: u64, prefix: &str) -> ProgressBar {
 }
 
 async fn run(a: &RunArgs, url: &str) -> Result<bool> {
-    let encrypts = parse_encrypts(&a.encrypt)?;
+    let data = a.data.data_set()?;
+    let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
     let opts = RunOptions {
         url: url.to_string(),
-        data: a.data.data_set()?,
+        data,
         workload: a.workload,
         threads: {
             // A repeated count would pair every ciphertext run with the first plaintext one.
@@ -852,18 +890,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 async fn cleanup(a: &CleanupArgs, url: &str) -> Result<()> {
-    let encrypts = if a.encrypt.iter().any(|e| e.eq_ignore_ascii_case("all")) {
-        let mut v = vec![Encrypt::None];
-        for d in encbench_registry::all() {
-            if !v.iter().any(|e| e.algorithm() == Some(d.algorithm)) {
-                v.push(Encrypt::Aead(d));
-            }
-        }
-        v
+    let data = a.data.data_set()?;
+    let dbs = if a.encrypt.iter().any(|e| e.eq_ignore_ascii_case("all")) {
+        schema::cleanup_all(url, &data).await?
     } else {
-        parse_encrypts(&a.encrypt)?
+        schema::cleanup(url, &data, &parse_encrypts(&a.encrypt, data.columns)?).await?
     };
-    let dbs = schema::cleanup(url, &a.data.data_set()?, &encrypts).await?;
     if dbs.is_empty() {
         println!("nothing to drop: no sbtest database found");
     } else {

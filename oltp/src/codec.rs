@@ -12,8 +12,237 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use encbench_crypto::envelope::{ColumnCipher, EnvelopeError, Location, int_primary_key};
+use encbench_crypto::envelope::{
+    ColumnCipher, DeterministicColumnCipher, EnvelopeError, Location, int_primary_key,
+};
 use encbench_crypto::{Algorithm, Descriptor, Key, KeyId, Keyring};
+
+/// How one column is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnMode {
+    /// As sysbench stores it.
+    Plain,
+    /// A version-1 envelope with a random nonce, bound to the row (table,
+    /// column, id): equal plaintexts look different.
+    Randomized,
+    /// A version-2 deterministic envelope bound to table and column only: equal
+    /// plaintexts in a column are equal bytes, so `=` and `IN` work on the server.
+    Deterministic,
+}
+
+/// Which of sbtest's columns are encrypted, and how (`--encrypt-columns`,
+/// `--deterministic`). `id` always stays plaintext: it is the primary key the
+/// AAD binds randomized values to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Columns {
+    /// `k` (INTEGER; encrypted as its 4-byte big-endian two's complement).
+    pub k: ColumnMode,
+    /// `c` (CHAR(120)).
+    pub c: ColumnMode,
+    /// `pad` (CHAR(60)).
+    pub pad: ColumnMode,
+}
+
+impl Default for Columns {
+    fn default() -> Self {
+        Columns::DEFAULT
+    }
+}
+
+impl Columns {
+    /// `c` and `pad` randomized, `k` plaintext: `--encrypt-columns c,pad`.
+    pub const DEFAULT: Columns = Columns {
+        k: ColumnMode::Plain,
+        c: ColumnMode::Randomized,
+        pad: ColumnMode::Randomized,
+    };
+
+    /// The encryptable columns, in schema order.
+    pub const NAMES: [&'static str; 3] = ["k", "c", "pad"];
+
+    /// Parses `--encrypt-columns` (comma-separated `k`, `c`, `pad`, or `all`)
+    /// and `--deterministic` (a subset of them, or `none`).
+    ///
+    /// # Errors
+    /// An unknown column name, an empty list, or a deterministic column that is
+    /// not encrypted.
+    pub fn parse(encrypt_columns: &[String], deterministic: &[String]) -> Result<Columns> {
+        let mut cols = Columns {
+            k: ColumnMode::Plain,
+            c: ColumnMode::Plain,
+            pad: ColumnMode::Plain,
+        };
+        for item in encrypt_columns {
+            match item.trim().to_ascii_lowercase().as_str() {
+                "all" => {
+                    cols.k = ColumnMode::Randomized;
+                    cols.c = ColumnMode::Randomized;
+                    cols.pad = ColumnMode::Randomized;
+                }
+                "id" => bail!(
+                    "--encrypt-columns id: id stays plaintext (it is the primary key the AAD binds values to); choose from k, c, pad, all"
+                ),
+                name => {
+                    *cols.slot(name).with_context(|| {
+                        format!(
+                            "--encrypt-columns {name:?}: unknown column; choose from k, c, pad, all"
+                        )
+                    })? = ColumnMode::Randomized
+                }
+            }
+        }
+        if cols.encrypted().next().is_none() {
+            bail!("--encrypt-columns is empty: give k, c, pad or all (default c,pad)");
+        }
+        for item in deterministic {
+            let name = item.trim().to_ascii_lowercase();
+            if name == "none" || name.is_empty() {
+                continue;
+            }
+            let names = if name == "all" {
+                cols.encrypted().collect::<Vec<_>>()
+            } else {
+                vec![
+                    Columns::NAMES
+                        .into_iter()
+                        .find(|n| *n == name)
+                        .with_context(|| {
+                            format!("--deterministic {name:?}: unknown column; choose from k, c, pad, all, none")
+                        })?,
+                ]
+            };
+            for n in names {
+                let slot = cols.slot(n).context("known column")?;
+                if *slot == ColumnMode::Plain {
+                    bail!(
+                        "--deterministic {n}: {n} is not encrypted; add it to --encrypt-columns (e.g. --encrypt-columns {n},c,pad)"
+                    );
+                }
+                *slot = ColumnMode::Deterministic;
+            }
+        }
+        Ok(cols)
+    }
+
+    fn slot(&mut self, name: &str) -> Option<&mut ColumnMode> {
+        match name {
+            "k" => Some(&mut self.k),
+            "c" => Some(&mut self.c),
+            "pad" => Some(&mut self.pad),
+            _ => None,
+        }
+    }
+
+    /// The mode of `column` (`id` and unknown names: plaintext).
+    pub fn mode(&self, column: &str) -> ColumnMode {
+        match column {
+            "k" => self.k,
+            "c" => self.c,
+            "pad" => self.pad,
+            _ => ColumnMode::Plain,
+        }
+    }
+
+    /// The encrypted columns, in schema order.
+    pub fn encrypted(&self) -> impl Iterator<Item = &'static str> + '_ {
+        Columns::NAMES
+            .into_iter()
+            .filter(|n| self.mode(n) != ColumnMode::Plain)
+    }
+
+    /// Whether any column is deterministic.
+    pub fn any_deterministic(&self) -> bool {
+        Columns::NAMES
+            .iter()
+            .any(|n| self.mode(n) == ColumnMode::Deterministic)
+    }
+
+    /// E.g. `k (deterministic), c, pad`.
+    pub fn describe(&self) -> String {
+        self.encrypted()
+            .map(|n| match self.mode(n) {
+                ColumnMode::Deterministic => format!("{n} (deterministic)"),
+                _ => n.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// As recorded in `encbench_meta`: e.g. `k:deterministic,c:randomized,pad:randomized`.
+    pub fn meta(&self) -> String {
+        self.encrypted()
+            .map(|n| {
+                let m = match self.mode(n) {
+                    ColumnMode::Deterministic => "deterministic",
+                    _ => "randomized",
+                };
+                format!("{n}:{m}")
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The database-name suffix of this layout: empty for the default (`c,pad`),
+    /// else `_` and one letter per encrypted column (`k`, `c`, `p`), each
+    /// followed by `d` when deterministic, e.g. `_kdcp`. At most 7 bytes.
+    pub fn db_suffix(&self) -> String {
+        if *self == Columns::DEFAULT {
+            return String::new();
+        }
+        let mut s = String::from("_");
+        for n in self.encrypted() {
+            s.push_str(&n[..1]);
+            if self.mode(n) == ColumnMode::Deterministic {
+                s.push('d');
+            }
+        }
+        s
+    }
+
+    /// Checks that `encrypt` can store this layout: deterministic columns need
+    /// an algorithm with a deterministic form on the chosen backend.
+    ///
+    /// # Errors
+    /// The message names the algorithms that can.
+    pub fn check(&self, encrypt: Encrypt) -> Result<()> {
+        let Encrypt::Aead(d) = encrypt else {
+            return Ok(());
+        };
+        if self.any_deterministic() {
+            encbench_registry::lookup_deterministic(&d.name()).map_err(|_| {
+                anyhow::anyhow!(
+                    "--deterministic needs an algorithm with a deterministic form, and {} has none: use one of {}",
+                    d.name(),
+                    encbench_registry::deterministic()
+                        .iter()
+                        .map(|d| d.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// The stored plaintext of `k`: its 4-byte big-endian two's complement.
+pub fn k_plaintext(k: i64) -> [u8; 4] {
+    // sysbench's k is an INTEGER (32-bit signed); k=k+1 cannot leave it in
+    // a sysbench run (values start at most at table_size).
+    (k as i32).to_be_bytes()
+}
+
+/// Reads `k` back from its plaintext.
+///
+/// # Errors
+/// Not exactly 4 bytes.
+pub fn k_from_plaintext(bytes: &[u8]) -> Result<i64, String> {
+    let b: [u8; 4] = bytes
+        .try_into()
+        .map_err(|_| format!("k holds {} bytes, expected 4", bytes.len()))?;
+    Ok(i64::from(i32::from_be_bytes(b)))
+}
 
 /// A column-encryption choice: `none`, or a backend and algorithm from the registry.
 #[derive(Clone, Copy)]
@@ -174,38 +403,86 @@ pub fn cipher_from_key_file(descriptor: &'static Descriptor, path: &Path) -> Res
     Ok(ColumnCipher::new(ring))
 }
 
-/// The per-connection column codec: plaintext passthrough or envelope open/seal,
-/// bound to one table name format.
+/// The per-connection column codec: plaintext passthrough, or per column a
+/// randomized or deterministic envelope.
 #[derive(Clone, Debug)]
 pub struct Codec {
     cipher: Option<Arc<ColumnCipher>>,
+    deterministic: Option<Arc<DeterministicColumnCipher>>,
+    columns: Columns,
 }
 
 impl Codec {
     /// Plaintext: values pass through unchanged.
     pub fn plaintext() -> Codec {
-        Codec { cipher: None }
-    }
-
-    /// Envelopes sealed and opened with `cipher`.
-    pub fn encrypted(cipher: Arc<ColumnCipher>) -> Codec {
         Codec {
-            cipher: Some(cipher),
+            cipher: None,
+            deterministic: None,
+            columns: Columns {
+                k: ColumnMode::Plain,
+                c: ColumnMode::Plain,
+                pad: ColumnMode::Plain,
+            },
         }
     }
 
-    /// Whether values are envelopes.
+    /// `c` and `pad` as randomized envelopes sealed and opened with `cipher`
+    /// (the default layout).
+    pub fn encrypted(cipher: Arc<ColumnCipher>) -> Codec {
+        Codec {
+            cipher: Some(cipher),
+            deterministic: None,
+            columns: Columns::DEFAULT,
+        }
+    }
+
+    /// `columns` as envelopes: randomized ones with `cipher`, deterministic ones
+    /// with `deterministic`.
+    ///
+    /// # Errors
+    /// A deterministic column without a deterministic cipher.
+    pub fn with_columns(
+        cipher: Arc<ColumnCipher>,
+        deterministic: Option<Arc<DeterministicColumnCipher>>,
+        columns: Columns,
+    ) -> Result<Codec> {
+        if columns.any_deterministic() && deterministic.is_none() {
+            bail!("deterministic columns need a deterministic cipher");
+        }
+        Ok(Codec {
+            cipher: Some(cipher),
+            deterministic,
+            columns,
+        })
+    }
+
+    /// Whether any column holds envelopes.
     pub fn is_encrypted(&self) -> bool {
         self.cipher.is_some()
     }
 
-    /// The cipher, when encrypting.
+    /// How `column` is stored.
+    pub fn mode(&self, column: &str) -> ColumnMode {
+        if self.cipher.is_none() {
+            return ColumnMode::Plain;
+        }
+        self.columns.mode(column)
+    }
+
+    /// The column layout (all plaintext for a plaintext codec).
+    pub fn columns(&self) -> Columns {
+        self.columns
+    }
+
+    /// The randomized cipher, when encrypting.
     pub fn cipher(&self) -> Option<&ColumnCipher> {
         self.cipher.as_deref()
     }
 
     /// Stored bytes for `plaintext` of `table.column` at primary key `id`:
-    /// the plaintext itself, or a fresh envelope. Writes into `out` (replaced).
+    /// the plaintext itself, a fresh randomized envelope, or the deterministic
+    /// envelope (which ignores `id`), by the column's mode. Writes into `out`
+    /// (replaced).
     ///
     /// # Errors
     /// Sealing failed (see [`EnvelopeError`]).
@@ -217,13 +494,9 @@ impl Codec {
         plaintext: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
-        match &self.cipher {
-            None => {
-                out.clear();
-                out.extend_from_slice(plaintext);
-                Ok(())
-            }
-            Some(c) => {
+        match (self.mode(column), &self.cipher, &self.deterministic) {
+            (ColumnMode::Deterministic, _, Some(d)) => d.seal(table, column, plaintext, out),
+            (ColumnMode::Randomized, Some(c), _) => {
                 let pk = int_primary_key(id);
                 c.seal(
                     &Location {
@@ -235,12 +508,18 @@ impl Codec {
                     out,
                 )
             }
+            _ => {
+                out.clear();
+                out.extend_from_slice(plaintext);
+                Ok(())
+            }
         }
     }
 
-    /// Turns a stored value into its plaintext, in place, without allocating:
-    /// plaintext passes through; an envelope is opened and the plaintext moved
-    /// to the front of `stored`, which is truncated to it.
+    /// Turns a stored value into its plaintext, in place: plaintext passes
+    /// through; a randomized envelope is opened without allocating, the
+    /// plaintext moved to the front of `stored`, which is truncated to it; a
+    /// deterministic envelope is opened into a new buffer that replaces `stored`.
     ///
     /// # Errors
     /// Opening failed (see [`EnvelopeError`]); `stored` is then cleared.
@@ -251,8 +530,19 @@ impl Codec {
         id: i64,
         stored: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
-        let Some(c) = &self.cipher else {
-            return Ok(());
+        let c = match (self.mode(column), &self.cipher, &self.deterministic) {
+            (ColumnMode::Deterministic, _, Some(d)) => {
+                let mut out = Vec::with_capacity(stored.len());
+                let opened = d.open(table, column, stored, &mut out);
+                if opened.is_err() {
+                    stored.clear();
+                }
+                opened?;
+                *stored = out;
+                return Ok(());
+            }
+            (ColumnMode::Randomized, Some(c), _) => c,
+            _ => return Ok(()),
         };
         let pk = int_primary_key(id);
         c.open_vec_in_place(

@@ -46,11 +46,13 @@ pub enum StatementKind {
     Delete,
     /// `INSERT ... (id, k, c, pad)`.
     Insert,
+    /// `SELECT id, k, c, pad ... WHERE k IN (...)` (`select_random_points`).
+    RandomPoints,
 }
 
 impl StatementKind {
     /// Every kind, in report order.
-    pub const ALL: [StatementKind; 11] = [
+    pub const ALL: [StatementKind; 12] = [
         StatementKind::Begin,
         StatementKind::Commit,
         StatementKind::PointSelect,
@@ -62,6 +64,7 @@ impl StatementKind {
         StatementKind::NonIndexUpdate,
         StatementKind::Delete,
         StatementKind::Insert,
+        StatementKind::RandomPoints,
     ];
 
     /// The name used in reports (`point_select`, ...).
@@ -78,6 +81,7 @@ impl StatementKind {
             StatementKind::NonIndexUpdate => "non_index_update",
             StatementKind::Delete => "delete",
             StatementKind::Insert => "insert",
+            StatementKind::RandomPoints => "random_points",
         }
     }
 }
@@ -126,7 +130,7 @@ pub struct Aggregate {
     pub per_worker: Vec<(u64, f64)>,
     /// Latency per statement kind, indexed like [`StatementKind::ALL`]; `None`
     /// for kinds that never completed.
-    pub statements: [Option<Box<StatementStats>>; 11],
+    pub statements: [Option<Box<StatementStats>>; 12],
 }
 
 impl Default for Aggregate {

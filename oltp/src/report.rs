@@ -82,6 +82,10 @@ pub struct RunResult {
     pub threads: u32,
     /// `none` or `BACKEND:ALGORITHM`.
     pub encrypt: String,
+    /// The encrypted columns (e.g. `k (deterministic), c, pad`); empty for
+    /// plaintext and for results written before the field existed.
+    #[serde(default)]
+    pub encrypted_columns: String,
     /// Database the tables were in.
     pub database: String,
     /// Tables.
@@ -154,6 +158,8 @@ pub struct RunInfo {
     pub threads: u32,
     /// Encryption choice name.
     pub encrypt: String,
+    /// The encrypted columns (e.g. `k (deterministic), c, pad`); empty for plaintext.
+    pub encrypted_columns: String,
     /// Database.
     pub database: String,
     /// Tables.
@@ -274,6 +280,7 @@ impl RunResult {
             workload: info.workload,
             threads: info.threads,
             encrypt: info.encrypt,
+            encrypted_columns: info.encrypted_columns,
             database: info.database,
             tables: info.tables,
             table_size: info.table_size,
@@ -334,7 +341,11 @@ impl RunResult {
             "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} x {} rows | server {}{}",
             self.workload,
             self.threads,
-            self.encrypt,
+            if self.encrypted_columns.is_empty() {
+                self.encrypt.clone()
+            } else {
+                format!("{} ({})", self.encrypt, self.encrypted_columns)
+            },
             self.tls
                 .as_ref()
                 .map_or("off".to_string(), |t| format!("{} {}", t.version, t.cipher)),

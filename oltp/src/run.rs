@@ -9,11 +9,13 @@ use std::sync::{Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use encbench_crypto::envelope::ColumnCipher;
+use encbench_crypto::envelope::{ColumnCipher, DeterministicColumnCipher};
 use indicatif::{ProgressBar, ProgressStyle};
 use mysql_async::prelude::*;
 
-use crate::codec::{Codec, Encrypt, cipher_from_key_file, default_key_file};
+use crate::codec::{
+    Codec, Columns, Encrypt, cipher_from_key_file, default_key_file, read_key_file,
+};
 use crate::measure::{Aggregate, Live, LiveCounts, process_cpu_time};
 use crate::rand::{RandType, SbRng};
 use crate::report::{RunInfo, RunResult};
@@ -97,6 +99,40 @@ pub fn load_cipher(
     let cipher =
         cipher_from_key_file(d, &path).with_context(|| format!("--encrypt {}", encrypt.name()))?;
     Ok(Some(Arc::new(cipher)))
+}
+
+/// The codec for `encrypt` with column layout `columns`: keys from `key_file`
+/// or the default key file; deterministic columns use the same keys through the
+/// backend's deterministic form of the algorithm.
+///
+/// # Errors
+/// A missing or malformed key file; deterministic columns on an algorithm
+/// without a deterministic form.
+pub fn load_codec(
+    encrypt: Encrypt,
+    columns: Columns,
+    key_file: Option<&PathBuf>,
+    base_dir: &std::path::Path,
+) -> Result<Codec> {
+    let Some(cipher) = load_cipher(encrypt, key_file, base_dir)? else {
+        return Ok(Codec::plaintext());
+    };
+    columns.check(encrypt)?;
+    let deterministic = match encrypt {
+        Encrypt::Aead(d) if columns.any_deterministic() => {
+            let det = encbench_registry::lookup_deterministic(&d.name())?;
+            let path = key_file
+                .cloned()
+                .unwrap_or_else(|| default_key_file(base_dir, d.algorithm));
+            let keys = read_key_file(&path, d.algorithm)?;
+            Some(Arc::new(
+                DeterministicColumnCipher::new(det, &keys)
+                    .with_context(|| format!("--encrypt {}", encrypt.name()))?,
+            ))
+        }
+        _ => None,
+    };
+    Codec::with_columns(cipher, deterministic, columns)
 }
 
 /// Server facts read before a run.
@@ -200,23 +236,29 @@ pub fn check_budget(
     Ok(())
 }
 
-/// Opens the first row of `sbtest1` to prove the keys fit the data before a run.
+/// Opens every encrypted column of the first row of `sbtest1` to prove the
+/// keys fit the data before a run.
 ///
 /// # Errors
-/// The value does not open: the message names table, id and key id.
+/// A value does not open: the message names table, column, id and key id.
 pub async fn check_keys(url: &str, db: &str, codec: &Codec) -> Result<()> {
     if !codec.is_encrypted() {
         return Ok(());
     }
     let mut conn = connect(conn_opts(url, Some(db), 16)?).await?;
-    let row: Option<(i64, Vec<u8>)> = conn
-        .query_first("SELECT id, c FROM sbtest1 ORDER BY id LIMIT 1")
+    let row: Option<mysql_async::Row> = conn
+        .query_first("SELECT id, k, c, pad FROM sbtest1 ORDER BY id LIMIT 1")
         .await?;
     conn.disconnect().await?;
-    if let Some((id, mut c)) = row {
-        codec
-            .open_in_place("sbtest1", "c", id, &mut c)
-            .map_err(|e| anyhow::anyhow!("{db}.sbtest1.c id={id}: {e}"))?;
+    if let Some(mut row) = row {
+        let id: i64 = row.take(0).context("sbtest1 row without id")?;
+        let mut col = |i: usize| -> Vec<u8> { row.take(i).unwrap_or_default() };
+        let (k, c, pad) = (col(1), col(2), col(3));
+        for (column, mut v) in [("k", k), ("c", c), ("pad", pad)] {
+            codec
+                .open_in_place("sbtest1", column, id, &mut v)
+                .map_err(|e| anyhow::anyhow!("{db}.sbtest1.{column} id={id}: {e}"))?;
+        }
     }
     Ok(())
 }
@@ -237,10 +279,7 @@ pub async fn run_grid(
     let mut codecs = Vec::new();
     for &e in &opts.encrypts {
         check_prepared(&mut admin, &opts.data, e).await?;
-        let codec = match load_cipher(e, opts.key_file.as_ref(), &opts.base_dir)? {
-            None => Codec::plaintext(),
-            Some(c) => Codec::encrypted(c),
-        };
+        let codec = load_codec(e, opts.data.columns, opts.key_file.as_ref(), &opts.base_dir)?;
         check_keys(&opts.url, &opts.data.database(e), &codec).await?;
         codecs.push((e, codec));
     }
@@ -359,6 +398,8 @@ pub async fn run_one(
         tables: opts.data.tables,
         table_size: opts.data.table_size,
         opts: opts.options,
+        thread: 0,
+        threads,
     };
     let live = Arc::new(Live::new(!opts.report_interval.is_zero()));
     let events_left =
@@ -370,7 +411,10 @@ pub async fn run_one(
             opts: conn_opts.clone(),
             workload: opts.workload,
             codec: codec.clone(),
-            params,
+            params: Params {
+                thread: i,
+                ..params
+            },
             rand_type: opts.rand_type,
             rand_seed: (opts.rand_seed != 0).then(|| opts.rand_seed.wrapping_add(u64::from(i))),
             events_left: events_left.clone(),
@@ -511,6 +555,11 @@ pub async fn run_one(
         workload: opts.workload.name().to_string(),
         threads,
         encrypt: encrypt.name(),
+        encrypted_columns: if encrypt.algorithm().is_some() {
+            opts.data.columns.describe()
+        } else {
+            String::new()
+        },
         database: db,
         tables: opts.data.tables,
         table_size: opts.data.table_size,

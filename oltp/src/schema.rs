@@ -18,7 +18,7 @@ use encbench_crypto::{Algorithm, envelope};
 use mysql_async::prelude::*;
 use mysql_async::{Conn, Opts, OptsBuilder, Params, Value};
 
-use crate::codec::{Codec, Encrypt};
+use crate::codec::{Codec, ColumnMode, Columns, Encrypt, k_plaintext};
 use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
 /// sysbench 1.0's `CHAR(120)` for `c`.
@@ -39,22 +39,36 @@ pub struct DataSet {
     pub tables: u32,
     /// Rows per table (`--table-size`).
     pub table_size: u32,
+    /// Which columns encrypted tables encrypt, and how (`--encrypt-columns`,
+    /// `--deterministic`).
+    pub columns: Columns,
 }
 
 impl DataSet {
     /// The database that holds the tables for `encrypt`: `db` for plaintext,
-    /// `db_<algorithm with '-' as '_'>` otherwise.
+    /// `db_<algorithm with '-' as '_'><layout suffix>` otherwise (see
+    /// [`Columns::db_suffix`]; none for the default `c,pad`).
     pub fn database(&self, encrypt: Encrypt) -> String {
-        database_for(&self.db, encrypt.algorithm())
+        database_for(&self.db, encrypt.algorithm(), self.columns)
     }
 }
 
-/// The database name for `algorithm` (or plaintext) under base name `db`.
-pub fn database_for(db: &str, algorithm: Option<Algorithm>) -> String {
+/// The database name for `algorithm` (or plaintext) and `columns` under base name `db`.
+pub fn database_for(db: &str, algorithm: Option<Algorithm>, columns: Columns) -> String {
     match algorithm {
         None => db.to_string(),
-        Some(a) => format!("{db}_{}", a.name().replace('-', "_")),
+        Some(a) => format!("{db}_{}{}", a.name().replace('-', "_"), columns.db_suffix()),
     }
+}
+
+/// The SQL type of an encrypted column holding values of at most `len` bytes
+/// in `mode` under `algorithm`.
+fn envelope_type(len: usize, algorithm: Algorithm, mode: ColumnMode) -> String {
+    let overhead = match mode {
+        ColumnMode::Deterministic => envelope::deterministic_overhead(algorithm),
+        _ => envelope::overhead(algorithm),
+    };
+    format!("VARBINARY({})", len + overhead)
 }
 
 /// Table name `sbtestN`.
@@ -62,28 +76,31 @@ pub fn table_name(n: u32) -> String {
     format!("sbtest{n}")
 }
 
-/// `CREATE TABLE` for table `n`: sysbench's schema; under encryption `c` and `pad`
-/// are `VARBINARY` sized for the envelope (CHAR would strip trailing bytes).
-/// `auto_inc` and `secondary` are sysbench's `--auto-inc` and `--secondary`.
+/// `CREATE TABLE` for table `n`: sysbench's schema; under encryption the
+/// encrypted columns of `columns` are `VARBINARY` sized for the envelope (CHAR
+/// would strip trailing bytes). `auto_inc` and `secondary` are sysbench's
+/// `--auto-inc` and `--secondary`.
 pub fn create_table_sql(
     n: u32,
     algorithm: Option<Algorithm>,
+    columns: Columns,
     auto_inc: bool,
     secondary: bool,
 ) -> String {
-    let (c, pad) = match algorithm {
-        None => (
-            format!("CHAR({C_CHAR_LEN})"),
-            format!("CHAR({PAD_CHAR_LEN})"),
-        ),
-        Some(a) => {
-            let o = envelope::overhead(a);
-            (
-                format!("VARBINARY({})", C_CHAR_LEN + o),
-                format!("VARBINARY({})", PAD_CHAR_LEN + o),
-            )
+    let typed = |name: &str, plain: String, len: usize| match algorithm {
+        Some(a) if columns.mode(name) != ColumnMode::Plain => {
+            envelope_type(len, a, columns.mode(name))
         }
+        _ => plain,
     };
+    let k = match algorithm {
+        Some(a) if columns.k != ColumnMode::Plain => {
+            format!("{} DEFAULT '' NOT NULL", envelope_type(4, a, columns.k))
+        }
+        _ => "INTEGER DEFAULT '0' NOT NULL".to_string(),
+    };
+    let c = typed("c", format!("CHAR({C_CHAR_LEN})"), C_CHAR_LEN);
+    let pad = typed("pad", format!("CHAR({PAD_CHAR_LEN})"), PAD_CHAR_LEN);
     let id = if auto_inc {
         "INTEGER NOT NULL AUTO_INCREMENT"
     } else {
@@ -91,7 +108,7 @@ pub fn create_table_sql(
     };
     let key = if secondary { "KEY xid" } else { "PRIMARY KEY" };
     format!(
-        "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  \
+        "CREATE TABLE sbtest{n}(\n  id {id},\n  k {k},\n  \
          c {c} DEFAULT '' NOT NULL,\n  pad {pad} DEFAULT '' NOT NULL,\n  {key} (id)\n) ENGINE = innodb"
     )
 }
@@ -143,6 +160,9 @@ pub struct Meta {
     pub table_size: u32,
     /// Row generator seed.
     pub seed: u64,
+    /// Encrypted columns as [`Columns::meta`] (`c:randomized,pad:randomized`
+    /// when the table predates the entry).
+    pub columns: String,
 }
 
 /// Reads `db.encbench_meta`; `None` when the table does not exist.
@@ -174,6 +194,10 @@ pub async fn read_meta(conn: &mut Conn, db: &str) -> Result<Option<Meta>> {
         tables: get("tables").parse().unwrap_or(0),
         table_size: get("table_size").parse().unwrap_or(0),
         seed: get("seed").parse().unwrap_or(DEFAULT_SEED),
+        columns: rows
+            .iter()
+            .find(|(n, _)| n == "columns")
+            .map_or_else(|| Columns::DEFAULT.meta(), |(_, v)| v.clone()),
     }))
 }
 
@@ -216,8 +240,26 @@ pub async fn check_prepared(
         Some(_) => encrypt.name(),
     };
     if let Some(n) = missing {
+        let layout = if encrypt.algorithm().is_some() && data.columns != Columns::DEFAULT {
+            let det: Vec<&str> = data
+                .columns
+                .encrypted()
+                .filter(|c| data.columns.mode(c) == ColumnMode::Deterministic)
+                .collect();
+            format!(
+                " --encrypt-columns {}{}",
+                data.columns.encrypted().collect::<Vec<_>>().join(","),
+                if det.is_empty() {
+                    String::new()
+                } else {
+                    format!(" --deterministic {}", det.join(","))
+                }
+            )
+        } else {
+            String::new()
+        };
         bail!(
-            "{db}.{} not found: run `oltp prepare --tables {} --table-size {} --encrypt {enc_flag}{}` first",
+            "{db}.{} not found: run `oltp prepare --tables {} --table-size {} --encrypt {enc_flag}{layout}{}` first",
             table_name(n),
             data.tables,
             data.table_size,
@@ -239,6 +281,13 @@ pub async fn check_prepared(
                 bail!(
                     "{db} was prepared for {}, not {want}: run `oltp cleanup` and prepare again",
                     m.algorithm
+                );
+            }
+            if alg.is_some() && m.columns != data.columns.meta() {
+                bail!(
+                    "{db} was prepared with columns {}, the run asks for {}: give the same --encrypt-columns and --deterministic as prepare",
+                    m.columns,
+                    data.columns.meta()
                 );
             }
             if m.table_size != data.table_size {
@@ -334,6 +383,7 @@ pub async fn prepare(
         );
         let table_opts = opts.clone();
         let alg = encrypt.algorithm();
+        let columns = data.columns;
         tasks.push(tokio::spawn(async move {
             let mut conn = connect(conn_opts(&url, Some(&db), 16)?).await?;
             for n in tables {
@@ -342,6 +392,7 @@ pub async fn prepare(
                     n,
                     size,
                     alg,
+                    columns,
                     &codec,
                     seed,
                     &table_opts,
@@ -372,6 +423,14 @@ pub async fn prepare(
                 ("table_size", data.table_size.to_string()),
                 ("seed", opts.seed.to_string()),
                 ("envelope_version", envelope::VERSION.to_string()),
+                (
+                    "columns",
+                    if encrypt.algorithm().is_some() {
+                        data.columns.meta()
+                    } else {
+                        String::new()
+                    },
+                ),
             ],
         )
         .await?;
@@ -390,21 +449,32 @@ async fn load_table(
     n: u32,
     size: u32,
     alg: Option<Algorithm>,
+    columns: Columns,
     codec: &Codec,
     seed: u64,
     opts: &PrepareOptions,
     progress: &(dyn Fn(u64) + Send + Sync),
 ) -> Result<()> {
-    conn.query_drop(create_table_sql(n, alg, opts.auto_inc, opts.secondary))
-        .await?;
+    conn.query_drop(create_table_sql(
+        n,
+        alg,
+        columns,
+        opts.auto_inc,
+        opts.secondary,
+    ))
+    .await?;
     let table = table_name(n);
-    let overhead = alg.map_or(0, envelope::overhead);
-    let row_bytes = 4 * 8 + C_LEN + PAD_LEN + 2 * overhead;
+    // An upper bound of the envelopes' overhead, for the batch size.
+    let overhead = alg.map_or(0, |a| {
+        envelope::overhead(a).max(envelope::deterministic_overhead(a))
+    });
+    let row_bytes = 4 * 8 + C_LEN + PAD_LEN + 3 * overhead;
     let batch = (INSERT_BATCH_BYTES / row_bytes).max(1) as u32;
     let mut rng = SbRng::seeded(table_seed(seed, n), RandType::Special);
     let mut stmt_full = None;
     let mut done: u32 = 0;
-    let (mut c_buf, mut pad_buf) = (Vec::new(), Vec::new());
+    let (mut c_buf, mut pad_buf, mut k_buf) = (Vec::new(), Vec::new(), Vec::new());
+    let k_plain = codec.mode("k") == ColumnMode::Plain;
     while done < size {
         let rows = batch.min(size - done);
         let sql = insert_sql(&table, rows);
@@ -424,7 +494,18 @@ async fn load_table(
             codec.seal(&table, "c", i64::from(id), &c, &mut c_buf)?;
             codec.seal(&table, "pad", i64::from(id), &pad, &mut pad_buf)?;
             params.push(Value::Int(i64::from(id)));
-            params.push(Value::Int(i64::from(k)));
+            if k_plain {
+                params.push(Value::Int(i64::from(k)));
+            } else {
+                codec.seal(
+                    &table,
+                    "k",
+                    i64::from(id),
+                    &k_plaintext(i64::from(k)),
+                    &mut k_buf,
+                )?;
+                params.push(Value::Bytes(k_buf.clone()));
+            }
             params.push(Value::Bytes(c_buf.clone()));
             params.push(Value::Bytes(pad_buf.clone()));
         }
@@ -448,6 +529,39 @@ fn insert_sql(table: &str, rows: u32) -> String {
         sql.push_str("(?,?,?,?)");
     }
     sql
+}
+
+/// The encrypted databases under base name `db` (any algorithm and column
+/// layout): databases named `db_...` that hold an `encbench_meta` table.
+///
+/// # Errors
+/// Query failures.
+pub async fn encrypted_databases(conn: &mut Conn, db: &str) -> Result<Vec<String>> {
+    let like = format!("{}\\_%", db.replace('_', "\\_"));
+    let names: Vec<String> = conn
+        .exec(
+            "SELECT TABLE_SCHEMA FROM information_schema.TABLES WHERE TABLE_NAME = 'encbench_meta' AND TABLE_SCHEMA LIKE ? ORDER BY TABLE_SCHEMA",
+            (like,),
+        )
+        .await?;
+    Ok(names)
+}
+
+/// `cleanup --encrypt all`: the plaintext tables of `data.db` and every
+/// encrypted database under it ([`encrypted_databases`]). Returns the databases touched.
+///
+/// # Errors
+/// Database errors.
+pub async fn cleanup_all(url: &str, data: &DataSet) -> Result<Vec<String>> {
+    let mut dropped = cleanup(url, data, &[Encrypt::None]).await?;
+    let mut conn = connect(conn_opts(url, None, 16)?).await?;
+    for db in encrypted_databases(&mut conn, &data.db).await? {
+        conn.query_drop(format!("DROP DATABASE IF EXISTS `{db}`"))
+            .await?;
+        dropped.push(db);
+    }
+    conn.disconnect().await?;
+    Ok(dropped)
 }
 
 /// Drops every `sbtestN` table and `encbench_meta` of the

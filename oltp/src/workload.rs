@@ -33,7 +33,7 @@ use encbench_crypto::envelope::EnvelopeError;
 use mysql_async::prelude::*;
 use mysql_async::{Conn, Opts, Statement, Value};
 
-use crate::codec::Codec;
+use crate::codec::{Codec, ColumnMode, k_from_plaintext, k_plaintext};
 use crate::measure::{Aggregate, StatementKind};
 use crate::rand::SbRng;
 use crate::schema::table_name;
@@ -84,6 +84,13 @@ pub enum Workload {
     #[value(name = "oltp_delete")]
     #[serde(rename = "oltp_delete")]
     OltpDelete,
+    /// sysbench's `select_random_points.lua`: `SELECT id, k, c, pad FROM
+    /// sbtest1 WHERE k IN (?, ...)` with `--random-points` values drawn from the
+    /// thread's own slice of 1..=table-size (1 read query). Lookups by equality
+    /// on `k`: under column encryption `k` must be plaintext or deterministic.
+    #[value(name = "select_random_points")]
+    #[serde(rename = "select_random_points")]
+    SelectRandomPoints,
 }
 
 /// Which statements a workload prepares for each table.
@@ -101,6 +108,9 @@ pub struct StatementSet {
     pub delete_insert: bool,
     /// Delete only (`oltp_delete`).
     pub delete: bool,
+    /// `SELECT id, k, c, pad ... WHERE k IN (...)`, on `sbtest1` only
+    /// (`select_random_points`).
+    pub random_points: bool,
 }
 
 impl StatementSet {
@@ -112,12 +122,13 @@ impl StatementSet {
             + usize::from(self.non_index_update)
             + 2 * usize::from(self.delete_insert)
             + usize::from(self.delete && !self.delete_insert)
+            + usize::from(self.random_points)
     }
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 8] = [
+    pub const ALL: [Workload; 9] = [
         Workload::OltpReadOnly,
         Workload::OltpPointSelect,
         Workload::OltpReadWrite,
@@ -126,6 +137,7 @@ impl Workload {
         Workload::OltpUpdateNonIndex,
         Workload::OltpInsert,
         Workload::OltpDelete,
+        Workload::SelectRandomPoints,
     ];
 
     /// sysbench's name for it.
@@ -139,12 +151,16 @@ impl Workload {
             Workload::OltpUpdateNonIndex => "oltp_update_non_index",
             Workload::OltpInsert => "oltp_insert",
             Workload::OltpDelete => "oltp_delete",
+            Workload::SelectRandomPoints => "select_random_points",
         }
     }
 
     /// Whether the workload changes rows.
     pub fn writes(self) -> bool {
-        !matches!(self, Workload::OltpReadOnly | Workload::OltpPointSelect)
+        !matches!(
+            self,
+            Workload::OltpReadOnly | Workload::OltpPointSelect | Workload::SelectRandomPoints
+        )
     }
 
     /// The statements the workload prepares per table (sysbench's
@@ -168,6 +184,7 @@ impl Workload {
                 non_index_update: true,
                 delete_insert: true,
                 delete: false,
+                random_points: false,
             },
             Workload::OltpWriteOnly => StatementSet {
                 index_update: true,
@@ -188,11 +205,19 @@ impl Workload {
                 delete: true,
                 ..none
             },
+            Workload::SelectRandomPoints => StatementSet {
+                random_points: true,
+                ..none
+            },
         }
     }
 
-    /// Server-side prepared statements one connection holds for `tables` tables.
+    /// Server-side prepared statements one connection holds for `tables` tables
+    /// (`select_random_points` prepares one, for `sbtest1`).
     pub fn statements_per_connection(self, tables: u32, range_selects: bool) -> usize {
+        if self == Workload::SelectRandomPoints {
+            return 1;
+        }
         self.statements_per_table(range_selects) * tables as usize
     }
 
@@ -258,6 +283,9 @@ pub struct Options {
     #[arg(long, default_value = "on", value_name = "on|off", num_args = 0..=1,
           default_missing_value = "on", value_parser = parse_on_off)]
     pub auto_inc: bool,
+    /// Values in select_random_points' IN (...) (sysbench's --random-points).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub random_points: u32,
 }
 
 impl Default for Options {
@@ -275,6 +303,7 @@ impl Default for Options {
             range_selects: true,
             skip_trx: false,
             auto_inc: true,
+            random_points: 10,
         }
     }
 }
@@ -288,16 +317,35 @@ pub struct Params {
     pub table_size: u32,
     /// sysbench's options.
     pub opts: Options,
+    /// This worker's index, 0-based (sysbench's `thread_id`).
+    pub thread: u32,
+    /// Workers in the run (sysbench's `--threads`).
+    pub threads: u32,
 }
 
 impl Params {
-    /// `tables` x `table_size` with sysbench's default options.
+    /// `tables` x `table_size` with sysbench's default options, for worker 0 of 1.
     pub fn new(tables: u32, table_size: u32) -> Params {
         Params {
             tables,
             table_size,
             opts: Options::default(),
+            thread: 0,
+            threads: 1,
         }
+    }
+
+    /// `select_random_points`' slice of k values for this worker, as sysbench's
+    /// Lua computes it: `rlen = table_size / threads` (a floating-point
+    /// division in Lua), `rmin = rlen * thread_id`, `rmax = rmin + rlen`, both
+    /// truncated to integers where they are passed to `sb_rand`.
+    pub fn random_points_range(&self) -> (u32, u32) {
+        let rlen = f64::from(self.table_size) / f64::from(self.threads.max(1));
+        let rmin = rlen * f64::from(self.thread);
+        // Truncation, as the Lua-to-C call does; the values are in u32 range.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let (lo, hi) = (rmin as u32, (rmin + rlen) as u32);
+        (lo, hi)
     }
 }
 
@@ -310,6 +358,30 @@ pub enum RangeKind {
     Order,
     /// `SELECT DISTINCT c ... BETWEEN ... ORDER BY c`.
     Distinct,
+}
+
+/// One row of `select_random_points`, in plaintext.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PointRow {
+    /// Primary key.
+    pub id: i64,
+    /// `k`.
+    pub k: i64,
+    /// `c` (plaintext; never printed by `Debug`).
+    pub c: Vec<u8>,
+    /// `pad` (plaintext; never printed by `Debug`).
+    pub pad: Vec<u8>,
+}
+
+impl std::fmt::Debug for PointRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PointRow")
+            .field("id", &self.id)
+            .field("k", &self.k)
+            .field("c_len", &self.c.len())
+            .field("pad_len", &self.pad.len())
+            .finish()
+    }
 }
 
 /// Errors of one query or transaction.
@@ -389,10 +461,19 @@ impl QueryError {
 struct TableStatements {
     point: Option<Statement>,
     ranges: Option<RangeStatements>,
-    index_update: Option<Statement>,
+    index_update: Option<IndexUpdate>,
     non_index_update: Option<Statement>,
     delete: Option<Statement>,
     insert: Option<Statement>,
+    random_points: Option<Statement>,
+}
+
+/// `k=k+1`: one statement on plaintext `k`; with `k` encrypted the proxy's
+/// read-modify-write: a locking read of the stored `k`, then an update that
+/// writes the new envelope only if the stored one is unchanged.
+enum IndexUpdate {
+    Plain(Statement),
+    Encrypted { read: Statement, write: Statement },
 }
 
 struct RangeStatements {
@@ -480,7 +561,8 @@ impl Session {
 
     async fn prepare_all(&mut self) -> Result<(), QueryError> {
         self.tables.clear();
-        let enc = self.codec.is_encrypted();
+        let enc = self.codec.mode("c") != ColumnMode::Plain;
+        let k_enc = self.codec.mode("k") != ColumnMode::Plain;
         let set = self.workload.statements(self.params.opts.range_selects);
         for n in 1..=self.params.tables {
             let t = table_name(n);
@@ -502,7 +584,11 @@ impl Session {
                         .await?,
                     sum: self
                         .conn
-                        .prep(format!("SELECT SUM(k) FROM {t} {between}"))
+                        .prep(if k_enc {
+                            format!("SELECT id, k FROM {t} {between}")
+                        } else {
+                            format!("SELECT SUM(k) FROM {t} {between}")
+                        })
                         .await?,
                     order: self
                         .conn
@@ -523,9 +609,32 @@ impl Session {
                 });
             }
             if set.index_update {
-                st.index_update = Some(
+                st.index_update = Some(if k_enc {
+                    IndexUpdate::Encrypted {
+                        read: self
+                            .conn
+                            .prep(format!("SELECT k FROM {t} WHERE id=? FOR UPDATE"))
+                            .await?,
+                        write: self
+                            .conn
+                            .prep(format!("UPDATE {t} SET k=? WHERE id=? AND k=?"))
+                            .await?,
+                    }
+                } else {
+                    IndexUpdate::Plain(
+                        self.conn
+                            .prep(format!("UPDATE {t} SET k=k+1 WHERE id=?"))
+                            .await?,
+                    )
+                });
+            }
+            if set.random_points && n == 1 {
+                let points = vec!["?"; self.params.opts.random_points as usize].join(", ");
+                st.random_points = Some(
                     self.conn
-                        .prep(format!("UPDATE {t} SET k=k+1 WHERE id=?"))
+                        .prep(format!(
+                            "SELECT id, k, c, pad FROM {t} WHERE k IN ({points})"
+                        ))
                         .await?,
                 );
             }
@@ -616,7 +725,7 @@ impl Session {
         hi: u32,
     ) -> Result<&[Vec<u8>], QueryError> {
         self.rows.clear();
-        let enc = self.codec.is_encrypted();
+        let enc = self.codec.mode("c") != ColumnMode::Plain;
         let (name, stmt) = stmt(&self.tables, self.workload, table, |t| {
             t.ranges.as_ref().map(|r| match kind {
                 RangeKind::Simple => &r.simple,
@@ -673,9 +782,21 @@ impl Session {
         lo: u32,
         hi: u32,
     ) -> Result<Option<i64>, QueryError> {
-        let (_, st) = stmt(&self.tables, self.workload, table, |t| {
+        let (name, st) = stmt(&self.tables, self.workload, table, |t| {
             t.ranges.as_ref().map(|r| &r.sum)
         })?;
+        if self.codec.mode("k") != ColumnMode::Plain {
+            // The proxy's SUM: every k in the range, opened and added up.
+            let rows: Vec<(i64, Vec<u8>)> = self.conn.exec(st, (lo, hi)).await?;
+            let mut sum: Option<i64> = None;
+            for (id, mut k) in rows {
+                open(&self.codec, name, "k", id, &mut k)?;
+                let k = k_from_plaintext(&k)
+                    .map_err(|e| QueryError::Protocol(format!("{name} id={id}: {e}")))?;
+                sum = Some(sum.unwrap_or(0) + k);
+            }
+            return Ok(sum);
+        }
         let sum: Option<Option<String>> = self.conn.exec_first(st, (lo, hi)).await?;
         match sum.flatten() {
             None => Ok(None),
@@ -728,8 +849,45 @@ impl Session {
     /// # Errors
     /// Server errors.
     pub async fn index_update(&mut self, table: u32, id: u32) -> Result<bool, QueryError> {
-        self.dml(table, |t| t.index_update.as_ref(), vec![Value::from(id)])
-            .await
+        let (name, st) = self
+            .tables
+            .get((table as usize).wrapping_sub(1))
+            .ok_or_else(|| QueryError::Protocol(format!("no table {table}")))?;
+        let (st, write) = match st.index_update.as_ref() {
+            None => {
+                return Err(QueryError::Protocol(format!(
+                    "{} does not prepare this statement",
+                    self.workload.name()
+                )));
+            }
+            Some(IndexUpdate::Plain(s)) => {
+                self.conn.exec_drop(s, (id,)).await?;
+                return Ok(self.conn.affected_rows() > 0);
+            }
+            Some(IndexUpdate::Encrypted { read, write }) => (read, write),
+        };
+        // Read, add one, re-seal, and write only if nobody changed k meanwhile
+        // (the locking read holds the row inside a transaction; in autocommit
+        // mode the conditional write catches a concurrent change, and the
+        // proxy retries).
+        for _ in 0..16 {
+            let old: Option<Vec<u8>> = self.conn.exec_first(st, (id,)).await?;
+            let Some(old) = old else {
+                return Ok(false);
+            };
+            let mut plain = old.clone();
+            open(&self.codec, name, "k", i64::from(id), &mut plain)?;
+            let k = k_from_plaintext(&plain)
+                .map_err(|e| QueryError::Protocol(format!("{name} id={id}: {e}")))?;
+            let new = self.seal(table, "k", i64::from(id), &k_plaintext(k + 1))?;
+            self.conn.exec_drop(write, (new, id, old)).await?;
+            if self.conn.affected_rows() > 0 {
+                return Ok(true);
+            }
+        }
+        Err(QueryError::Protocol(format!(
+            "{name} id={id}: k changed under 16 read-modify-write attempts in a row"
+        )))
     }
 
     /// `UPDATE sbtestT SET c=? WHERE id=?` with `c` sealed for (table, c, id)
@@ -776,15 +934,15 @@ impl Session {
     ) -> Result<bool, QueryError> {
         let c = self.seal(table, "c", i64::from(id), c)?;
         let pad = self.seal(table, "pad", i64::from(id), pad)?;
+        let k = if self.codec.mode("k") == ColumnMode::Plain {
+            Value::from(k)
+        } else {
+            Value::Bytes(self.seal(table, "k", i64::from(id), &k_plaintext(i64::from(k)))?)
+        };
         self.dml(
             table,
             |t| t.insert.as_ref(),
-            vec![
-                Value::from(id),
-                Value::from(k),
-                Value::Bytes(c),
-                Value::Bytes(pad),
-            ],
+            vec![Value::from(id), k, Value::Bytes(c), Value::Bytes(pad)],
         )
         .await
     }
@@ -809,8 +967,8 @@ impl Session {
         } else {
             unique_insert_id()
         };
-        let literal = |v: &[u8]| -> String {
-            if enc {
+        let literal = |v: &[u8], column: &str| -> String {
+            if self.codec.mode(column) != ColumnMode::Plain {
                 let mut s = String::with_capacity(3 + 2 * v.len());
                 s.push_str("X'");
                 for b in v {
@@ -824,14 +982,109 @@ impl Session {
                 format!("'{}'", String::from_utf8_lossy(v))
             }
         };
-        let c = literal(&self.seal(table, "c", id, c)?);
-        let pad = literal(&self.seal(table, "pad", id, pad)?);
+        let c = literal(&self.seal(table, "c", id, c)?, "c");
+        let pad = literal(&self.seal(table, "pad", id, pad)?, "pad");
+        let k = if self.codec.mode("k") == ColumnMode::Plain {
+            k.to_string()
+        } else {
+            literal(&self.seal(table, "k", id, &k_plaintext(i64::from(k)))?, "k")
+        };
         let sql = format!(
             "INSERT INTO {} (id, k, c, pad) VALUES ({id}, {k}, {c}, {pad})",
             table_name(table)
         );
         self.conn.query_drop(sql).await?;
         Ok(self.conn.affected_rows() > 0)
+    }
+
+    /// `select_random_points`' query on `sbtest1`: `SELECT id, k, c, pad FROM
+    /// sbtest1 WHERE k IN (ks...)`; under encryption the probe values are
+    /// sealed deterministically and the rows opened. Returns the rows as
+    /// `(id, k, c, pad)` plaintext, in the server's order (index order of the
+    /// stored `k`: not the plaintext order when `k` is encrypted).
+    ///
+    /// # Errors
+    /// Server errors; `ks.len()` differs from `--random-points`; `k` is
+    /// encrypted but not deterministically; a value does not open.
+    pub async fn random_points(&mut self, ks: &[u32]) -> Result<Vec<PointRow>, QueryError> {
+        let (name, st) = stmt(&self.tables, self.workload, 1, |t| t.random_points.as_ref())?;
+        if ks.len() != self.params.opts.random_points as usize {
+            return Err(QueryError::Protocol(format!(
+                "{} probe values for --random-points {}",
+                ks.len(),
+                self.params.opts.random_points
+            )));
+        }
+        let params = match self.codec.mode("k") {
+            ColumnMode::Plain => ks.iter().map(|&k| Value::from(k)).collect(),
+            ColumnMode::Deterministic => {
+                let mut v = Vec::with_capacity(ks.len());
+                for &k in ks {
+                    let mut out = Vec::new();
+                    self.codec
+                        .seal(name, "k", 0, &k_plaintext(i64::from(k)), &mut out)
+                        .map_err(|source| QueryError::Seal {
+                            table: name.to_string(),
+                            column: "k",
+                            id: 0,
+                            source,
+                        })?;
+                    v.push(Value::Bytes(out));
+                }
+                v
+            }
+            ColumnMode::Randomized => {
+                return Err(QueryError::Protocol(
+                    "k is encrypted with random nonces: IN (...) on it cannot match; use --deterministic k".into(),
+                ));
+            }
+        };
+        let mut result = self
+            .conn
+            .exec_iter(st, mysql_async::Params::Positional(params))
+            .await?;
+        let rows: Vec<mysql_async::Row> = result.collect().await?;
+        drop(result);
+        let mut out = Vec::with_capacity(rows.len());
+        for mut row in rows {
+            let (Some(id), Some(k), Some(Value::Bytes(mut c)), Some(Value::Bytes(mut pad))) = (
+                row.take::<i64, _>(0),
+                row.take::<Value, _>(1),
+                row.take::<Value, _>(2),
+                row.take::<Value, _>(3),
+            ) else {
+                return Err(QueryError::Protocol(format!(
+                    "{name}: a row of select_random_points lacks id, k, c or pad"
+                )));
+            };
+            let k = match k {
+                Value::Int(k) => k,
+                Value::UInt(k) => i64::try_from(k).unwrap_or(i64::MAX),
+                Value::Bytes(mut k) => {
+                    open(&self.codec, name, "k", id, &mut k)?;
+                    if self.codec.mode("k") == ColumnMode::Plain {
+                        std::str::from_utf8(&k)
+                            .ok()
+                            .and_then(|s| s.parse().ok())
+                            .ok_or_else(|| {
+                                QueryError::Protocol(format!("{name} id={id}: k is not a number"))
+                            })?
+                    } else {
+                        k_from_plaintext(&k)
+                            .map_err(|e| QueryError::Protocol(format!("{name} id={id}: {e}")))?
+                    }
+                }
+                other => {
+                    return Err(QueryError::Protocol(format!(
+                        "{name} id={id}: k is {other:?}"
+                    )));
+                }
+            };
+            open(&self.codec, name, "c", id, &mut c)?;
+            open(&self.codec, name, "pad", id, &mut pad)?;
+            out.push(PointRow { id, k, c, pad });
+        }
+        Ok(out)
     }
 
     /// Runs one event (transaction) of the session's workload, as sysbench's
@@ -884,6 +1137,17 @@ impl Session {
                 let id = rng.id(1, p.table_size);
                 let changed = timed!(agg, StatementKind::Delete, self.delete(t, id).await)?;
                 count_dml(agg, changed);
+                Ok(())
+            }
+            Workload::SelectRandomPoints => {
+                let (lo, hi) = p.random_points_range();
+                let ks: Vec<u32> = (0..o.random_points).map(|_| rng.id(lo, hi)).collect();
+                timed!(
+                    agg,
+                    StatementKind::RandomPoints,
+                    self.random_points(&ks).await
+                )?;
+                agg.read += 1;
                 Ok(())
             }
             Workload::OltpInsert => {

@@ -74,6 +74,7 @@ async fn session(url: &str, base: &Path, encrypt: Encrypt) -> Session {
         db: "sbtest".into(),
         tables: TABLES,
         table_size: ROWS,
+        columns: Default::default(),
     };
     let codec = match load_cipher(encrypt, None, base).expect("key file") {
         None => Codec::plaintext(),
@@ -383,6 +384,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
             db: "sbtest".into(),
             tables: TABLES,
             table_size: ROWS,
+            columns: Default::default(),
         },
         workload: encbench_oltp::workload::Workload::OltpReadOnly,
         threads: vec![2],
