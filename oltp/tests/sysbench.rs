@@ -91,6 +91,7 @@ fn sysbench_tables_run_under_oltp_and_oltp_tables_run_under_sysbench() {
             "oltp_update_non_index",
             "oltp_delete",
             "oltp_insert",
+            "select_random_points",
         ] {
             let r = oltp(&[
                 "run",
@@ -172,6 +173,15 @@ fn sysbench_tables_run_under_oltp_and_oltp_tables_run_under_sysbench() {
             "{script}:\n{report}"
         );
     }
+    // select_random_points: one read per event in both tools.
+    let report = sysbench(
+        port,
+        "sbfromoltp",
+        "select_random_points",
+        "run",
+        &["--events=50", "--time=0"],
+    );
+    assert_eq!(sysbench_figure(&report, "read:"), 50, "{report}");
     // sysbench's read_only on oltp's tables counts what oltp counts: 14 reads, 2 others.
     let report = sysbench(
         port,
