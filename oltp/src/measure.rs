@@ -226,6 +226,10 @@ pub struct Live {
     other: AtomicU64,
     errors: AtomicU64,
     reconnects: AtomicU64,
+    /// `--rate`: events that have arrived but not started, all workers.
+    queued: AtomicU64,
+    /// `--rate`: workers executing an event now.
+    busy: AtomicU64,
     /// Event latency (ns) since the last interval line; only kept with
     /// `--report-interval`.
     interval: Option<std::sync::Mutex<Histogram<u64>>>,
@@ -271,6 +275,8 @@ impl Live {
             other: AtomicU64::new(0),
             errors: AtomicU64::new(0),
             reconnects: AtomicU64::new(0),
+            queued: AtomicU64::new(0),
+            busy: AtomicU64::new(0),
             interval: intervals.then(|| {
                 std::sync::Mutex::new(
                     Histogram::new_with_bounds(HIST_LOW_NS, HIST_HIGH_NS, HIST_SIGFIG)
@@ -304,6 +310,35 @@ impl Live {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .saturating_record(ns);
         }
+    }
+
+    /// `--rate`: a worker's queue went from `from` to `to` events (arrived,
+    /// not started).
+    pub fn requeue(&self, from: usize, to: usize) {
+        if to >= from {
+            self.queued.fetch_add((to - from) as u64, Ordering::Relaxed);
+        } else {
+            self.queued.fetch_sub((from - to) as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// `--rate`: a worker starts (`true`) or ends (`false`) an event.
+    pub fn set_busy(&self, busy: bool) {
+        if busy {
+            self.busy.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.busy.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// `--rate`: (queue length, concurrency) now, as sysbench 1.0's
+    /// `queue length: Q, concurrency: C` interval line: events that arrived
+    /// and wait for their worker, and workers executing an event.
+    pub fn queue(&self) -> (u64, u64) {
+        (
+            self.queued.load(Ordering::Relaxed),
+            self.busy.load(Ordering::Relaxed),
+        )
     }
 
     /// The counters so far.

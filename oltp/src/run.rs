@@ -467,12 +467,13 @@ pub async fn run_one(
     let emit = {
         let (bar, live, state) = (bar.clone(), live.clone(), interval_state.clone());
         let (every, to_stderr) = (opts.report_interval, opts.intervals_to_stderr);
+        let open_loop = opts.rate > 0.0;
         move || {
             let mut st = state
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             let now = live.read();
-            let line = interval_line(
+            let mut line = interval_line(
                 (every * st.1).as_secs_f64(),
                 threads,
                 &st.0,
@@ -480,6 +481,14 @@ pub async fn run_one(
                 every.as_secs_f64(),
                 live.take_interval_p95_ms(),
             );
+            if open_loop {
+                // sysbench 1.0 adds this line in --rate mode.
+                let (queue, busy) = live.queue();
+                line.push_str(&format!(
+                    "\n[ {}s ] queue length: {queue}, concurrency: {busy}",
+                    (every * st.1).as_secs()
+                ));
+            }
             bar.suspend(|| {
                 if to_stderr {
                     eprintln!("{line}");

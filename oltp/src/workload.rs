@@ -1463,25 +1463,51 @@ pub async fn run_worker(
     let start = Instant::now();
     // Open loop (--rate): events arrive at exponential intervals; an event's
     // latency starts at its arrival, so time spent queued behind a slow event
-    // counts (no coordinated omission).
-    let mut arrival = start;
+    // counts (no coordinated omission). Arrivals that are already due wait in
+    // `queue` (sysbench's queue length); their times come from a generator of
+    // their own, so the workload's draws do not depend on timing.
+    let mut arrivals = limits.mean_interarrival.map(|_| {
+        SbRng::seeded(
+            u64::from(rng.uniform(0, u32::MAX - 1)),
+            crate::rand::RandType::Uniform,
+        )
+    });
+    let mut next_arrival = start;
+    let mut queue: std::collections::VecDeque<Instant> = std::collections::VecDeque::new();
+    let draw = |next: &mut Instant, arrivals: &mut Option<SbRng>| {
+        if let (Some(mean), Some(a)) = (limits.mean_interarrival, arrivals.as_mut()) {
+            *next += mean.mul_f64(a.exponential());
+        }
+    };
+    draw(&mut next_arrival, &mut arrivals);
     while limits.deadline.is_none_or(|d| Instant::now() < d)
         && !stop.load(Ordering::Relaxed)
         && limits.take_event()
     {
-        let t0 = match limits.mean_interarrival {
-            None => Instant::now(),
-            Some(mean) => {
-                arrival += mean.mul_f64(rng.exponential());
-                if limits.deadline.is_some_and(|d| arrival >= d) {
+        let t0 = if limits.mean_interarrival.is_none() {
+            Instant::now()
+        } else {
+            let before = queue.len();
+            if queue.is_empty() {
+                if limits.deadline.is_some_and(|d| next_arrival >= d) {
                     break;
                 }
-                tokio::time::sleep_until(arrival.into()).await;
-                arrival
+                tokio::time::sleep_until(next_arrival.into()).await;
             }
+            let now = Instant::now();
+            while next_arrival <= now {
+                queue.push_back(next_arrival);
+                draw(&mut next_arrival, &mut arrivals);
+            }
+            let Some(t0) = queue.pop_front() else {
+                continue;
+            };
+            live.requeue(before, queue.len());
+            live.set_busy(true);
+            t0
         };
         let before = agg.counts();
-        match one_event(
+        let outcome = one_event(
             session,
             &mut rng,
             &mut agg,
@@ -1489,8 +1515,11 @@ pub async fn run_worker(
             stop,
             limits.deadline,
         )
-        .await
-        {
+        .await;
+        if limits.mean_interarrival.is_some() {
+            live.set_busy(false);
+        }
+        match outcome {
             Ok(true) => {
                 let end = Instant::now();
                 agg.record_event(end - t0, end);
@@ -1498,12 +1527,14 @@ pub async fn run_worker(
             }
             Ok(false) => live.add(&before, &agg, None),
             Err(e) => {
+                live.requeue(queue.len(), 0);
                 agg.exec_time = start.elapsed();
                 live.add(&before, &agg, None);
                 return (agg, Some(e));
             }
         }
     }
+    live.requeue(queue.len(), 0);
     agg.exec_time = start.elapsed();
     (agg, None)
 }

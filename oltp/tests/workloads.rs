@@ -404,6 +404,49 @@ fn write_workloads_count_like_sysbench_and_leave_equal_tables() {
         assert!((50..=160).contains(&tx), "--rate 50 for 2 s: {tx} events");
         assert_eq!(run["rate"], 50.0);
 
+        // Overloaded open loop: far more arrivals than one thread serves, so the
+        // interval lines show a growing queue (sysbench's `queue length: Q,
+        // concurrency: C` line) and latency includes the wait.
+        let out_bin = std::process::Command::new(env!("CARGO_BIN_EXE_oltp"))
+            .args([
+                "run",
+                "--mysql-url",
+                &url,
+                "--base-dir",
+                base.to_str().expect("utf-8"),
+                "--tables",
+                &TABLES.to_string(),
+                "--table-size",
+                &ROWS.to_string(),
+                "--workload",
+                "oltp_read_only",
+                "--rate",
+                "100000",
+                "--time",
+                "2",
+                "--report-interval",
+                "1",
+                "--no-progress",
+            ])
+            .output()
+            .expect("run oltp");
+        let text = String::from_utf8_lossy(&out_bin.stdout);
+        assert!(out_bin.status.success(), "{text}");
+        let first_queue: u64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("[ 1s ] queue length: "))
+            .and_then(|r| r.split(',').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no queue line in:\n{text}"));
+        assert!(
+            first_queue > 1000,
+            "100,000 arrivals/s on one thread must queue: {first_queue}\n{text}"
+        );
+        assert!(
+            text.contains("[ 1s ] queue length: ") && text.contains(", concurrency: 1"),
+            "{text}"
+        );
+
         // Two clients at once, merged: counts add up, histograms merge.
         let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
         let client = |out: std::path::PathBuf| {
