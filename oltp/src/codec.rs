@@ -555,3 +555,60 @@ impl Codec {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cols(enc: &[&str], det: &[&str]) -> Result<Columns> {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        Columns::parse(&s(enc), &s(det))
+    }
+
+    #[test]
+    fn layouts_parse_and_name_their_databases() {
+        let d = cols(&["c", "pad"], &["none"]).expect("default");
+        assert_eq!(d, Columns::DEFAULT);
+        assert_eq!(d.db_suffix(), "");
+        assert_eq!(d.meta(), "c:randomized,pad:randomized");
+        let all = cols(&["all"], &[]).expect("all");
+        assert_eq!(all.db_suffix(), "_kcp");
+        assert_eq!(all.describe(), "k, c, pad");
+        let det = cols(&["all"], &["k"]).expect("det k");
+        assert_eq!(det.k, ColumnMode::Deterministic);
+        assert_eq!(det.db_suffix(), "_kdcp");
+        assert_eq!(det.describe(), "k (deterministic), c, pad");
+        let every = cols(&["K", " pad "], &["all"]).expect("case and spaces");
+        assert_eq!(every.db_suffix(), "_kdpd");
+        assert_eq!(every.c, ColumnMode::Plain);
+        assert!(every.db_suffix().len() <= 7);
+    }
+
+    #[test]
+    fn bad_layouts_are_refused_with_the_fix() {
+        for (enc, det, want) in [
+            (&["id"][..], &[][..], "id stays plaintext"),
+            (&["x"][..], &[][..], "choose from k, c, pad, all"),
+            (&["k"][..], &["c"][..], "add it to --encrypt-columns"),
+            (&["k"][..], &["q"][..], "unknown column"),
+        ] {
+            let e = cols(enc, det).expect_err("refused").to_string();
+            assert!(e.contains(want), "{enc:?} {det:?}: {e}");
+        }
+        let gcm = Encrypt::parse("rustcrypto:aes-256-gcm").expect("gcm");
+        let siv = Encrypt::parse("rustcrypto:aes-256-siv").expect("siv");
+        let det = cols(&["all"], &["k"]).expect("det");
+        assert!(det.check(gcm).is_err());
+        assert!(det.check(siv).is_ok());
+        assert!(det.check(Encrypt::None).is_ok());
+        assert!(Columns::DEFAULT.check(gcm).is_ok());
+    }
+
+    #[test]
+    fn k_plaintext_round_trips() {
+        for k in [0, 1, 9999, -5, i64::from(i32::MAX)] {
+            assert_eq!(k_from_plaintext(&k_plaintext(k)), Ok(k));
+        }
+        assert!(k_from_plaintext(b"123").is_err());
+    }
+}
