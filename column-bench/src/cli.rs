@@ -11,7 +11,7 @@ use crate::config::{Config, Grid, Selection};
 use crate::machine::{list_backends, logical_cpus};
 use crate::measure::{KeyMode, Operation, PathKind, Timing};
 use crate::oltp_result::OltpRuns;
-use crate::report::{Report, write_atomically};
+use crate::report::{Report, output_dir, write_atomically};
 use crate::shape::{MysqlSource, Shape};
 
 /// Output format on stdout.
@@ -339,20 +339,7 @@ pub fn execute(cli: &Cli) -> Result<String> {
     let cfg = cli.config()?;
     if let Some(p) = &cli.svg {
         // Fail on an unwritable path before the run, not after it.
-        if p.is_dir() {
-            invalid!("--svg {} is a directory: give a file name", p.display());
-        }
-        let dir = p
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or_else(|| std::path::Path::new("."));
-        if !dir.is_dir() {
-            invalid!(
-                "--svg {}: {} is not an existing directory: create it or give another path",
-                p.display(),
-                dir.display()
-            );
-        }
+        let dir = output_dir(p, "--svg")?;
         // Can a file be created there (read-only file systems, /proc, permissions)?
         if tempfile::NamedTempFile::new_in(dir).is_err() {
             invalid!(
@@ -381,4 +368,67 @@ pub fn render(report: &Report, format: Output) -> Result<String> {
         Output::Csv => report.to_csv(),
         Output::Markdown => Ok(report.to_markdown()),
     }
+}
+
+/// The error and its causes on one line, each cause once: a cause whose message
+/// the line already contains is skipped, and a `": "`-separated segment equal
+/// to the one before it is dropped (`mysql_async`'s I/O errors print
+/// "Input/output error: Input/output error: ...").
+pub fn error_line(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = String::new();
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+        cause = c.source();
+    }
+    let line = line.replace('\n', " ");
+    let mut out: Vec<&str> = Vec::new();
+    for seg in line.split(": ") {
+        if out.last() != Some(&seg) {
+            out.push(seg);
+        }
+    }
+    out.join(": ")
+}
+
+/// clap's error for bad command-line input on one line, without its `error:`
+/// prefix: the problem, the possible values where clap lists them, and which
+/// `--help` to read (`help`, e.g. `column-bench`). clap's "a similar value exists" tip
+/// is left out: the possible values are listed, and the nearest spelling is
+/// often not the value meant.
+pub fn usage_error_line(e: &clap::Error, help: &str) -> String {
+    let text = e.to_string();
+    let mut line = String::new();
+    for raw in text.lines() {
+        let l = raw.trim();
+        if l.starts_with("Usage:") || l.starts_with("For more information") {
+            break;
+        }
+        if l.is_empty() || l.starts_with("tip: a similar value exists") {
+            continue;
+        }
+        if line.is_empty() {
+            line.push_str(l.strip_prefix("error: ").unwrap_or(l));
+        } else if let Some(list) = l.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+            // "[possible values: a, b]"
+            line.push_str(": ");
+            line.push_str(list);
+        } else if let Some(tip) = l.strip_prefix("tip: ") {
+            line.push_str("; ");
+            line.push_str(tip);
+        } else {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+            line.push_str(l);
+        }
+    }
+    if line.is_empty() {
+        line.push_str("invalid arguments");
+    }
+    format!("{line}; see {help} --help")
 }

@@ -4,18 +4,22 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser as _;
-use column_bench::cli::{Cli, execute};
+use clap::error::ErrorKind;
+use column_bench::cli::{Cli, error_line, execute, usage_error_line};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => e.exit(),
+        // --help and --version: clap's own output, exit 0.
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            e.exit()
+        }
         Err(e) => {
-            // clap's message, on one line: the problem, then where to look.
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("Error: {first} (see column-bench --help)");
+            // One line: the problem, the valid values, where to look; exit 2.
+            eprintln!("Error: {}", usage_error_line(&e, "column-bench"));
             return ExitCode::from(2);
         }
     };
@@ -32,9 +36,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            // The library's error and its sources, on one line.
-            let e = anyhow::Error::from(e);
-            eprintln!("Error: {e:#}");
+            // The library's error and its sources, on one line, each once.
+            eprintln!("Error: {}", error_line(&e));
             ExitCode::FAILURE
         }
     }

@@ -493,21 +493,25 @@ impl Report {
     }
 
     /// CSV: the `results` table, a blank line, then the `capacity` table, each
-    /// with its own header row (field names as in the JSON).
+    /// with its own header row (field names as in the JSON). Numbers are rounded
+    /// as in the text tables, the JSON keeping full precision: bytes,
+    /// ns and MB/s to 0.1, values/s, transactions/s and QPS to integers, µs per
+    /// transaction and cores to 0.01; counts and targets given on the command
+    /// line (opens, seals and queries per transaction, target QPS) as given.
     ///
     /// # Errors
     /// Serialization fails (not expected).
     pub fn to_csv(&self) -> Result<String> {
         let mut w = csv::Writer::from_writer(Vec::new());
         for r in &self.results {
-            w.serialize(r).map_err(|e| csv_err(&e))?;
+            w.serialize(CsvPoint::from(r)).map_err(|e| csv_err(&e))?;
         }
         let mut bytes = w.into_inner().map_err(|e| csv_err(e.error()))?;
         if !self.capacity.is_empty() {
             bytes.push(b'\n');
             let mut w = csv::Writer::from_writer(bytes);
             for c in &self.capacity {
-                w.serialize(c).map_err(|e| csv_err(&e))?;
+                w.serialize(CsvCapacity::from(c)).map_err(|e| csv_err(&e))?;
             }
             bytes = w.into_inner().map_err(|e| csv_err(e.error()))?;
         }
@@ -589,6 +593,95 @@ impl Report {
     }
 }
 
+/// A `results` row of the CSV: [`PointResult`] rounded as in the text table.
+#[derive(Serialize)]
+struct CsvPoint<'a> {
+    backend: &'a str,
+    algorithm: &'a str,
+    column: &'a str,
+    value_bytes: String,
+    operation: Operation,
+    key_mode: KeyMode,
+    path: PathKind,
+    batch_rows: usize,
+    threads: usize,
+    ns_per_value: String,
+    ns_per_value_p10: String,
+    ns_per_value_p90: String,
+    values_per_sec: String,
+    mb_per_sec: String,
+    samples: usize,
+}
+
+impl<'a> From<&'a PointResult> for CsvPoint<'a> {
+    fn from(r: &'a PointResult) -> Self {
+        CsvPoint {
+            backend: &r.backend,
+            algorithm: &r.algorithm,
+            column: &r.column,
+            value_bytes: csv_num(r.value_bytes, 1),
+            operation: r.operation,
+            key_mode: r.key_mode,
+            path: r.path,
+            batch_rows: r.batch_rows,
+            threads: r.threads,
+            ns_per_value: csv_num(r.ns_per_value, 1),
+            ns_per_value_p10: csv_num(r.ns_per_value_p10, 1),
+            ns_per_value_p90: csv_num(r.ns_per_value_p90, 1),
+            values_per_sec: csv_num(r.values_per_sec, 0),
+            mb_per_sec: csv_num(r.mb_per_sec, 1),
+            samples: r.samples,
+        }
+    }
+}
+
+/// A `capacity` row of the CSV: [`CapacityRow`] rounded as in the text table
+/// (counts and the target as given).
+#[derive(Serialize)]
+struct CsvCapacity<'a> {
+    workload: &'a str,
+    backend: &'a str,
+    algorithm: &'a str,
+    opens_per_txn: f64,
+    seals_per_txn: f64,
+    decrypt_us_per_txn: String,
+    seal_us_per_txn: String,
+    txn_per_sec_per_core: String,
+    queries_per_txn: f64,
+    qps_per_core: String,
+    target_qps: f64,
+    cores_for_target: String,
+}
+
+impl<'a> From<&'a CapacityRow> for CsvCapacity<'a> {
+    fn from(c: &'a CapacityRow) -> Self {
+        CsvCapacity {
+            workload: &c.workload,
+            backend: &c.backend,
+            algorithm: &c.algorithm,
+            opens_per_txn: c.opens_per_txn,
+            seals_per_txn: c.seals_per_txn,
+            decrypt_us_per_txn: csv_num(c.decrypt_us_per_txn, 2),
+            seal_us_per_txn: csv_num(c.seal_us_per_txn, 2),
+            txn_per_sec_per_core: csv_num(c.txn_per_sec_per_core, 0),
+            queries_per_txn: c.queries_per_txn,
+            qps_per_core: csv_num(c.qps_per_core, 0),
+            target_qps: c.target_qps,
+            cores_for_target: csv_num(c.cores_for_target, 2),
+        }
+    }
+}
+
+/// `x` with `decimals` decimals, no thousands separators; empty when not finite
+/// (as the text table's `-`).
+fn csv_num(x: f64, decimals: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.decimals$}")
+    } else {
+        String::new()
+    }
+}
+
 fn csv_err(e: &dyn std::fmt::Display) -> Error {
     Error::Output {
         format: "csv",
@@ -609,23 +702,20 @@ not MySQL protocol handling, envelope bytes on the wire, client-side ORDER BY/DI
 oltp_read_only: 10 + 3 x range_size values of c opened per transaction, 16 queries per transaction (BEGIN and COMMIT included).";
 
 /// Writes `bytes` to `path` atomically (a temporary file in the same directory,
-/// then a rename), so a failed run never leaves a partial file.
+/// then a rename), so a failed run never leaves a partial file. The file gets
+/// the usual mode of a new file (0666 minus the umask), not the temporary
+/// file's 0600.
 ///
 /// # Errors
 /// The directory does not exist or cannot be written, or `path` is a directory;
 /// the message names `flag`.
 pub fn write_atomically(path: &Path, bytes: &[u8], flag: &str) -> Result<()> {
     use std::io::Write as _;
-    if path.is_dir() {
-        invalid!("{flag} {} is a directory: give a file name", path.display());
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = output_dir(path, flag)?;
     let fail = || {
         format!(
-            "{flag} {} cannot be written (is {} an existing, writable directory?)",
+            "{flag} {} cannot be written (is {} a writable directory?)",
             path.display(),
             dir.display()
         )
@@ -634,9 +724,37 @@ pub fn write_atomically(path: &Path, bytes: &[u8], flag: &str) -> Result<()> {
         context: fail(),
         source,
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".column-bench-")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)
+        .map_err(io)?;
     tmp.write_all(bytes).map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
+}
+
+/// The directory an output file `path` goes in (`.` for a bare file name). It
+/// must exist (a mistyped path is refused, not created), and `path` must not be
+/// a directory.
+///
+/// # Errors
+/// [`Error::Invalid`] naming `flag`, the path and the fix.
+pub fn output_dir<'a>(path: &'a Path, flag: &str) -> Result<&'a Path> {
+    if path.is_dir() {
+        invalid!("{flag} {} is a directory: give a file name", path.display());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        invalid!(
+            "{flag} {}: directory {} does not exist: create it first, or give another path",
+            path.display(),
+            dir.display()
+        );
+    }
+    Ok(dir)
 }

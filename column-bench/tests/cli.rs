@@ -162,6 +162,62 @@ fn text_csv_markdown_and_svg() {
         4,
         "header + 3 workloads: {capacity}"
     );
+    assert_csv_rounded(results, capacity);
+    // The SVG has the mode of any new file, not the temporary file's 0600.
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let reference = dir.path().join("reference");
+        std::fs::write(&reference, b"").expect("write");
+        let mode =
+            |p: &std::path::Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode(&svg), mode(&reference), "0666 minus the umask");
+    }
+}
+
+/// The CSV's rates and times are rounded as in the text table: ns and MB/s to
+/// 0.1, values/s and per-core rates to integers, µs and cores to 0.01.
+fn assert_csv_rounded(results: &str, capacity: &str) {
+    let decimals = |cell: &str| cell.split_once('.').map_or(0, |(_, d)| d.len());
+    let check = |table: &str, rules: &[(&str, usize)]| {
+        let mut lines = table.lines();
+        let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+        let mut rows = 0;
+        for line in lines {
+            let cells: Vec<&str> = line.split(',').collect();
+            assert_eq!(cells.len(), header.len(), "{line}");
+            for (field, want) in rules {
+                let i = header
+                    .iter()
+                    .position(|h| h == field)
+                    .unwrap_or_else(|| panic!("no {field} in {header:?}"));
+                assert!(cells[i].parse::<f64>().is_ok(), "{field}: {line}");
+                assert_eq!(decimals(cells[i]), *want, "{field} in {line}");
+            }
+            rows += 1;
+        }
+        assert!(rows > 0, "{table}");
+    };
+    check(
+        results,
+        &[
+            ("value_bytes", 1),
+            ("ns_per_value", 1),
+            ("ns_per_value_p10", 1),
+            ("ns_per_value_p90", 1),
+            ("values_per_sec", 0),
+            ("mb_per_sec", 1),
+        ],
+    );
+    check(
+        capacity,
+        &[
+            ("decrypt_us_per_txn", 2),
+            ("seal_us_per_txn", 2),
+            ("txn_per_sec_per_core", 0),
+            ("qps_per_core", 0),
+            ("cores_for_target", 2),
+        ],
+    );
 }
 
 #[test]
@@ -257,6 +313,73 @@ fn bad_input_is_a_one_line_error_with_the_fix() {
             !err.contains("panicked") && !err.contains("secretpw"),
             "{args:?}: {err}"
         );
+        // mysql_async's I/O error repeats its prefix: printed once.
+        assert!(
+            err.matches("Input/output error").count() <= 1,
+            "{args:?}: {err}"
+        );
     }
     assert!(!missing_dir_svg.exists());
+    assert!(!missing_dir_svg.parent().expect("parent").exists());
+}
+
+#[test]
+fn a_missing_svg_directory_names_it_and_the_fix() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("charts");
+    let svg = missing.join("chart.svg");
+    let mut a: Vec<&str> = QUICK.to_vec();
+    a.extend(["--svg", svg.to_str().expect("utf-8")]);
+    let o = column_bench(&a);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("directory {} does not exist", missing.display()))
+            && err.contains("create it first"),
+        "{err}"
+    );
+    assert!(!missing.exists());
+}
+
+#[test]
+fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
+    let cases: [(&[&str], &[&str]); 5] = [
+        (
+            &["--output", "xml"],
+            &[
+                "'xml'",
+                "--output",
+                "possible values: text, json, csv, markdown",
+            ],
+        ),
+        (&["--threads", "0"], &["'0'", "--threads", "1..=1024"]),
+        (
+            &["--key-modes", "reused,perfect"],
+            &["'perfect'", "possible values:"],
+        ),
+        (&["--no-such-flag"], &["'--no-such-flag'"]),
+        (&["--rounds", "x"], &["'x'", "--rounds"]),
+    ];
+    for (args, needles) in cases {
+        let o = column_bench(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("Error: "), "{args:?}: {err}");
+        assert!(
+            err.trim_end().ends_with("see column-bench --help"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("similar value"), "{args:?}: {err}");
+        for n in needles {
+            assert!(err.contains(n), "{args:?}: {n:?} not in {err}");
+        }
+    }
+    for args in [["--help"], ["--version"]] {
+        let o = column_bench(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stdout).contains("column-bench"));
+    }
 }

@@ -483,7 +483,9 @@ impl ServerGuard {
 }
 
 /// The error and its causes on one line, without the repetitions that arise when
-/// an error's message already quotes its source (as `mysql_async`'s do).
+/// an error's message already quotes its source, or quotes a message that itself
+/// repeats its source's prefix (as `mysql_async`'s "Input/output error:
+/// Input/output error: ..." does): each cause appears once.
 pub fn error_line(e: &anyhow::Error) -> String {
     let mut line = String::new();
     for cause in e.chain() {
@@ -496,7 +498,66 @@ pub fn error_line(e: &anyhow::Error) -> String {
         }
         line.push_str(&text);
     }
-    line.replace('\n', " ")
+    dedup_segments(&line.replace('\n', " "))
+}
+
+/// `a: b: b: c` as `a: b: c`: drops a `": "`-separated segment equal to the one
+/// before it.
+fn dedup_segments(line: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for seg in line.split(": ") {
+        if out.last() != Some(&seg) {
+            out.push(seg);
+        }
+    }
+    out.join(": ")
+}
+
+/// clap's error for bad command-line input on one line, without its `error:`
+/// prefix: the problem, the possible values where clap lists them, and which
+/// `--help` to read (`help`, e.g. `oltp run`). clap's "a similar value exists"
+/// tip is left out: the possible values are listed, and the nearest spelling is
+/// often not the value meant.
+pub fn usage_error_line(e: &clap::Error, help: &str) -> String {
+    let text = e.to_string();
+    let mut line = String::new();
+    for raw in text.lines() {
+        let l = raw.trim();
+        if l.starts_with("Usage:") || l.starts_with("For more information") {
+            break;
+        }
+        if l.is_empty() || l.starts_with("tip: a similar value exists") {
+            continue;
+        }
+        if line.is_empty() {
+            line.push_str(l.strip_prefix("error: ").unwrap_or(l));
+        } else if let Some(list) = l.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+            // "[possible values: a, b]", "[subcommands: ...]"
+            line.push_str(": ");
+            line.push_str(list);
+        } else if let Some(tip) = l.strip_prefix("tip: ") {
+            line.push_str("; ");
+            line.push_str(tip);
+        } else {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+            line.push_str(l);
+        }
+    }
+    if line.is_empty() {
+        line.push_str("invalid arguments");
+    }
+    format!("{line}; see {help} --help")
+}
+
+/// The command whose `--help` covers the arguments `args` (program name first):
+/// `oltp SUBCOMMAND` when the first argument names a subcommand, else `oltp`.
+pub fn help_command(args: &[String]) -> String {
+    use clap::CommandFactory as _;
+    let cmd = Cli::command();
+    match args.get(1).and_then(|a| cmd.find_subcommand(a)) {
+        Some(sub) => format!("oltp {}", sub.get_name()),
+        None => "oltp".to_string(),
+    }
 }
 
 /// Runs a parsed command line. Returns `false` when a run stopped early (the
@@ -791,6 +852,12 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
 }
 
 fn merge(a: &MergeArgs) -> Result<bool> {
+    if let Some(path) = &a.json_out {
+        check_writable(path, "--json-out")?;
+    }
+    if let Some(path) = &a.svg {
+        check_writable(path, "--svg")?;
+    }
     let clients = a
         .files
         .iter()
@@ -861,31 +928,59 @@ fn private_server_of(url: &str, base: &Path) -> Option<PathBuf> {
         })
 }
 
-/// Checks before a run that `path` can be written (its directory is created),
-/// so a long benchmark does not end in a file that cannot be saved.
+/// Checks before a run that `path` can be written: not a directory, in an
+/// existing directory (never created: a mistyped path is refused, not made)
+/// where files can be created; so a long benchmark does not end in a file that
+/// cannot be saved. Leaves nothing behind.
 fn check_writable(path: &Path, flag: &str) -> Result<()> {
     if path.is_dir() {
         bail!("{flag} {} is a directory: give a file name", path.display());
     }
-    write_atomically(path.with_extension("check").as_path(), b"")
-        .with_context(|| format!("{flag} {} cannot be written", path.display()))?;
-    let _ = std::fs::remove_file(path.with_extension("check"));
-    Ok(())
+    let dir = output_dir(path, flag)?;
+    tempfile::NamedTempFile::new_in(dir).map(drop).map_err(|e| {
+        anyhow::anyhow!(
+            "{flag} {}: cannot create files in {}: {}: give a writable directory",
+            path.display(),
+            dir.display(),
+            std::io::Error::from(e.kind())
+        )
+    })
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename, so a reader
-/// never sees a half-written file.
+/// The directory `path` goes in (`.` for a bare file name), which must exist.
+fn output_dir<'a>(path: &'a Path, flag: &str) -> Result<&'a Path> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."));
+    if !dir.is_dir() {
+        bail!(
+            "{flag} {}: directory {} does not exist: create it first, or give another path",
+            path.display(),
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and
+/// a rename, so a reader never sees a half-written file. The directory must
+/// exist; the file gets the usual mode of a new file (0666 minus the umask),
+/// not the temporary file's 0600.
 ///
 /// # Errors
-/// The directory or file cannot be written.
+/// The directory does not exist, or the file cannot be written.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create directory {}", dir.display()))?;
-    }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = output_dir(path, "cannot write")?;
+    let fail = || format!("cannot write {}", path.display());
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".oltp-")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)
+        .with_context(fail)?;
+    tmp.write_all(bytes).with_context(fail)?;
+    tmp.persist(path).map_err(|e| e.error).with_context(fail)?;
     Ok(())
 }
 

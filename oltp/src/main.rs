@@ -1,13 +1,32 @@
 //! `oltp`: sysbench-compatible OLTP load generator with column encryption.
-//! Thin: parse the command line, run the library, print `Error: ...` on failure.
+//! Thin: parse the command line, run the library, print `Error: ...` (one line)
+//! on failure: exit 2 for a usage error, 1 for a failed command, 3 for a run
+//! that stopped early.
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use encbench_oltp::cli::{Cli, error_line, execute};
+use clap::error::ErrorKind;
+use encbench_oltp::cli::{Cli, error_line, execute, help_command, usage_error_line};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help, --version, and `oltp` alone (the help, on stderr): clap's own output.
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            let args: Vec<String> = std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            eprintln!("Error: {}", usage_error_line(&e, &help_command(&args)));
+            return ExitCode::from(2);
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -143,7 +143,9 @@ fn encrypted_results_equal_plaintext_and_runs_report_sysbench_counts() {
         plain.close().await;
 
         // 2 s of read_only per mode, through the CLI, JSON written.
+        // The directory of --json-out must exist (oltp refuses to create it).
         let json = dir.path().join("out/result.json");
+        std::fs::create_dir(dir.path().join("out")).expect("create out/");
         let base_s = base.to_str().expect("utf-8");
         let r = cli(&[
             "run", "--mysql-url", &url, "--base-dir", base_s, "--tables", "2", "--table-size", "1000", "--time", "2",

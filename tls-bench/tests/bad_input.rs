@@ -184,7 +184,8 @@ fn an_unwritable_out_path_fails_before_measuring() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.contains("--out /nonexistent-dir/report.json"),
+        stderr.contains("--out /nonexistent-dir/report.json")
+            && stderr.contains("directory /nonexistent-dir does not exist: create it first"),
         "{stderr}"
     );
     // The default run measures for minutes; the check comes first.
@@ -192,4 +193,61 @@ fn an_unwritable_out_path_fails_before_measuring() {
         start.elapsed() < std::time::Duration::from_secs(30),
         "{stderr}"
     );
+}
+
+#[test]
+fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
+    let cases: [(&[&str], &[&str]); 4] = [
+        // 0 MiB used to send 1 MiB silently.
+        (&["--bulk-mib", "0"], &["'0'", "--bulk-mib", "1..=1048576"]),
+        (
+            &["--latency-rounds", "0"],
+            &["'0'", "--latency-rounds", "1..=1000"],
+        ),
+        (&["--bind", "nowhere"], &["'nowhere'", "--bind"]),
+        (&["--no-such-flag"], &["'--no-such-flag'"]),
+    ];
+    for (args, needles) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_tls-bench"))
+            .args(args)
+            .output()
+            .expect("run tls-bench");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("Error: "), "{args:?}: {stderr}");
+        assert!(
+            stderr.trim_end().ends_with("see tls-bench --help"),
+            "{args:?}: {stderr}"
+        );
+        for n in needles {
+            assert!(stderr.contains(n), "{args:?}: {n:?} not in {stderr}");
+        }
+    }
+    for args in [["--help"], ["--version"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tls-bench"))
+            .args(args)
+            .output()
+            .expect("run tls-bench");
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("tls-bench"));
+    }
+}
+
+#[test]
+fn reports_are_written_with_the_mode_of_any_new_file() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let reference = dir.path().join("reference");
+    std::fs::write(&reference, b"").expect("write");
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+    let report = dir.path().join("report.csv");
+    tls_bench::cli::write_atomically(&report, b"a,b\n").expect("write");
+    assert_eq!(mode(&report), mode(&reference), "0666 minus the umask");
+    let e = tls_bench::cli::write_atomically(&dir.path().join("no/report.csv"), b"")
+        .expect_err("missing directory");
+    assert!(e.to_string().contains("create it first"), "{e}");
+    assert!(!dir.path().join("no").exists());
 }

@@ -1,0 +1,177 @@
+//! The `oltp` binary's command line without a server: usage errors on one line
+//! (exit 2), `--help`/`--version` as clap prints them (exit 0), an unreachable
+//! server's error with each cause once, and output files (directory refused when
+//! missing, file mode as for any new file).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use encbench_oltp::cli::{error_line, write_atomically};
+
+fn oltp(base: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oltp"))
+        .args(args)
+        .env("ENCBENCH_HOME", base)
+        .output()
+        .expect("run the oltp binary")
+}
+
+/// The one line on stderr of a failed command.
+fn one_error_line(args: &[&str], out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{args:?} must fail");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{args:?}: one line: {stderr}"
+    );
+    assert!(stderr.starts_with("Error: "), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    stderr.trim_end().to_string()
+}
+
+#[test]
+fn usage_errors_are_one_line_with_the_fix_and_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases: [(&[&str], &[&str]); 7] = [
+        (
+            &["run", "--workload", "oltp_bogus"],
+            &[
+                "'oltp_bogus'",
+                "--workload",
+                "possible values: oltp_read_only, oltp_point_select,",
+                "see oltp run --help",
+            ],
+        ),
+        (
+            &["run", "--threads", "0"],
+            &["'0'", "--threads", "1..=10000", "see oltp run --help"],
+        ),
+        (
+            &["run", "--threads", "1,0"],
+            &["'0'", "--threads", "see oltp run --help"],
+        ),
+        (
+            &["prepare", "--no-such-option"],
+            &["'--no-such-option'", "see oltp prepare --help"],
+        ),
+        (&["run", "--tls", "maybe"], &["'maybe'", "use on or off"]),
+        (&["bogus"], &["'bogus'", "see oltp --help"]),
+        (
+            &["merge", "one.json"],
+            &["<FILE> <FILE>...", "see oltp merge --help"],
+        ),
+    ];
+    for (args, needles) in cases {
+        let out = oltp(dir.path(), args);
+        let line = one_error_line(args, &out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {line}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        for n in needles {
+            assert!(line.contains(n), "{args:?}: {n:?} not in {line}");
+        }
+        // clap's near-match tip can name the wrong value: never shown.
+        assert!(!line.contains("similar value"), "{args:?}: {line}");
+    }
+}
+
+#[test]
+fn help_and_version_are_clap_output_with_exit_0() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for args in [&["--help"][..], &["run", "--help"], &["--version"]] {
+        let out = oltp(dir.path(), args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("oltp"), "{args:?}: {stdout}");
+        assert!(out.stderr.is_empty(), "{args:?}");
+    }
+    let out = oltp(dir.path(), &["run", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.lines().count() > 10 && help.contains("--workload"),
+        "{help}"
+    );
+}
+
+#[test]
+fn an_unreachable_server_is_one_line_with_each_cause_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for cmd in ["run", "prepare", "cleanup"] {
+        let args = [cmd, "--mysql-url", "mysql://u:p@127.0.0.1:1/db"];
+        let out = oltp(dir.path(), &args);
+        let line = one_error_line(&args, &out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {line}");
+        assert!(line.contains("cannot connect"), "{line}");
+        assert!(
+            line.matches("Input/output error").count() <= 1,
+            "cause repeated: {line}"
+        );
+    }
+}
+
+#[test]
+fn error_line_prints_each_cause_once() {
+    let e = anyhow::anyhow!("Input/output error: Input/output error: refused")
+        .context("cannot connect to 127.0.0.1:1");
+    assert_eq!(
+        error_line(&e),
+        "cannot connect to 127.0.0.1:1: Input/output error: refused"
+    );
+    let e = std::io::Error::other("refused");
+    let e = anyhow::Error::from(e).context("step: refused");
+    assert_eq!(error_line(&e), "step: refused");
+}
+
+#[test]
+fn a_missing_output_directory_is_refused_before_the_run_and_not_created() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("no/such");
+    let json = missing.join("r.json");
+    let json_s = json.to_str().expect("utf-8");
+    for flag in ["--json-out", "--svg"] {
+        // The URL is unreachable: the output check must come first.
+        let args = [
+            "run",
+            "--mysql-url",
+            "mysql://u:p@127.0.0.1:1/db",
+            flag,
+            json_s,
+        ];
+        let out = oltp(dir.path(), &args);
+        let line = one_error_line(&args, &out);
+        assert!(
+            line.contains(flag)
+                && line.contains(&format!("directory {} does not exist", missing.display()))
+                && line.contains("create it first"),
+            "{line}"
+        );
+        assert!(!line.contains("cannot connect"), "checked first: {line}");
+    }
+    assert!(!missing.exists(), "oltp must not create the directory");
+    let e = write_atomically(&json, b"{}").expect_err("no directory");
+    assert!(format!("{e:#}").contains("create it first"), "{e:#}");
+}
+
+#[test]
+fn written_files_get_the_mode_of_any_new_file() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let reference = dir.path().join("reference");
+    std::fs::write(&reference, b"").expect("write");
+    let want = std::fs::metadata(&reference)
+        .expect("stat")
+        .permissions()
+        .mode()
+        & 0o777;
+    let path = dir.path().join("r.json");
+    write_atomically(&path, b"{}").expect("write");
+    write_atomically(&path, b"{\"again\": 1}").expect("overwrite");
+    let mode = std::fs::metadata(&path).expect("stat").permissions().mode() & 0o777;
+    assert_eq!(mode, want, "0666 minus the umask, got {mode:o}");
+    assert_eq!(
+        std::fs::read(&path).expect("read"),
+        b"{\"again\": 1}".to_vec()
+    );
+    // No temporary file left behind.
+    assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 2);
+}
