@@ -707,7 +707,7 @@ async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
             auto_inc: a.auto_inc,
             secondary: a.secondary,
         };
-        schema::prepare(
+        let load = schema::prepare(
             url,
             &data,
             e,
@@ -715,8 +715,19 @@ async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
             active_key_id(&codec),
             &opts,
             progress,
-        )
-        .await?;
+        );
+        tokio::select! {
+            r = load => r?,
+            _ = crate::run::interrupt_signal() => {
+                bar.finish_and_clear();
+                bail!(
+                    "prepare interrupted (Ctrl-C or SIGTERM): {db} is half loaded; run `oltp cleanup --encrypt {}{}{}` before preparing again",
+                    e.name(),
+                    if e.algorithm().is_some() { data.columns.flags() } else { String::new() },
+                    if data.db == "sbtest" { String::new() } else { format!(" --mysql-db {}", data.db) }
+                );
+            }
+        }
         bar.finish_and_clear();
         let secs = t0.elapsed().as_secs_f64();
         println!(

@@ -115,8 +115,13 @@ impl Columns {
             for n in names {
                 let slot = cols.slot(n).context("known column")?;
                 if *slot == ColumnMode::Plain {
+                    let mut with = cols;
+                    if let Some(s) = with.slot(n) {
+                        *s = ColumnMode::Randomized;
+                    }
                     bail!(
-                        "--deterministic {n}: {n} is not encrypted; add it to --encrypt-columns (e.g. --encrypt-columns {n},c,pad)"
+                        "--deterministic {n}: {n} is not encrypted; add it to --encrypt-columns (--encrypt-columns {})",
+                        with.encrypted().collect::<Vec<_>>().join(",")
                     );
                 }
                 *slot = ColumnMode::Deterministic;
@@ -167,6 +172,27 @@ impl Columns {
             })
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// The command-line flags that select this layout, with a leading space:
+    /// empty for the default, else e.g. ` --encrypt-columns k,c,pad --deterministic k`.
+    pub fn flags(&self) -> String {
+        if *self == Columns::DEFAULT {
+            return String::new();
+        }
+        let det: Vec<&str> = self
+            .encrypted()
+            .filter(|c| self.mode(c) == ColumnMode::Deterministic)
+            .collect();
+        format!(
+            " --encrypt-columns {}{}",
+            self.encrypted().collect::<Vec<_>>().join(","),
+            if det.is_empty() {
+                String::new()
+            } else {
+                format!(" --deterministic {}", det.join(","))
+            }
+        )
     }
 
     /// As recorded in `encbench_meta`: e.g. `k:deterministic,c:randomized,pad:randomized`.
@@ -472,6 +498,12 @@ impl Codec {
     /// The column layout (all plaintext for a plaintext codec).
     pub fn columns(&self) -> Columns {
         self.columns
+    }
+
+    /// The key id deterministic values are sealed under, when a column is
+    /// deterministic.
+    pub fn deterministic_key_id(&self) -> Option<KeyId> {
+        self.deterministic.as_ref().map(|d| d.active_key_id())
     }
 
     /// The randomized cipher, when encrypting.

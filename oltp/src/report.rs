@@ -530,11 +530,15 @@ pub struct SummaryRow {
     pub threads: u32,
     /// Column encryption: `none` or `BACKEND:ALGORITHM`.
     pub encrypt: String,
+    /// The encrypted columns (e.g. `k (deterministic), c, pad`); empty for plaintext.
+    pub encrypted_columns: String,
     /// Whether the connections used TLS.
     pub tls: bool,
     /// Whether the tables were encrypted at rest.
     pub at_rest: bool,
-    /// The mode as one label, e.g. `none`, `openssl:aes-256-gcm + TLS`.
+    /// The mode as one label, e.g. `none`, `openssl:aes-256-gcm + TLS`,
+    /// `rustcrypto:aes-256-siv [k (deterministic), c, pad]` (the columns are
+    /// named when they are not the default `c, pad`).
     pub mode: String,
     /// Complete runs summarised.
     pub runs: usize,
@@ -550,11 +554,16 @@ pub struct SummaryRow {
     pub cpu_us_per_query: Spread,
 }
 
-/// The label of a mode: the encryption choice, `+ TLS`, `+ at rest`.
-pub fn mode_label(encrypt: &str, tls: bool, at_rest: bool) -> String {
+/// The label of a mode: the encryption choice (with its columns unless they
+/// are the default `c, pad`), `+ TLS`, `+ at rest`.
+pub fn mode_label(encrypt: &str, columns: &str, tls: bool, at_rest: bool) -> String {
     let mut parts = Vec::new();
     if encrypt != "none" || (!tls && !at_rest) {
-        parts.push(encrypt.to_string());
+        if columns.is_empty() || columns == "c, pad" || encrypt == "none" {
+            parts.push(encrypt.to_string());
+        } else {
+            parts.push(format!("{encrypt} [{columns}]"));
+        }
     }
     if tls {
         parts.push("TLS".to_string());
@@ -575,6 +584,7 @@ pub fn summary(runs: &[RunResult]) -> Vec<SummaryRow> {
             r.threads,
             r.encrypt.clone(),
             r.tls.is_some(),
+            r.encrypted_columns.clone(),
         )
     };
     let mut keys = Vec::new();
@@ -589,10 +599,11 @@ pub fn summary(runs: &[RunResult]) -> Vec<SummaryRow> {
             |f: &dyn Fn(&RunResult) -> f64| Spread::of(group.iter().map(|r| f(r)).collect());
         let at_rest = group.iter().any(|r| r.at_rest);
         rows.push(SummaryRow {
-            mode: mode_label(&k.2, k.3, at_rest),
+            mode: mode_label(&k.2, &k.4, k.3, at_rest),
             workload: k.0,
             threads: k.1,
             encrypt: k.2,
+            encrypted_columns: k.4,
             tls: k.3,
             at_rest,
             runs: group.len(),
@@ -617,6 +628,8 @@ pub struct ComparisonRow {
     pub mode: String,
     /// Its column encryption choice.
     pub encrypt: String,
+    /// Its encrypted columns (e.g. `k (deterministic), c, pad`).
+    pub encrypted_columns: String,
     /// Whether it used TLS.
     pub tls: bool,
     /// Threads.
@@ -661,6 +674,7 @@ pub fn comparison(runs: &[RunResult]) -> Vec<ComparisonRow> {
             workload: m.workload.clone(),
             mode: m.mode.clone(),
             encrypt: m.encrypt.clone(),
+            encrypted_columns: m.encrypted_columns.clone(),
             tls: m.tls,
             threads: m.threads,
             plaintext_qps: base.qps.median,
@@ -694,6 +708,16 @@ pub fn comparison_text(rows: &[ComparisonRow]) -> String {
         );
         let _ = writeln!(s, "|---:|---:|---:|---:|---:|---:|---:|---:|");
         for r in rows.iter().filter(|r| r.mode == mode) {
+            if r.plaintext_qps <= 0.0 || r.ciphertext_qps <= 0.0 {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | n/a (a run had no events) | | | | |",
+                    r.threads,
+                    thousands(r.plaintext_qps),
+                    thousands(r.ciphertext_qps),
+                );
+                continue;
+            }
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {:+.1}% | {:.2} | {:.2} | {:+.1}% | {:.1} / {:.1} |",
@@ -808,6 +832,7 @@ impl Report {
             "workload",
             "threads",
             "encrypt",
+            "encrypted_columns",
             "tls",
             "tls_cipher",
             "at_rest",
@@ -840,6 +865,7 @@ impl Report {
                 r.workload.clone(),
                 r.threads.to_string(),
                 r.encrypt.clone(),
+                r.encrypted_columns.clone(),
                 r.tls.is_some().to_string(),
                 r.tls.as_ref().map(|t| t.cipher.clone()).unwrap_or_default(),
                 r.at_rest.to_string(),

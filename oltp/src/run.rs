@@ -90,8 +90,14 @@ pub fn load_cipher(
         .cloned()
         .unwrap_or_else(|| default_key_file(base_dir, d.algorithm));
     if !path.exists() {
+        if key_file.is_some() {
+            bail!(
+                "--key-file {} not found: give the key file the tables were prepared with",
+                path.display()
+            );
+        }
         bail!(
-            "key file {} not found: run `oltp prepare --encrypt {}` (it creates one) or pass --key-file",
+            "key file {} not found: pass --key-file with the key file the tables were prepared with (or --base-dir where prepare created it); new tables: `oltp prepare --encrypt {}` creates one",
             path.display(),
             encrypt.name()
         );
@@ -278,9 +284,20 @@ pub async fn run_grid(
     let mut admin = connect(conn_opts(&opts.url, None, 16)?).await?;
     let mut codecs = Vec::new();
     for &e in &opts.encrypts {
-        check_prepared(&mut admin, &opts.data, e).await?;
+        let meta = check_prepared(&mut admin, &opts.data, e).await?;
         let codec = load_codec(e, opts.data.columns, opts.key_file.as_ref(), &opts.base_dir)?;
         check_keys(&opts.url, &opts.data.database(e), &codec).await?;
+        if let (Some(active), Some(m)) = (codec.deterministic_key_id(), &meta) {
+            // Equality lookups only match values sealed under the same key.
+            if active != m.key_id {
+                bail!(
+                    "{}: the deterministic columns were sealed under key id {}, but the key file's active (highest) key id is {active}: lookups by equality would match nothing; use a key file whose highest id is {}, or re-encrypt (cleanup and prepare again)",
+                    opts.data.database(e),
+                    m.key_id,
+                    m.key_id
+                );
+            }
+        }
         codecs.push((e, codec));
     }
     if opts.at_rest {

@@ -240,21 +240,8 @@ pub async fn check_prepared(
         Some(_) => encrypt.name(),
     };
     if let Some(n) = missing {
-        let layout = if encrypt.algorithm().is_some() && data.columns != Columns::DEFAULT {
-            let det: Vec<&str> = data
-                .columns
-                .encrypted()
-                .filter(|c| data.columns.mode(c) == ColumnMode::Deterministic)
-                .collect();
-            format!(
-                " --encrypt-columns {}{}",
-                data.columns.encrypted().collect::<Vec<_>>().join(","),
-                if det.is_empty() {
-                    String::new()
-                } else {
-                    format!(" --deterministic {}", det.join(","))
-                }
-            )
+        let layout = if encrypt.algorithm().is_some() {
+            data.columns.flags()
         } else {
             String::new()
         };
@@ -273,7 +260,8 @@ pub async fn check_prepared(
     match (&meta, encrypt.algorithm()) {
         (None, None) => Ok(None),
         (None, Some(_)) => bail!(
-            "{db} has tables but no encbench_meta: the prepare did not finish; run `oltp cleanup` and `oltp prepare --encrypt {enc_flag}` again"
+            "{db} has tables but no encbench_meta: the prepare did not finish; run `oltp cleanup --encrypt {enc_flag}{layout}` and `oltp prepare --encrypt {enc_flag}{layout}` again",
+            layout = data.columns.flags()
         ),
         (Some(m), alg) => {
             let want = alg.map_or("none", |a| a.name());
@@ -324,8 +312,13 @@ pub async fn check_not_prepared(url: &str, data: &DataSet, encrypts: &[Encrypt])
             || read_meta(&mut conn, &db).await?.is_some()
         {
             bail!(
-                "{db} already holds sbtest tables: run `oltp cleanup --encrypt {}` first, or use them as they are",
-                e.name()
+                "{db} already holds sbtest tables: run `oltp cleanup --encrypt {}{}` first, or use them as they are",
+                e.name(),
+                if e.algorithm().is_some() {
+                    data.columns.flags()
+                } else {
+                    String::new()
+                }
             );
         }
     }
@@ -422,7 +415,14 @@ pub async fn prepare(
                 ("tables", data.tables.to_string()),
                 ("table_size", data.table_size.to_string()),
                 ("seed", opts.seed.to_string()),
-                ("envelope_version", envelope::VERSION.to_string()),
+                (
+                    "envelope_version",
+                    if encrypt.algorithm().is_some() && data.columns.any_deterministic() {
+                        format!("{},{}", envelope::VERSION, envelope::DETERMINISTIC_VERSION)
+                    } else {
+                        envelope::VERSION.to_string()
+                    },
+                ),
                 (
                     "columns",
                     if encrypt.algorithm().is_some() {
@@ -532,7 +532,8 @@ fn insert_sql(table: &str, rows: u32) -> String {
 }
 
 /// The encrypted databases under base name `db` (any algorithm and column
-/// layout): databases named `db_...` that hold an `encbench_meta` table.
+/// layout, finished or not): databases named `db_<algorithm>` or
+/// `db_<algorithm>_<layout>` ([`Columns::db_suffix`]), as `prepare` names them.
 ///
 /// # Errors
 /// Query failures.
@@ -540,11 +541,31 @@ pub async fn encrypted_databases(conn: &mut Conn, db: &str) -> Result<Vec<String
     let like = format!("{}\\_%", db.replace('_', "\\_"));
     let names: Vec<String> = conn
         .exec(
-            "SELECT TABLE_SCHEMA FROM information_schema.TABLES WHERE TABLE_NAME = 'encbench_meta' AND TABLE_SCHEMA LIKE ? ORDER BY TABLE_SCHEMA",
+            "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ? ORDER BY SCHEMA_NAME",
             (like,),
         )
         .await?;
-    Ok(names)
+    Ok(names
+        .into_iter()
+        .filter(|n| is_encrypted_database(db, n))
+        .collect())
+}
+
+/// Whether `name` is how `prepare` names an encrypted database under `db`.
+fn is_encrypted_database(db: &str, name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(db).and_then(|r| r.strip_prefix('_')) else {
+        return false;
+    };
+    Algorithm::ALL.iter().any(|a| {
+        let alg = a.name().replace('-', "_");
+        match rest.strip_prefix(alg.as_str()) {
+            Some("") => true,
+            Some(layout) => layout
+                .strip_prefix('_')
+                .is_some_and(|l| !l.is_empty() && l.bytes().all(|b| b"kcpd".contains(&b))),
+            None => false,
+        }
+    })
 }
 
 /// `cleanup --encrypt all`: the plaintext tables of `data.db` and every
@@ -599,4 +620,31 @@ pub async fn cleanup(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<
     }
     conn.disconnect().await?;
     Ok(dropped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encrypted_database_names_are_recognised_exactly() {
+        for n in [
+            "sbtest_aes_256_gcm",
+            "sbtest_aes_256_siv_kdcp",
+            "sbtest_aes_256_cbc_hmac_sha256_kdcdpd",
+            "sbtest_chacha20_poly1305_k",
+        ] {
+            assert!(is_encrypted_database("sbtest", n), "{n}");
+        }
+        for n in [
+            "sbtest",
+            "sbtest_sb",
+            "sbtest_aes_256_gcm_",
+            "sbtest_aes_256_gcm_x",
+            "sbtest_aes_256_gcmx",
+            "other_aes_256_gcm",
+        ] {
+            assert!(!is_encrypted_database("sbtest", n), "{n}");
+        }
+    }
 }

@@ -1492,7 +1492,19 @@ pub async fn run_worker(
                 if limits.deadline.is_some_and(|d| next_arrival >= d) {
                     break;
                 }
-                tokio::time::sleep_until(next_arrival.into()).await;
+                // The worker's thread has nothing else to do until then; an OS
+                // sleep wakes within tens of microseconds (tokio's timer rounds
+                // to whole milliseconds, which would count as latency). Slices of
+                // at most 100 ms keep Ctrl-C prompt.
+                loop {
+                    let now = Instant::now();
+                    if now >= next_arrival || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    std::thread::sleep(
+                        (next_arrival - now).min(std::time::Duration::from_millis(100)),
+                    );
+                }
             }
             let now = Instant::now();
             while next_arrival <= now {

@@ -286,14 +286,66 @@ fn layouts_run_end_to_end_and_bad_layouts_are_refused() {
             assert!(e.contains(want), "{extra:?}: {e}");
             assert!(!e.contains('\n'), "one line: {e}");
         }
-        // cleanup --encrypt all drops every layout's database.
-        assert_eq!(cli(&["cleanup", "--mysql-url", &url, "--base-dir", &b]).await, Ok(true));
+        // A rotated key file (a new highest id) would make every equality
+        // lookup on the deterministic k miss: refused before the run.
+        let keys = std::fs::read_to_string(base.join("keys/aes-256-siv.keys")).expect("key file");
+        let rotated = dir.path().join("rotated.keys");
+        std::fs::write(&rotated, format!("{keys}2;{}\n", "ab".repeat(64))).expect("write keys");
+        let mut args = common(&[
+            "--workload", "select_random_points", "--encrypt", "rustcrypto:aes-256-siv",
+            "--encrypt-columns", "all", "--deterministic", "k",
+        ]);
+        args.extend(["--key-file".to_string(), rotated.to_str().expect("utf-8").to_string()]);
+        let e = run(args)
+        .await
+        .expect_err("rotated deterministic key");
+        assert!(e.contains("sealed under key id 1") && e.contains("highest) key id is 2"), "{e}");
+
+        // Preparing a layout again names the cleanup of that layout.
+        let e = cli(&[
+            "prepare", "--mysql-url", &url, "--base-dir", &b, "--tables", "2", "--table-size", "1000",
+            "--encrypt", "rustcrypto:aes-256-siv", "--encrypt-columns", "all", "--deterministic", "k",
+        ])
+        .await
+        .expect_err("already prepared");
+        assert!(
+            e.contains("oltp cleanup --encrypt rustcrypto:aes-256-siv --encrypt-columns k,c,pad --deterministic k"),
+            "{e}"
+        );
+
+        // The summary, comparison and CSV name the encrypted columns.
+        let json = dir.path().join("layout.json");
+        let mut args = common(&[
+            "--workload", "oltp_point_select", "--encrypt", "none,rustcrypto:aes-256-siv",
+            "--encrypt-columns", "all", "--deterministic", "k", "--time", "0", "--events", "50",
+        ]);
+        args.extend(["--json-out".to_string(), json.to_str().expect("utf-8").to_string()]);
+        assert_eq!(run(args).await, Ok(true));
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("json");
+        assert_eq!(report["summary"][1]["encrypted_columns"], "k (deterministic), c, pad");
+        assert_eq!(
+            report["comparison"][0]["mode"],
+            "rustcrypto:aes-256-siv [k (deterministic), c, pad]"
+        );
+
+        // cleanup --encrypt all drops every layout's database, also one that a
+        // prepare left half-loaded (no encbench_meta), and nothing else.
         let mut conn = mysql_async::Conn::new(conn_opts(&url, None, 16).expect("opts")).await.expect("conn");
+        for sql in [
+            "CREATE DATABASE sbtest_aes_256_gcm_kcp",
+            "CREATE TABLE sbtest_aes_256_gcm_kcp.sbtest1 (id INT PRIMARY KEY)",
+            "CREATE DATABASE sbtest_sb",
+            "CREATE TABLE sbtest_sb.sbtest1 (id INT PRIMARY KEY)",
+        ] {
+            conn.query_drop(sql).await.expect(sql);
+        }
+        assert_eq!(cli(&["cleanup", "--mysql-url", &url, "--base-dir", &b]).await, Ok(true));
         let left: Vec<String> = conn
-            .query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'sbtest%'")
+            .query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'sbtest%' ORDER BY 1")
             .await
             .expect("schemas");
-        assert!(left.iter().all(|s| s == "sbtest"), "left: {left:?}");
+        assert_eq!(left, ["sbtest", "sbtest_sb"], "left: {left:?}");
         conn.disconnect().await.expect("disconnect");
     });
 }
