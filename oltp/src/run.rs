@@ -176,6 +176,12 @@ pub fn check_budget(
     threads: u32,
 ) -> Result<()> {
     let per_conn = workload.statements_per_connection(tables, options.range_selects) as u64;
+    // --db-ps-mode disable prepares nothing.
+    let per_conn = if options.db_ps_mode.prepares() {
+        per_conn
+    } else {
+        0
+    };
     let need = per_conn * u64::from(threads);
     let free = info
         .max_prepared_stmt_count
@@ -183,7 +189,7 @@ pub fn check_budget(
     if need > free {
         bail!(
             "{threads} threads x {tables} tables x {} statements = {need} prepared statements, but the server allows {} \
-             (max_prepared_stmt_count, {} in use): run SET GLOBAL max_prepared_stmt_count = {} (at most 1048576), or use fewer --threads or --tables",
+             (max_prepared_stmt_count, {} in use): run SET GLOBAL max_prepared_stmt_count = {} (at most 1048576), use --db-ps-mode disable (text protocol, no prepared statements), or use fewer --threads or --tables",
             workload.statements_per_table(options.range_selects),
             info.max_prepared_stmt_count,
             info.prepared_stmt_count,

@@ -1,5 +1,6 @@
 //! What is sent: sysbench 1.0's OLTP transactions (`oltp_common.lua` and the
-//! eight `oltp_*.lua` scripts) over server-side prepared statements, one
+//! eight `oltp_*.lua` scripts) over server-side prepared statements (or the text
+//! protocol with `--db-ps-mode disable`, see [`crate::ps_mode`]), one
 //! connection per worker, and what a decrypting proxy does with each statement.
 //!
 //! Statements (sysbench `oltp_common.lua`), prepared for every table on every
@@ -31,10 +32,11 @@ use std::time::Instant;
 
 use encbench_crypto::envelope::EnvelopeError;
 use mysql_async::prelude::*;
-use mysql_async::{Conn, Opts, Statement, Value};
+use mysql_async::{Conn, Opts, Value};
 
 use crate::codec::Codec;
 use crate::measure::{Aggregate, StatementKind};
+use crate::ps_mode::{PsMode, Stmt};
 use crate::rand::SbRng;
 use crate::schema::table_name;
 
@@ -258,6 +260,13 @@ pub struct Options {
     #[arg(long, default_value = "on", value_name = "on|off", num_args = 0..=1,
           default_missing_value = "on", value_parser = parse_on_off)]
     pub auto_inc: bool,
+    /// sysbench's `--db-ps-mode`: auto (server-side prepared statements) or
+    /// disable (the text protocol, values inlined in the SQL; needs no
+    /// max_prepared_stmt_count).
+    #[arg(long, default_value = "auto", value_name = "auto|disable",
+          value_parser = crate::ps_mode::parse_ps_mode)]
+    #[serde(default)]
+    pub db_ps_mode: PsMode,
 }
 
 impl Default for Options {
@@ -275,6 +284,7 @@ impl Default for Options {
             range_selects: true,
             skip_trx: false,
             auto_inc: true,
+            db_ps_mode: PsMode::Auto,
         }
     }
 }
@@ -387,19 +397,19 @@ impl QueryError {
 
 #[derive(Default)]
 struct TableStatements {
-    point: Option<Statement>,
+    point: Option<Stmt>,
     ranges: Option<RangeStatements>,
-    index_update: Option<Statement>,
-    non_index_update: Option<Statement>,
-    delete: Option<Statement>,
-    insert: Option<Statement>,
+    index_update: Option<Stmt>,
+    non_index_update: Option<Stmt>,
+    delete: Option<Stmt>,
+    insert: Option<Stmt>,
 }
 
 struct RangeStatements {
-    simple: Statement,
-    sum: Statement,
-    order: Statement,
-    distinct: Statement,
+    simple: Stmt,
+    sum: Stmt,
+    order: Stmt,
+    distinct: Stmt,
 }
 
 /// Unique ids for `oltp_insert` without auto-increment (and under column
@@ -429,6 +439,8 @@ pub struct Session {
     params: Params,
     tables: Vec<(String, TableStatements)>,
     rows: Vec<Vec<u8>>,
+    /// Text mode's SQL, reused.
+    sql: String,
 }
 
 impl std::fmt::Debug for Session {
@@ -473,6 +485,7 @@ impl Session {
             params,
             tables: Vec::new(),
             rows: Vec::with_capacity(128),
+            sql: String::with_capacity(256),
         };
         s.prepare_all().await?;
         Ok(s)
@@ -488,24 +501,17 @@ impl Session {
             let between = "WHERE id BETWEEN ? AND ?";
             let mut st = TableStatements::default();
             if set.point {
-                st.point = Some(
-                    self.conn
-                        .prep(format!("SELECT c FROM {t} WHERE id=?"))
-                        .await?,
-                );
+                st.point = Some(self.prep(format!("SELECT c FROM {t} WHERE id=?")).await?);
             }
             if set.ranges {
                 st.ranges = Some(RangeStatements {
                     simple: self
-                        .conn
                         .prep(format!("SELECT {range_cols} FROM {t} {between}"))
                         .await?,
                     sum: self
-                        .conn
                         .prep(format!("SELECT SUM(k) FROM {t} {between}"))
                         .await?,
                     order: self
-                        .conn
                         .prep(if enc {
                             format!("SELECT id, c FROM {t} {between}")
                         } else {
@@ -513,7 +519,6 @@ impl Session {
                         })
                         .await?,
                     distinct: self
-                        .conn
                         .prep(if enc {
                             format!("SELECT id, c FROM {t} {between}")
                         } else {
@@ -524,37 +529,35 @@ impl Session {
             }
             if set.index_update {
                 st.index_update = Some(
-                    self.conn
-                        .prep(format!("UPDATE {t} SET k=k+1 WHERE id=?"))
+                    self.prep(format!("UPDATE {t} SET k=k+1 WHERE id=?"))
                         .await?,
                 );
             }
             if set.non_index_update {
-                st.non_index_update = Some(
-                    self.conn
-                        .prep(format!("UPDATE {t} SET c=? WHERE id=?"))
-                        .await?,
-                );
+                st.non_index_update =
+                    Some(self.prep(format!("UPDATE {t} SET c=? WHERE id=?")).await?);
             }
             if set.delete_insert || set.delete {
-                st.delete = Some(
-                    self.conn
-                        .prep(format!("DELETE FROM {t} WHERE id=?"))
-                        .await?,
-                );
+                st.delete = Some(self.prep(format!("DELETE FROM {t} WHERE id=?")).await?);
             }
             if set.delete_insert {
                 st.insert = Some(
-                    self.conn
-                        .prep(format!(
-                            "INSERT INTO {t} (id, k, c, pad) VALUES (?, ?, ?, ?)"
-                        ))
-                        .await?,
+                    self.prep(format!(
+                        "INSERT INTO {t} (id, k, c, pad) VALUES (?, ?, ?, ?)"
+                    ))
+                    .await?,
                 );
             }
             self.tables.push((t, st));
         }
         Ok(())
+    }
+
+    /// Prepares `sql` (`--db-ps-mode auto`), or keeps it for the text protocol
+    /// (`disable`; byte strings inlined as `X'..'` under column encryption).
+    async fn prep(&mut self, sql: String) -> Result<Stmt, QueryError> {
+        let (mode, hex) = (self.params.opts.db_ps_mode, self.codec.is_encrypted());
+        Ok(Stmt::new(&mut self.conn, mode, sql, hex).await?)
     }
 
     /// Drops the connection and connects again, re-preparing every statement
@@ -587,16 +590,13 @@ impl Session {
     pub async fn point_select(&mut self, table: u32, id: u32) -> Result<&[Vec<u8>], QueryError> {
         self.rows.clear();
         let (name, st) = stmt(&self.tables, self.workload, table, |t| t.point.as_ref())?;
-        let mut result = self.conn.exec_iter(st, (id,)).await?;
         let rows = &mut self.rows;
-        result
-            .for_each(|mut row| {
-                if let Some(Value::Bytes(v)) = row.take::<Value, _>(0) {
-                    rows.push(v);
-                }
-            })
-            .await?;
-        drop(result);
+        st.for_each(&mut self.conn, vec![id.into()], &mut self.sql, |mut row| {
+            if let Some(Value::Bytes(v)) = row.take::<Value, _>(0) {
+                rows.push(v);
+            }
+        })
+        .await?;
         for v in &mut self.rows {
             open(&self.codec, name, "c", i64::from(id), v)?;
         }
@@ -624,29 +624,27 @@ impl Session {
                 RangeKind::Distinct => &r.distinct,
             })
         })?;
-        let mut result = self.conn.exec_iter(stmt, (lo, hi)).await?;
         let rows = &mut self.rows;
         let codec = &self.codec;
         let mut failure = None;
-        result
-            .for_each(|mut row| {
-                if failure.is_some() {
-                    return;
-                }
-                if enc {
-                    let id: Option<i64> = row.take(0);
-                    if let (Some(id), Some(Value::Bytes(mut v))) = (id, row.take::<Value, _>(1)) {
-                        match open(codec, name, "c", id, &mut v) {
-                            Ok(()) => rows.push(v),
-                            Err(e) => failure = Some(e),
-                        }
+        let params = vec![lo.into(), hi.into()];
+        stmt.for_each(&mut self.conn, params, &mut self.sql, |mut row| {
+            if failure.is_some() {
+                return;
+            }
+            if enc {
+                let id: Option<i64> = row.take(0);
+                if let (Some(id), Some(Value::Bytes(mut v))) = (id, row.take::<Value, _>(1)) {
+                    match open(codec, name, "c", id, &mut v) {
+                        Ok(()) => rows.push(v),
+                        Err(e) => failure = Some(e),
                     }
-                } else if let Some(Value::Bytes(v)) = row.take::<Value, _>(0) {
-                    rows.push(v);
                 }
-            })
-            .await?;
-        drop(result);
+            } else if let Some(Value::Bytes(v)) = row.take::<Value, _>(0) {
+                rows.push(v);
+            }
+        })
+        .await?;
         if let Some(e) = failure {
             return Err(e);
         }
@@ -676,7 +674,8 @@ impl Session {
         let (_, st) = stmt(&self.tables, self.workload, table, |t| {
             t.ranges.as_ref().map(|r| &r.sum)
         })?;
-        let sum: Option<Option<String>> = self.conn.exec_first(st, (lo, hi)).await?;
+        let params = vec![lo.into(), hi.into()];
+        let sum: Option<Option<String>> = st.first(&mut self.conn, params, &mut self.sql).await?;
         match sum.flatten() {
             None => Ok(None),
             Some(s) => s
@@ -691,12 +690,11 @@ impl Session {
     async fn dml(
         &mut self,
         table: u32,
-        pick: impl FnOnce(&TableStatements) -> Option<&Statement>,
+        pick: impl FnOnce(&TableStatements) -> Option<&Stmt>,
         params: Vec<Value>,
     ) -> Result<bool, QueryError> {
         let (_, st) = stmt(&self.tables, self.workload, table, pick)?;
-        self.conn
-            .exec_drop(st, mysql_async::Params::Positional(params))
+        st.drop_result(&mut self.conn, params, &mut self.sql)
             .await?;
         Ok(self.conn.affected_rows() > 0)
     }
@@ -1044,8 +1042,8 @@ fn stmt<'a>(
     tables: &'a [(String, TableStatements)],
     workload: Workload,
     table: u32,
-    pick: impl FnOnce(&'a TableStatements) -> Option<&'a Statement>,
-) -> Result<(&'a str, &'a Statement), QueryError> {
+    pick: impl FnOnce(&'a TableStatements) -> Option<&'a Stmt>,
+) -> Result<(&'a str, &'a Stmt), QueryError> {
     let (name, st) = tables
         .get((table as usize).wrapping_sub(1))
         .ok_or_else(|| QueryError::Protocol(format!("no table {table}")))?;
