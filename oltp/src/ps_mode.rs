@@ -145,10 +145,10 @@ pub fn push_hex_literal(out: &mut String, bytes: &[u8]) {
     out.push('\'');
 }
 
-/// A quoted string literal, `'` and `\` escaped (what `mysql_real_escape_string`
-/// does to the characters that can end or change a quoted string; NUL, CR, LF
-/// and Ctrl-Z too).
-fn push_quoted(out: &mut String, s: &str) {
+/// Appends `s` as a quoted string literal, `'` and `\` escaped (what
+/// `mysql_real_escape_string` does to the characters that can end or change a
+/// quoted string; NUL, CR, LF and Ctrl-Z too).
+pub fn push_quoted(out: &mut String, s: &str) {
     out.reserve(2 + s.len());
     out.push('\'');
     for ch in s.chars() {

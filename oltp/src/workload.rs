@@ -1137,7 +1137,9 @@ async fn one_event(
                             break;
                         }
                         Err(_) if Instant::now() < until && !stop.load(Ordering::Relaxed) => {
-                            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                            // A blocking sleep: a worker's runtime has no time
+                            // driver unless --rate needs one (see run.rs).
+                            std::thread::sleep(std::time::Duration::from_millis(100));
                         }
                         Err(e2) => {
                             let source = match e2 {
