@@ -13,6 +13,7 @@ pub mod cli;
 pub mod codec;
 pub mod measure;
 pub mod merge;
+pub mod ps_mode;
 pub mod rand;
 pub mod report;
 pub mod run;

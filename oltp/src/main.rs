@@ -9,6 +9,12 @@ use clap::Parser;
 use clap::error::ErrorKind;
 use encbench_oltp::cli::{Cli, error_line, execute, help_command, usage_error_line};
 
+/// mimalloc: mysql_async allocates per result row (the `Row`, each `Value`, and
+/// the errors of its packet-kind probes); glibc malloc made that a quarter of the
+/// client's instructions per query.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

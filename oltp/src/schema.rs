@@ -170,12 +170,12 @@ pub struct Meta {
 /// # Errors
 /// Query failures.
 pub async fn read_meta(conn: &mut Conn, db: &str) -> Result<Option<Meta>> {
-    let exists: Option<String> = conn
-        .exec_first(
-            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'encbench_meta'",
-            (db,),
-        )
-        .await?;
+    // Text protocol, so that `--db-ps-mode disable` needs no prepared statement.
+    let mut sql = String::from(
+        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_NAME = 'encbench_meta' AND TABLE_SCHEMA = ",
+    );
+    crate::ps_mode::push_quoted(&mut sql, db);
+    let exists: Option<String> = conn.query_first(sql).await?;
     if exists.is_none() {
         return Ok(None);
     }
@@ -206,12 +206,12 @@ pub async fn read_meta(conn: &mut Conn, db: &str) -> Result<Option<Meta>> {
 /// # Errors
 /// Query failures.
 pub async fn existing_tables(conn: &mut Conn, db: &str) -> Result<Vec<u32>> {
-    let names: Vec<String> = conn
-        .exec(
-            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME LIKE 'sbtest%'",
-            (db,),
-        )
-        .await?;
+    // Text protocol, so that `--db-ps-mode disable` needs no prepared statement.
+    let mut sql = String::from(
+        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_NAME LIKE 'sbtest%' AND TABLE_SCHEMA = ",
+    );
+    crate::ps_mode::push_quoted(&mut sql, db);
+    let names: Vec<String> = conn.query(sql).await?;
     let mut n: Vec<u32> = names
         .iter()
         .filter_map(|t| t.strip_prefix("sbtest")?.parse().ok())

@@ -1,5 +1,6 @@
 //! What is sent: sysbench 1.0's OLTP transactions (`oltp_common.lua` and the
-//! eight `oltp_*.lua` scripts) over server-side prepared statements, one
+//! eight `oltp_*.lua` scripts) over server-side prepared statements (or the text
+//! protocol with `--db-ps-mode disable`, see [`crate::ps_mode`]), one
 //! connection per worker, and what a decrypting proxy does with each statement.
 //!
 //! Statements (sysbench `oltp_common.lua`), prepared for every table on every
@@ -31,10 +32,11 @@ use std::time::Instant;
 
 use encbench_crypto::envelope::EnvelopeError;
 use mysql_async::prelude::*;
-use mysql_async::{Conn, Opts, Statement, Value};
+use mysql_async::{Conn, Opts, Value};
 
 use crate::codec::{Codec, ColumnMode, k_from_plaintext, k_plaintext};
 use crate::measure::{Aggregate, StatementKind};
+use crate::ps_mode::{PsMode, Stmt};
 use crate::rand::SbRng;
 use crate::schema::table_name;
 
@@ -285,7 +287,15 @@ pub struct Options {
     pub auto_inc: bool,
     /// Values in select_random_points' IN (...) (sysbench's --random-points).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    #[serde(default)]
     pub random_points: u32,
+    /// sysbench's `--db-ps-mode`: auto (server-side prepared statements) or
+    /// disable (the text protocol, values inlined in the SQL; needs no
+    /// max_prepared_stmt_count).
+    #[arg(long, default_value = "auto", value_name = "auto|disable",
+          value_parser = crate::ps_mode::parse_ps_mode)]
+    #[serde(default)]
+    pub db_ps_mode: PsMode,
 }
 
 impl Default for Options {
@@ -304,6 +314,7 @@ impl Default for Options {
             skip_trx: false,
             auto_inc: true,
             random_points: 10,
+            db_ps_mode: PsMode::Auto,
         }
     }
 }
@@ -459,28 +470,28 @@ impl QueryError {
 
 #[derive(Default)]
 struct TableStatements {
-    point: Option<Statement>,
+    point: Option<Stmt>,
     ranges: Option<RangeStatements>,
     index_update: Option<IndexUpdate>,
-    non_index_update: Option<Statement>,
-    delete: Option<Statement>,
-    insert: Option<Statement>,
-    random_points: Option<Statement>,
+    non_index_update: Option<Stmt>,
+    delete: Option<Stmt>,
+    insert: Option<Stmt>,
+    random_points: Option<Stmt>,
 }
 
 /// `k=k+1`: one statement on plaintext `k`; with `k` encrypted the proxy's
 /// read-modify-write: a locking read of the stored `k`, then an update that
 /// writes the new envelope only if the stored one is unchanged.
 enum IndexUpdate {
-    Plain(Statement),
-    Encrypted { read: Statement, write: Statement },
+    Plain(Stmt),
+    Encrypted { read: Stmt, write: Stmt },
 }
 
 struct RangeStatements {
-    simple: Statement,
-    sum: Statement,
-    order: Statement,
-    distinct: Statement,
+    simple: Stmt,
+    sum: Stmt,
+    order: Stmt,
+    distinct: Stmt,
 }
 
 /// Unique ids for `oltp_insert` without auto-increment (and under column
@@ -510,6 +521,8 @@ pub struct Session {
     params: Params,
     tables: Vec<(String, TableStatements)>,
     rows: Vec<Vec<u8>>,
+    /// Text mode's SQL, reused.
+    sql: String,
 }
 
 impl std::fmt::Debug for Session {
@@ -554,6 +567,7 @@ impl Session {
             params,
             tables: Vec::new(),
             rows: Vec::with_capacity(128),
+            sql: String::with_capacity(256),
         };
         s.prepare_all().await?;
         Ok(s)
@@ -570,20 +584,14 @@ impl Session {
             let between = "WHERE id BETWEEN ? AND ?";
             let mut st = TableStatements::default();
             if set.point {
-                st.point = Some(
-                    self.conn
-                        .prep(format!("SELECT c FROM {t} WHERE id=?"))
-                        .await?,
-                );
+                st.point = Some(self.prep(format!("SELECT c FROM {t} WHERE id=?")).await?);
             }
             if set.ranges {
                 st.ranges = Some(RangeStatements {
                     simple: self
-                        .conn
                         .prep(format!("SELECT {range_cols} FROM {t} {between}"))
                         .await?,
                     sum: self
-                        .conn
                         .prep(if k_enc {
                             format!("SELECT id, k FROM {t} {between}")
                         } else {
@@ -591,7 +599,6 @@ impl Session {
                         })
                         .await?,
                     order: self
-                        .conn
                         .prep(if enc {
                             format!("SELECT id, c FROM {t} {between}")
                         } else {
@@ -599,7 +606,6 @@ impl Session {
                         })
                         .await?,
                     distinct: self
-                        .conn
                         .prep(if enc {
                             format!("SELECT id, c FROM {t} {between}")
                         } else {
@@ -612,18 +618,15 @@ impl Session {
                 st.index_update = Some(if k_enc {
                     IndexUpdate::Encrypted {
                         read: self
-                            .conn
                             .prep(format!("SELECT k FROM {t} WHERE id=? FOR UPDATE"))
                             .await?,
                         write: self
-                            .conn
                             .prep(format!("UPDATE {t} SET k=? WHERE id=? AND k=?"))
                             .await?,
                     }
                 } else {
                     IndexUpdate::Plain(
-                        self.conn
-                            .prep(format!("UPDATE {t} SET k=k+1 WHERE id=?"))
+                        self.prep(format!("UPDATE {t} SET k=k+1 WHERE id=?"))
                             .await?,
                     )
                 });
@@ -631,39 +634,37 @@ impl Session {
             if set.random_points && n == 1 {
                 let points = vec!["?"; self.params.opts.random_points as usize].join(", ");
                 st.random_points = Some(
-                    self.conn
-                        .prep(format!(
-                            "SELECT id, k, c, pad FROM {t} WHERE k IN ({points})"
-                        ))
-                        .await?,
+                    self.prep(format!(
+                        "SELECT id, k, c, pad FROM {t} WHERE k IN ({points})"
+                    ))
+                    .await?,
                 );
             }
             if set.non_index_update {
-                st.non_index_update = Some(
-                    self.conn
-                        .prep(format!("UPDATE {t} SET c=? WHERE id=?"))
-                        .await?,
-                );
+                st.non_index_update =
+                    Some(self.prep(format!("UPDATE {t} SET c=? WHERE id=?")).await?);
             }
             if set.delete_insert || set.delete {
-                st.delete = Some(
-                    self.conn
-                        .prep(format!("DELETE FROM {t} WHERE id=?"))
-                        .await?,
-                );
+                st.delete = Some(self.prep(format!("DELETE FROM {t} WHERE id=?")).await?);
             }
             if set.delete_insert {
                 st.insert = Some(
-                    self.conn
-                        .prep(format!(
-                            "INSERT INTO {t} (id, k, c, pad) VALUES (?, ?, ?, ?)"
-                        ))
-                        .await?,
+                    self.prep(format!(
+                        "INSERT INTO {t} (id, k, c, pad) VALUES (?, ?, ?, ?)"
+                    ))
+                    .await?,
                 );
             }
             self.tables.push((t, st));
         }
         Ok(())
+    }
+
+    /// Prepares `sql` (`--db-ps-mode auto`), or keeps it for the text protocol
+    /// (`disable`; byte strings inlined as `X'..'` under column encryption).
+    async fn prep(&mut self, sql: String) -> Result<Stmt, QueryError> {
+        let (mode, hex) = (self.params.opts.db_ps_mode, self.codec.is_encrypted());
+        Ok(Stmt::new(&mut self.conn, mode, sql, hex).await?)
     }
 
     /// Drops the connection and connects again, re-preparing every statement
@@ -696,16 +697,13 @@ impl Session {
     pub async fn point_select(&mut self, table: u32, id: u32) -> Result<&[Vec<u8>], QueryError> {
         self.rows.clear();
         let (name, st) = stmt(&self.tables, self.workload, table, |t| t.point.as_ref())?;
-        let mut result = self.conn.exec_iter(st, (id,)).await?;
         let rows = &mut self.rows;
-        result
-            .for_each(|mut row| {
-                if let Some(Value::Bytes(v)) = row.take::<Value, _>(0) {
-                    rows.push(v);
-                }
-            })
-            .await?;
-        drop(result);
+        st.for_each(&mut self.conn, vec![id.into()], &mut self.sql, |mut row| {
+            if let Some(Value::Bytes(v)) = row.take::<Value, _>(0) {
+                rows.push(v);
+            }
+        })
+        .await?;
         for v in &mut self.rows {
             open(&self.codec, name, "c", i64::from(id), v)?;
         }
@@ -733,29 +731,27 @@ impl Session {
                 RangeKind::Distinct => &r.distinct,
             })
         })?;
-        let mut result = self.conn.exec_iter(stmt, (lo, hi)).await?;
         let rows = &mut self.rows;
         let codec = &self.codec;
         let mut failure = None;
-        result
-            .for_each(|mut row| {
-                if failure.is_some() {
-                    return;
-                }
-                if enc {
-                    let id: Option<i64> = row.take(0);
-                    if let (Some(id), Some(Value::Bytes(mut v))) = (id, row.take::<Value, _>(1)) {
-                        match open(codec, name, "c", id, &mut v) {
-                            Ok(()) => rows.push(v),
-                            Err(e) => failure = Some(e),
-                        }
+        let params = vec![lo.into(), hi.into()];
+        stmt.for_each(&mut self.conn, params, &mut self.sql, |mut row| {
+            if failure.is_some() {
+                return;
+            }
+            if enc {
+                let id: Option<i64> = row.take(0);
+                if let (Some(id), Some(Value::Bytes(mut v))) = (id, row.take::<Value, _>(1)) {
+                    match open(codec, name, "c", id, &mut v) {
+                        Ok(()) => rows.push(v),
+                        Err(e) => failure = Some(e),
                     }
-                } else if let Some(Value::Bytes(v)) = row.take::<Value, _>(0) {
-                    rows.push(v);
                 }
-            })
-            .await?;
-        drop(result);
+            } else if let Some(Value::Bytes(v)) = row.take::<Value, _>(0) {
+                rows.push(v);
+            }
+        })
+        .await?;
         if let Some(e) = failure {
             return Err(e);
         }
@@ -787,9 +783,23 @@ impl Session {
         })?;
         if self.codec.mode("k") != ColumnMode::Plain {
             // The proxy's SUM: every k in the range, opened and added up.
-            let rows: Vec<(i64, Vec<u8>)> = self.conn.exec(st, (lo, hi)).await?;
+            let mut rows: Vec<(Option<i64>, Option<Vec<u8>>)> = Vec::new();
+            st.for_each(
+                &mut self.conn,
+                vec![lo.into(), hi.into()],
+                &mut self.sql,
+                |mut row| {
+                    rows.push((row.take(0), row.take(1)));
+                },
+            )
+            .await?;
             let mut sum: Option<i64> = None;
-            for (id, mut k) in rows {
+            for row in rows {
+                let (Some(id), Some(mut k)) = row else {
+                    return Err(QueryError::Protocol(format!(
+                        "{name}: a row without id or k"
+                    )));
+                };
                 open(&self.codec, name, "k", id, &mut k)?;
                 let k = k_from_plaintext(&k)
                     .map_err(|e| QueryError::Protocol(format!("{name} id={id}: {e}")))?;
@@ -797,7 +807,8 @@ impl Session {
             }
             return Ok(sum);
         }
-        let sum: Option<Option<String>> = self.conn.exec_first(st, (lo, hi)).await?;
+        let params = vec![lo.into(), hi.into()];
+        let sum: Option<Option<String>> = st.first(&mut self.conn, params, &mut self.sql).await?;
         match sum.flatten() {
             None => Ok(None),
             Some(s) => s
@@ -812,12 +823,11 @@ impl Session {
     async fn dml(
         &mut self,
         table: u32,
-        pick: impl FnOnce(&TableStatements) -> Option<&Statement>,
+        pick: impl FnOnce(&TableStatements) -> Option<&Stmt>,
         params: Vec<Value>,
     ) -> Result<bool, QueryError> {
         let (_, st) = stmt(&self.tables, self.workload, table, pick)?;
-        self.conn
-            .exec_drop(st, mysql_async::Params::Positional(params))
+        st.drop_result(&mut self.conn, params, &mut self.sql)
             .await?;
         Ok(self.conn.affected_rows() > 0)
     }
@@ -861,7 +871,8 @@ impl Session {
                 )));
             }
             Some(IndexUpdate::Plain(s)) => {
-                self.conn.exec_drop(s, (id,)).await?;
+                s.drop_result(&mut self.conn, vec![id.into()], &mut self.sql)
+                    .await?;
                 return Ok(self.conn.affected_rows() > 0);
             }
             Some(IndexUpdate::Encrypted { read, write }) => (read, write),
@@ -871,7 +882,9 @@ impl Session {
         // mode the conditional write catches a concurrent change, and the
         // proxy retries).
         for _ in 0..16 {
-            let old: Option<Vec<u8>> = self.conn.exec_first(st, (id,)).await?;
+            let old: Option<Vec<u8>> = st
+                .first(&mut self.conn, vec![id.into()], &mut self.sql)
+                .await?;
             let Some(old) = old else {
                 return Ok(false);
             };
@@ -880,7 +893,13 @@ impl Session {
             let k = k_from_plaintext(&plain)
                 .map_err(|e| QueryError::Protocol(format!("{name} id={id}: {e}")))?;
             let new = self.seal(table, "k", i64::from(id), &k_plaintext(k + 1))?;
-            self.conn.exec_drop(write, (new, id, old)).await?;
+            write
+                .drop_result(
+                    &mut self.conn,
+                    vec![Value::Bytes(new), id.into(), Value::Bytes(old)],
+                    &mut self.sql,
+                )
+                .await?;
             if self.conn.affected_rows() > 0 {
                 return Ok(true);
             }
@@ -1039,12 +1058,9 @@ impl Session {
                 ));
             }
         };
-        let mut result = self
-            .conn
-            .exec_iter(st, mysql_async::Params::Positional(params))
+        let mut rows: Vec<mysql_async::Row> = Vec::new();
+        st.for_each(&mut self.conn, params, &mut self.sql, |row| rows.push(row))
             .await?;
-        let rows: Vec<mysql_async::Row> = result.collect().await?;
-        drop(result);
         let mut out = Vec::with_capacity(rows.len());
         for mut row in rows {
             let (Some(id), Some(k), Some(Value::Bytes(mut c)), Some(Value::Bytes(mut pad))) = (
@@ -1308,8 +1324,8 @@ fn stmt<'a>(
     tables: &'a [(String, TableStatements)],
     workload: Workload,
     table: u32,
-    pick: impl FnOnce(&'a TableStatements) -> Option<&'a Statement>,
-) -> Result<(&'a str, &'a Statement), QueryError> {
+    pick: impl FnOnce(&'a TableStatements) -> Option<&'a Stmt>,
+) -> Result<(&'a str, &'a Stmt), QueryError> {
     let (name, st) = tables
         .get((table as usize).wrapping_sub(1))
         .ok_or_else(|| QueryError::Protocol(format!("no table {table}")))?;
@@ -1403,7 +1419,9 @@ async fn one_event(
                             break;
                         }
                         Err(_) if Instant::now() < until && !stop.load(Ordering::Relaxed) => {
-                            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                            // A blocking sleep: a worker's runtime has no time
+                            // driver unless --rate needs one (see run.rs).
+                            std::thread::sleep(std::time::Duration::from_millis(100));
                         }
                         Err(e2) => {
                             let source = match e2 {

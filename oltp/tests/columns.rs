@@ -10,6 +10,7 @@ use std::path::Path;
 use clap::Parser;
 use encbench_oltp::cli::{Cli, execute};
 use encbench_oltp::codec::{Columns, Encrypt};
+use encbench_oltp::ps_mode::PsMode;
 use encbench_oltp::run::load_codec;
 use encbench_oltp::schema::{DataSet, conn_opts};
 use encbench_oltp::server::{PrivateServer, ServerConfig};
@@ -227,6 +228,26 @@ fn every_query_on_encrypted_k_c_pad_returns_the_plaintext_result() {
             }
         }
         assert!(found > 5, "the probes should find rows ({found})");
+        // The same over the text protocol (--db-ps-mode disable): the probes
+        // and envelopes go inline as X'..', integers come back as text.
+        let mut text_params = Params::new(TABLES, ROWS);
+        text_params.opts.db_ps_mode = PsMode::Disable;
+        let encrypt = Encrypt::parse("rustcrypto:aes-256-siv").expect("siv");
+        let data = DataSet { db: "sbtest".into(), tables: TABLES, table_size: ROWS, columns: det_k };
+        let mut text = Session::connect(
+            conn_opts(&url, Some(&data.database(encrypt)), 64).expect("opts"),
+            srp,
+            load_codec(encrypt, det_k, None, &base).expect("keys"),
+            text_params,
+        )
+        .await
+        .expect("text session");
+        for probe in [[1u32, 2, 3, 4, 5, 6, 7, 8, 9, 10], [78, 500, 501, 502, 503, 999, 1000, 17, 18, 19]] {
+            let a = sorted(plain.random_points(&probe).await.expect("plain points"));
+            let b = sorted(text.random_points(&probe).await.expect("text points"));
+            assert_eq!(a, b, "text protocol select_random_points {probe:?}");
+        }
+        text.close().await;
         let mut rnd = session(&url, &base, "rustcrypto:aes-256-gcm", all, srp).await;
         match rnd.random_points(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]).await {
             Err(QueryError::Protocol(m)) => assert!(m.contains("--deterministic k"), "{m}"),
@@ -263,14 +284,18 @@ fn layouts_run_end_to_end_and_bad_layouts_are_refused() {
             cli(&refs).await
         };
         // Real runs of a writing workload and of select_random_points on the layout.
-        for workload in ["oltp_read_write", "select_random_points", "oltp_update_index"] {
-            let r = run(common(&[
-                "--workload", workload, "--encrypt", "none,rustcrypto:aes-256-siv",
-                "--encrypt-columns", "all", "--deterministic", "k", "--threads", "2",
-                "--time", "0", "--events", "200",
-            ]))
-            .await;
-            assert_eq!(r, Ok(true), "{workload}");
+        // Both protocols: prepared statements and sysbench's --db-ps-mode disable
+        // (values inlined, envelopes as X'..').
+        for ps_mode in ["auto", "disable"] {
+            for workload in ["oltp_read_write", "select_random_points", "oltp_update_index"] {
+                let r = run(common(&[
+                    "--workload", workload, "--encrypt", "none,rustcrypto:aes-256-siv",
+                    "--encrypt-columns", "all", "--deterministic", "k", "--threads", "2",
+                    "--time", "0", "--events", "200", "--db-ps-mode", ps_mode,
+                ]))
+                .await;
+                assert_eq!(r, Ok(true), "{workload} --db-ps-mode {ps_mode}");
+            }
         }
         // Refusals, each one line naming the fix.
         let cases: [(&[&'static str], &str); 5] = [
