@@ -1,23 +1,29 @@
 //! `oltp`: a sysbench 1.0-compatible OLTP load generator on a real MariaDB/MySQL
-//! server, through `mysql_async` on `tokio`, measuring the three encryption
-//! layers: column encryption by any compiled-in encbench backend, TLS to the
-//! server, and InnoDB encryption at rest ([`security`]).
+//! server, measuring the three encryption layers: column encryption by any
+//! compiled-in encbench backend ([`columns`]), TLS to the server, and InnoDB
+//! encryption at rest.
 //!
-//! Data flows one way: configuration ([`cli`], [`run::RunOptions`]) -> server
-//! ([`server`] with [`security::server_config`], or a URL) -> workers
-//! ([`workload`], with the column [`codec`]) -> measurement ([`measure`]) ->
-//! report ([`report`], [`chart`]; [`merge`] for several clients).
+//! Data flows one way: command line ([`cli`]) -> validated configuration
+//! ([`config`]) -> checks ([`preflight`]) -> server ([`server`], or a URL) ->
+//! workers ([`worker`], running the [`workload`] event scripts over the
+//! [`driver`] seam, values through the column codec) -> measurement
+//! ([`measure`]) -> result and report ([`report`]; [`merge`] for several
+//! clients). Only [`commands`] prints.
 
 pub mod chart;
 pub mod cli;
-pub mod codec;
+pub mod columns;
+pub mod commands;
+pub mod config;
+pub mod driver;
 pub mod measure;
 pub mod merge;
-pub mod ps_mode;
+pub mod preflight;
 pub mod rand;
 pub mod report;
 pub mod run;
 pub mod schema;
 pub mod security;
 pub mod server;
+pub mod worker;
 pub mod workload;

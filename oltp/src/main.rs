@@ -7,7 +7,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use clap::error::ErrorKind;
-use encbench_oltp::cli::{Cli, error_line, execute, help_command, usage_error_line};
+use encbench_oltp::cli::Cli;
+use encbench_oltp::commands::{error_line, execute, help_command, usage_error_line};
 
 /// mimalloc: mysql_async allocates per result row (the `Row`, each `Value`, and
 /// the errors of its packet-kind probes); glibc malloc made that a quarter of the

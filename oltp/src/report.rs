@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::measure::{Aggregate, StatementKind};
-use crate::security::TlsSession;
+use crate::driver::TlsSession;
 use crate::workload::Options;
 
 /// Queries by sysbench's classes.

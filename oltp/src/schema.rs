@@ -18,7 +18,7 @@ use encbench_crypto::{Algorithm, envelope};
 use mysql_async::prelude::*;
 use mysql_async::{Conn, Opts, OptsBuilder, Params, Value};
 
-use crate::codec::{Codec, ColumnMode, Columns, Encrypt, k_plaintext};
+use crate::columns::{Codec, Column, ColumnMode, Columns, Encrypt, k_plaintext};
 use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
 /// sysbench 1.0's `CHAR(120)` for `c`.
@@ -87,7 +87,7 @@ pub fn create_table_sql(
     auto_inc: bool,
     secondary: bool,
 ) -> String {
-    let typed = |name: &str, plain: String, len: usize| match algorithm {
+    let typed = |name: Column, plain: String, len: usize| match algorithm {
         Some(a) if columns.mode(name) != ColumnMode::Plain => {
             envelope_type(len, a, columns.mode(name))
         }
@@ -99,8 +99,8 @@ pub fn create_table_sql(
         }
         _ => "INTEGER DEFAULT '0' NOT NULL".to_string(),
     };
-    let c = typed("c", format!("CHAR({C_CHAR_LEN})"), C_CHAR_LEN);
-    let pad = typed("pad", format!("CHAR({PAD_CHAR_LEN})"), PAD_CHAR_LEN);
+    let c = typed(Column::C, format!("CHAR({C_CHAR_LEN})"), C_CHAR_LEN);
+    let pad = typed(Column::Pad, format!("CHAR({PAD_CHAR_LEN})"), PAD_CHAR_LEN);
     let id = if auto_inc {
         "INTEGER NOT NULL AUTO_INCREMENT"
     } else {
@@ -174,7 +174,7 @@ pub async fn read_meta(conn: &mut Conn, db: &str) -> Result<Option<Meta>> {
     let mut sql = String::from(
         "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_NAME = 'encbench_meta' AND TABLE_SCHEMA = ",
     );
-    crate::ps_mode::push_quoted(&mut sql, db);
+    crate::driver::mysql_text::push_quoted(&mut sql, db);
     let exists: Option<String> = conn.query_first(sql).await?;
     if exists.is_none() {
         return Ok(None);
@@ -210,7 +210,7 @@ pub async fn existing_tables(conn: &mut Conn, db: &str) -> Result<Vec<u32>> {
     let mut sql = String::from(
         "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_NAME LIKE 'sbtest%' AND TABLE_SCHEMA = ",
     );
-    crate::ps_mode::push_quoted(&mut sql, db);
+    crate::driver::mysql_text::push_quoted(&mut sql, db);
     let names: Vec<String> = conn.query(sql).await?;
     let mut n: Vec<u32> = names
         .iter()
@@ -474,7 +474,7 @@ async fn load_table(
     let mut stmt_full = None;
     let mut done: u32 = 0;
     let (mut c_buf, mut pad_buf, mut k_buf) = (Vec::new(), Vec::new(), Vec::new());
-    let k_plain = codec.mode("k") == ColumnMode::Plain;
+    let k_plain = codec.mode(Column::K) == ColumnMode::Plain;
     while done < size {
         let rows = batch.min(size - done);
         let sql = insert_sql(&table, rows);
@@ -491,15 +491,15 @@ async fn load_table(
             let k = rng.id(1, size);
             let c = rng.c_value();
             let pad = rng.pad_value();
-            codec.seal(&table, "c", i64::from(id), &c, &mut c_buf)?;
-            codec.seal(&table, "pad", i64::from(id), &pad, &mut pad_buf)?;
+            codec.seal(&table, Column::C, i64::from(id), &c, &mut c_buf)?;
+            codec.seal(&table, Column::Pad, i64::from(id), &pad, &mut pad_buf)?;
             params.push(Value::Int(i64::from(id)));
             if k_plain {
                 params.push(Value::Int(i64::from(k)));
             } else {
                 codec.seal(
                     &table,
-                    "k",
+                    Column::K,
                     i64::from(id),
                     &k_plaintext(i64::from(k)),
                     &mut k_buf,

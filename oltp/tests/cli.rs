@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use encbench_oltp::cli::{error_line, write_atomically};
+use encbench_oltp::commands::{error_line, write_atomically};
 
 fn oltp(base: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_oltp"))

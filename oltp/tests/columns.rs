@@ -8,10 +8,12 @@
 use std::path::Path;
 
 use clap::Parser;
-use encbench_oltp::cli::{Cli, execute};
-use encbench_oltp::codec::{Columns, Encrypt};
-use encbench_oltp::ps_mode::PsMode;
-use encbench_oltp::run::load_codec;
+use encbench_oltp::cli::Cli;
+use encbench_oltp::commands::execute;
+use encbench_oltp::columns::{Columns, Encrypt};
+use encbench_oltp::driver::PsMode;
+use encbench_oltp::columns::keys::load_codec;
+use encbench_oltp::driver::ConnectOptions;
 use encbench_oltp::schema::{DataSet, conn_opts};
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use encbench_oltp::workload::{Params, PointRow, QueryError, RangeKind, Session, Workload};
@@ -76,7 +78,7 @@ async fn session(
         columns,
     };
     let codec = load_codec(encrypt, columns, None, base).expect("keys");
-    let opts = conn_opts(url, Some(&data.database(encrypt)), 64).expect("opts");
+    let opts = ConnectOptions::new(url).database(data.database(encrypt));
     Session::connect(opts, workload, codec, Params::new(TABLES, ROWS))
         .await
         .expect("session")
@@ -234,8 +236,8 @@ fn every_query_on_encrypted_k_c_pad_returns_the_plaintext_result() {
         text_params.opts.db_ps_mode = PsMode::Disable;
         let encrypt = Encrypt::parse("rustcrypto:aes-256-siv").expect("siv");
         let data = DataSet { db: "sbtest".into(), tables: TABLES, table_size: ROWS, columns: det_k };
-        let mut text = Session::connect(
-            conn_opts(&url, Some(&data.database(encrypt)), 64).expect("opts"),
+        let mut text: Session = Session::connect(
+            ConnectOptions::new(url.as_str()).database(data.database(encrypt)),
             srp,
             load_codec(encrypt, det_k, None, &base).expect("keys"),
             text_params,

@@ -7,9 +7,11 @@ use std::process::Command;
 use std::time::Duration;
 
 use clap::Parser;
-use encbench_oltp::cli::{Cli, execute};
-use encbench_oltp::codec::{Codec, Encrypt};
-use encbench_oltp::run::load_cipher;
+use encbench_oltp::cli::Cli;
+use encbench_oltp::commands::execute;
+use encbench_oltp::columns::{Codec, Encrypt};
+use encbench_oltp::columns::keys::load_cipher;
+use encbench_oltp::driver::ConnectOptions;
 use encbench_oltp::schema::{DataSet, conn_opts};
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use encbench_oltp::workload::{Params, RangeKind, Session, Workload};
@@ -80,7 +82,7 @@ async fn session(url: &str, base: &Path, encrypt: Encrypt) -> Session {
         None => Codec::plaintext(),
         Some(c) => Codec::encrypted(c),
     };
-    let opts = conn_opts(url, Some(&data.database(encrypt)), 64).expect("opts");
+    let opts = ConnectOptions::new(url).database(data.database(encrypt));
     Session::connect(
         opts,
         Workload::OltpReadOnly,
@@ -380,7 +382,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
     let base = dir.path().join("home");
     let rt = runtime();
     rt.block_on(prepare(&url, &base, "none"));
-    let opts = encbench_oltp::run::RunOptions {
+    let opts = encbench_oltp::config::RunConfig {
         url: url.clone(),
         data: DataSet {
             db: "sbtest".into(),
@@ -411,7 +413,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
     };
     let started = std::time::Instant::now();
     let results = rt.block_on(async {
-        let run = tokio::spawn(async move { encbench_oltp::run::run_grid(&opts, |_| {}).await });
+        let run = tokio::spawn(async move { encbench_oltp::run::run_grid(&opts, std::sync::Arc::new(encbench_oltp::run::Silent)).await });
         tokio::time::sleep(Duration::from_secs(2)).await;
         server.kill().expect("kill server");
         tokio::time::timeout(Duration::from_secs(20), run)

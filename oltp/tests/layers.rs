@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use clap::Parser;
-use encbench_oltp::cli::{Cli, execute};
+use encbench_oltp::cli::Cli;
+use encbench_oltp::commands::execute;
 use encbench_oltp::schema::conn_opts;
 use encbench_oltp::security::{Profile, TlsFiles, ensure_tls_files, server_config, tls_files};
 use encbench_oltp::server::{PrivateServer, ServerConfig};

@@ -7,10 +7,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use clap::Parser;
-use encbench_oltp::cli::{Cli, execute};
-use encbench_oltp::codec::{Codec, Encrypt};
-use encbench_oltp::ps_mode::PsMode;
-use encbench_oltp::run::load_cipher;
+use encbench_oltp::cli::Cli;
+use encbench_oltp::commands::execute;
+use encbench_oltp::columns::{Codec, Column, Encrypt};
+use encbench_oltp::driver::PsMode;
+use encbench_oltp::columns::keys::load_cipher;
+use encbench_oltp::driver::ConnectOptions;
 use encbench_oltp::schema::{DataSet, conn_opts};
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use encbench_oltp::workload::{Params, RangeKind, Session, Workload};
@@ -54,7 +56,7 @@ async fn session(url: &str, base: &Path, encrypt: &str, mode: PsMode) -> Session
         table_size: ROWS,
         columns: Default::default(),
     };
-    let opts = conn_opts(url, Some(&data.database(encrypt)), 64).expect("opts");
+    let opts = ConnectOptions::new(url).database(data.database(encrypt));
     let mut params = Params::new(TABLES, ROWS);
     params.opts.db_ps_mode = mode;
     Session::connect(opts, Workload::OltpReadWrite, codec(base, encrypt), params)
@@ -109,10 +111,10 @@ async fn table_rows(
     rows.into_iter()
         .map(|(id, k, mut c, mut pad)| {
             codec
-                .open_in_place(&table, "c", id, &mut c)
+                .open_in_place(&table, Column::C, id, &mut c)
                 .unwrap_or_else(|e| panic!("{db}.{table} id {id} c must open: {e}"));
             codec
-                .open_in_place(&table, "pad", id, &mut pad)
+                .open_in_place(&table, Column::Pad, id, &mut pad)
                 .unwrap_or_else(|e| panic!("{db}.{table} id {id} pad must open: {e}"));
             (id, (k, c, pad))
         })

@@ -6,7 +6,8 @@
 use std::process::Command;
 
 use clap::Parser;
-use encbench_oltp::cli::{Cli, execute};
+use encbench_oltp::cli::Cli;
+use encbench_oltp::commands::execute;
 use encbench_oltp::schema::conn_opts;
 use encbench_oltp::server::{BENCH_PASSWORD, BENCH_USER, PrivateServer, ServerConfig};
 use mysql_async::prelude::*;

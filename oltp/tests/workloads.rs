@@ -8,9 +8,10 @@ use std::process::Command;
 use std::time::Duration;
 
 use clap::Parser;
-use encbench_oltp::cli::{Cli, execute};
-use encbench_oltp::codec::{Codec, Encrypt};
-use encbench_oltp::run::load_cipher;
+use encbench_oltp::cli::Cli;
+use encbench_oltp::commands::execute;
+use encbench_oltp::columns::{Codec, Column, Encrypt};
+use encbench_oltp::columns::keys::load_cipher;
 use encbench_oltp::schema::conn_opts;
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use mysql_async::prelude::*;
@@ -92,10 +93,10 @@ async fn table_rows(url: &str, db: &str, n: u32, codec: &Codec) -> Rows {
     rows.into_iter()
         .map(|(id, k, mut c, mut pad)| {
             codec
-                .open_in_place(&table, "c", id, &mut c)
+                .open_in_place(&table, Column::C, id, &mut c)
                 .unwrap_or_else(|e| panic!("{db}.{table} id {id} c must open: {e}"));
             codec
-                .open_in_place(&table, "pad", id, &mut pad)
+                .open_in_place(&table, Column::Pad, id, &mut pad)
                 .unwrap_or_else(|e| panic!("{db}.{table} id {id} pad must open: {e}"));
             (id, (k, c, pad))
         })

@@ -1,0 +1,80 @@
+//! What each subcommand does, one file each; the only place that prints.
+
+use anyhow::{Result, bail};
+use clap::ValueEnum as _;
+
+use crate::cli::{Cli, Command};
+use crate::config::{RunConfig, data_set, parse_encrypts};
+use crate::security::Profile;
+
+use output::check_writable;
+
+mod cleanup;
+mod errors;
+mod lease;
+mod merge;
+mod output;
+mod prepare;
+mod run;
+mod server;
+
+pub use errors::{error_line, help_command, usage_error_line};
+pub use lease::{ServerGuard, private_server_of};
+pub use output::write_atomically;
+
+/// Runs a parsed command line. Returns `false` when a run stopped early (the
+/// report then says so and the process should exit non-zero).
+///
+/// # Errors
+/// Anything that prevents the command from doing its job; messages name the fix.
+pub async fn execute(cli: Cli) -> Result<bool> {
+    let data = match &cli.command {
+        Command::Prepare(a) => &a.data,
+        Command::Run(a) => &a.data,
+        Command::Cleanup(a) => &a.data,
+        Command::Server(a) => return server::server(a).await.map(|()| true),
+        Command::Merge(a) => return merge::merge(a),
+    };
+    // Validate everything before starting anything.
+    data_set(data)?;
+    if data.mysql_url.is_some() && data.profile != Profile::Default {
+        bail!(
+            "--profile {} sets up the private server only: with --mysql-url, set the server's variables yourself (or omit --mysql-url)",
+            data.profile
+                .to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string())
+        );
+    }
+    let mut run_cfg = None;
+    match &cli.command {
+        Command::Prepare(a) => drop(parse_encrypts(&a.encrypt, data_set(data)?.columns)?),
+        Command::Run(a) => {
+            run_cfg = Some(RunConfig::from_args(a)?);
+            if let Some(path) = &a.json_out {
+                check_writable(path, "--json-out")?;
+            }
+            if let Some(path) = &a.svg {
+                check_writable(path, "--svg")?;
+            }
+        }
+        Command::Cleanup(_) | Command::Server(_) | Command::Merge(_) => {}
+    }
+    let server = ServerGuard::open(data).await?;
+    let outcome = match &cli.command {
+        Command::Prepare(a) => prepare::prepare(a, &server.url).await.map(|()| true),
+        Command::Run(a) => match run_cfg {
+            Some(mut cfg) => {
+                cfg.url = server.url.clone();
+                run::run(a, &cfg).await
+            }
+            None => Ok(true),
+        },
+        Command::Cleanup(a) => cleanup::cleanup(a, &server.url).await.map(|()| true),
+        Command::Server(_) | Command::Merge(_) => Ok(true),
+    };
+    let stopped = server.finish().await;
+    let complete = outcome?;
+    stopped?;
+    Ok(complete)
+}
+

@@ -1,0 +1,203 @@
+//! `oltp run`'s configuration, validated once from the command line
+//! ([`crate::commands::run`]) and read by every later step.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+
+use crate::cli::{DataArgs, Output, RunArgs};
+use crate::columns::{ColumnMode, Columns, Encrypt};
+use crate::rand::RandType;
+use crate::schema::DataSet;
+use crate::security::{server_base, tls_files};
+use crate::server::default_base_dir;
+use crate::workload::{Options, Workload};
+
+/// Everything `oltp run` needs, validated.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// `mysql://USER:PASS@HOST:PORT` of the server.
+    pub url: String,
+    /// The data set.
+    pub data: DataSet,
+    /// The workload.
+    pub workload: Workload,
+    /// Thread counts to run, in order.
+    pub threads: Vec<u32>,
+    /// Encryption choices to run at each thread count, in order.
+    pub encrypts: Vec<Encrypt>,
+    /// Measured duration of each run (zero: no time limit, `events` ends the run).
+    pub time: Duration,
+    /// Events per run for all threads together (`--events`; 0: no limit).
+    pub events: u64,
+    /// Open loop: events per second for all threads together (`--rate`; 0:
+    /// closed loop, each thread starts its next event when one ends).
+    pub rate: f64,
+    /// Unmeasured time before each run's measured window (`--warmup`).
+    pub warmup: Duration,
+    /// Interval between progress lines in sysbench's format (zero: none).
+    pub report_interval: Duration,
+    /// Print the interval lines on stderr (when stdout carries JSON/CSV).
+    pub intervals_to_stderr: bool,
+    /// sysbench's workload options (`--point-selects`, `--range-size`, ...).
+    pub options: Options,
+    /// TLS modes to run (false: plain TCP, true: TLS), in order.
+    pub tls: Vec<bool>,
+    /// CA certificate (PEM) TLS verifies the server against; `None`: web PKI roots.
+    pub tls_ca: Option<PathBuf>,
+    /// Require every table to be encrypted at rest (checked before the runs).
+    pub at_rest: bool,
+    /// Runs of every combination (`--repeat`): at each thread count, round r
+    /// runs the (TLS x encryption) combinations rotated by r (A B C, B C A, ...).
+    pub repeat: u32,
+    /// Id distribution.
+    pub rand_type: RandType,
+    /// Seed of the workers' random numbers (worker i uses seed + i); 0: from
+    /// the operating system (sysbench's `--rand-seed`).
+    pub rand_seed: u64,
+    /// Key file (`ID;HEX` lines); default: `<base>/keys/<algorithm>.keys`.
+    pub key_file: Option<PathBuf>,
+    /// encbench's base directory (private server, default key files).
+    pub base_dir: PathBuf,
+    /// Show a progress bar (only on a terminal).
+    pub progress: bool,
+    /// How long a worker keeps trying to reconnect to a lost server.
+    pub reconnect_window: Duration,
+}
+
+
+/// encbench's base directory: `--base-dir`, or the default.
+pub fn base_dir(a: &DataArgs) -> PathBuf {
+    a.base_dir.clone().unwrap_or_else(default_base_dir)
+}
+
+/// The private server's base directory (`base-dir`, or its `at-rest/`).
+pub fn server_base_dir(a: &DataArgs) -> PathBuf {
+    server_base(&base_dir(a), a.at_rest)
+}
+
+/// The data set the flags name, validated.
+///
+/// # Errors
+/// A bad `--mysql-db`, or a column layout that cannot be.
+pub fn data_set(a: &DataArgs) -> Result<DataSet> {
+    check_db_name(&a.mysql_db)?;
+    Ok(DataSet {
+        db: a.mysql_db.clone(),
+        tables: a.tables,
+        table_size: a.table_size,
+        columns: Columns::parse(&a.encrypt_columns, &a.deterministic)?,
+    })
+}
+
+/// Longest `--mysql-db`: 64 (MySQL's identifier limit) minus the longest suffix
+/// of an encrypted database, `_aes_256_cbc_hmac_sha256` (24) and a column
+/// layout such as `_kdcdpd` (7).
+const MAX_DB_NAME: usize = 33;
+
+/// `--mysql-db` goes into SQL as an identifier: letters, digits and `_` only, and
+/// not one of the server's own databases.
+fn check_db_name(db: &str) -> Result<()> {
+    let valid = !db.is_empty()
+        && db.len() <= MAX_DB_NAME
+        && db.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !valid {
+        bail!("--mysql-db {db:?}: use 1 to {MAX_DB_NAME} letters, digits or '_' (default sbtest)");
+    }
+    if ["mysql", "information_schema", "performance_schema", "sys"]
+        .contains(&db.to_ascii_lowercase().as_str())
+    {
+        bail!(
+            "--mysql-db {db}: that is the server's own database; use another name (default sbtest)"
+        );
+    }
+    Ok(())
+}
+
+/// `--encrypt`'s list, parsed, each checked against the layout, duplicates dropped.
+///
+/// # Errors
+/// An unknown name, or a layout the algorithm cannot store.
+pub fn parse_encrypts(list: &[String], columns: Columns) -> Result<Vec<Encrypt>> {
+    let mut out: Vec<Encrypt> = Vec::new();
+    for item in list {
+        let e = Encrypt::parse(item.trim())?;
+        columns.check(e)?;
+        if !out.iter().any(|o| o.name() == e.name()) {
+            out.push(e);
+        }
+    }
+    if out.is_empty() {
+        bail!("--encrypt is empty: give none or BACKEND:ALGORITHM");
+    }
+    Ok(out)
+}
+
+
+impl RunConfig {
+    /// Validates `oltp run`'s flags into a configuration; `url` is filled in
+    /// once the server is known ([`RunConfig::url`] is empty until then).
+    ///
+    /// # Errors
+    /// Any flag that cannot work, with the fix: nothing has started yet.
+    pub fn from_args(a: &RunArgs) -> Result<RunConfig> {
+        let data = data_set(&a.data)?;
+        let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
+        if a.workload == Workload::SelectRandomPoints
+            && data.columns.k == ColumnMode::Randomized
+            && encrypts.iter().any(|e| e.algorithm().is_some())
+        {
+            bail!(
+                "select_random_points looks rows up by k with IN (...), which randomized encryption of k cannot serve: add --deterministic k (with an aes-256-siv or aes-256-cbc-hmac-sha256 --encrypt), or leave k out of --encrypt-columns"
+            );
+        }
+        if !(a.rate.is_finite() && a.rate >= 0.0) {
+            bail!("--rate {}: give events per second, 0 or more", a.rate);
+        }
+        if a.time == 0 && a.events == 0 {
+            bail!("--time 0 needs --events N (otherwise the run never ends)");
+        }
+        Ok(RunConfig {
+            url: a.data.mysql_url.clone().unwrap_or_default(),
+            data,
+            workload: a.workload,
+            threads: {
+                // A repeated count would pair every ciphertext run with the first plaintext one.
+                let mut t = a.threads.clone();
+                let mut seen = std::collections::HashSet::new();
+                t.retain(|n| seen.insert(*n));
+                t
+            },
+            encrypts,
+            time: Duration::from_secs(a.time),
+            events: a.events,
+            rate: a.rate,
+            warmup: Duration::from_secs(a.warmup),
+            report_interval: Duration::from_secs(a.report_interval),
+            intervals_to_stderr: a.output != Output::Text,
+            options: a.options,
+            rand_type: a.rand_type,
+            rand_seed: a.rand_seed,
+            tls: {
+                let mut t = a.tls.clone();
+                t.dedup();
+                t
+            },
+            tls_ca: match (&a.data.tls_ca, &a.data.mysql_url) {
+                (Some(ca), _) => Some(ca.clone()),
+                (None, None) => Some(tls_files(&server_base_dir(&a.data)).ca),
+                // A URL of the private server (e.g. printed by `oltp server start`):
+                // its own CA.
+                (None, Some(url)) => crate::commands::private_server_of(url, &base_dir(&a.data))
+                    .map(|sbase| tls_files(&sbase).ca),
+            },
+            at_rest: a.data.at_rest,
+            repeat: a.repeat,
+            key_file: a.data.key_file.clone(),
+            base_dir: base_dir(&a.data),
+            progress: !a.no_progress,
+            reconnect_window: Duration::from_secs(5),
+        })
+    }
+}

@@ -1,0 +1,365 @@
+//! The database-driver seam: every statement a worker sends goes through
+//! [`Connection`], so the workloads (`crate::workload`) never know which server
+//! or client library they talk to.
+//!
+//! The trait is small on purpose (go-tpc's `Workloader` / driver split):
+//! connect (with TLS options), prepare, run a prepared statement with
+//! [`Param`]s and read its rows, run a text statement (BEGIN, COMMIT, ...), and
+//! the [`ErrorKind`]s the workloads count (deadlock, lock wait, lost connection).
+//! Rows are read through [`Row`], whose column values are borrowed bytes the
+//! column codec opens in place; no type of any one client library (its `Row`,
+//! its `Value`) appears here, so a lean driver that decodes packets straight
+//! into borrowed slices fits as well as `mysql_async`.
+//!
+//! The methods return futures. A blocking driver fits too: each worker is one
+//! OS thread with its own current-thread runtime (`crate::worker`), so a driver
+//! may do its I/O synchronously inside the future and return it ready.
+//!
+//! Implementations: [`mysql`] (`mysql_async` on `tokio`, MariaDB and MySQL).
+
+use std::fmt;
+use std::future::Future;
+use std::path::PathBuf;
+
+pub mod mysql;
+pub(crate) mod mysql_text;
+
+pub use mysql::MysqlConnection;
+
+/// A value bound to a statement placeholder.
+///
+/// `Text` and `Binary` are kept apart because servers type them apart (a
+/// MySQL text-protocol literal is `'..'` or `X'..'`; PostgreSQL has `text` and
+/// `bytea`): sysbench's `c`/`pad` strings are text, envelopes are binary.
+/// `Debug` shows lengths only: a value may be plaintext.
+#[derive(Clone, Copy)]
+pub enum Param<'a> {
+    /// An integer (`id`, plaintext `k`, range bounds).
+    Int(i64),
+    /// A character string (sysbench's digits-and-dashes values).
+    Text(&'a [u8]),
+    /// Binary data (a column envelope).
+    Binary(&'a [u8]),
+}
+
+impl fmt::Debug for Param<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Param::Int(n) => write!(f, "Int({n})"),
+            Param::Text(b) => write!(f, "Text({} bytes)", b.len()),
+            Param::Binary(b) => write!(f, "Binary({} bytes)", b.len()),
+        }
+    }
+}
+
+impl From<u32> for Param<'_> {
+    fn from(n: u32) -> Self {
+        Param::Int(i64::from(n))
+    }
+}
+
+impl From<i64> for Param<'_> {
+    fn from(n: i64) -> Self {
+        Param::Int(n)
+    }
+}
+
+/// One row of a result set, as the driver holds it; valid only inside the
+/// row callback of [`Connection::query`].
+pub trait Row {
+    /// Column `i` (0-based) as an integer: `None` for NULL, a missing column,
+    /// or a value that is not an integer (text digits are parsed).
+    fn int(&mut self, i: usize) -> Option<i64>;
+
+    /// Column `i` as bytes, mutable so an envelope can be opened in place:
+    /// `None` for NULL or a missing column. Integers come as their decimal digits.
+    fn bytes(&mut self, i: usize) -> Option<&mut [u8]>;
+
+    /// Column `i` as bytes when the row has that column: `Some(None)` for
+    /// NULL, `None` past the last column.
+    fn column(&mut self, i: usize) -> Option<Option<&[u8]>>;
+
+    /// Column `i` as an owned buffer, for values the caller keeps (a range's
+    /// `c` values, sorted after decryption). The default copies
+    /// [`Row::bytes`]; a driver that already owns a buffer per value moves it
+    /// out instead.
+    fn take_bytes(&mut self, i: usize) -> Option<Vec<u8>> {
+        self.bytes(i).map(|b| b.to_vec())
+    }
+}
+
+/// What kind of failure a [`DbError`] is, as the workloads count it (sysbench's
+/// `--mysql-ignore-errors` default list and its reconnect codes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A deadlock (MySQL 1213): the transaction was rolled back; restart it.
+    Deadlock,
+    /// A lock wait timeout (MySQL 1205): the statement was rolled back; restart.
+    LockWaitTimeout,
+    /// The row changed since it was read (MySQL 1020); restart.
+    RecordChanged,
+    /// The connection is gone (MySQL client errors 2006, 2011, 2013, 2055,
+    /// server shutdown 1053, 1927; an I/O error): reconnect and restart.
+    ConnectionLost,
+    /// TLS was asked for but the session is not encrypted, or TLS failed.
+    Tls,
+    /// Anything else: the run stops.
+    Other,
+}
+
+impl ErrorKind {
+    /// Whether sysbench ignores it by default (counts it and restarts the event).
+    pub fn is_ignorable(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::Deadlock | ErrorKind::LockWaitTimeout | ErrorKind::RecordChanged
+        )
+    }
+}
+
+/// A driver or server error with its [`ErrorKind`]; `Display` is the driver's
+/// own message (the server's error text and code where it sent one).
+#[derive(Debug)]
+pub struct DbError {
+    kind: ErrorKind,
+    source: Box<dyn std::error::Error + Send + Sync + 'static>,
+}
+
+impl DbError {
+    /// `source` classified as `kind`.
+    pub fn new(
+        kind: ErrorKind,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    ) -> DbError {
+        DbError {
+            kind,
+            source: source.into(),
+        }
+    }
+
+    /// How the workloads treat it.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+}
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.source, f)
+    }
+}
+
+impl std::error::Error for DbError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.source()
+    }
+}
+
+/// How statements are sent: sysbench's `--db-ps-mode`.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum PsMode {
+    /// Server-side prepared statements (sysbench's default, `auto`).
+    #[default]
+    #[serde(rename = "auto")]
+    Auto,
+    /// The text protocol, values inlined in the SQL (`disable`): needs no
+    /// prepared-statement budget on the server.
+    #[serde(rename = "disable")]
+    Disable,
+}
+
+impl PsMode {
+    /// sysbench's name for the mode.
+    pub fn name(self) -> &'static str {
+        match self {
+            PsMode::Auto => "auto",
+            PsMode::Disable => "disable",
+        }
+    }
+
+    /// Whether statements are server-side prepared.
+    pub fn prepares(self) -> bool {
+        self == PsMode::Auto
+    }
+}
+
+impl fmt::Display for PsMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses `--db-ps-mode`: `auto` or `disable` (sysbench 1.0's values).
+///
+/// # Errors
+/// Any other word, with the valid values.
+pub fn parse_ps_mode(s: &str) -> Result<PsMode, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "auto" => Ok(PsMode::Auto),
+        "disable" => Ok(PsMode::Disable),
+        _ => Err(format!("{s:?}: use auto or disable")),
+    }
+}
+
+/// TLS on a connection: verified against `ca` (PEM) when given, else against
+/// the built-in web PKI roots.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsOptions {
+    /// CA certificate (PEM) the server's certificate must chain to.
+    pub ca: Option<PathBuf>,
+}
+
+/// What a TLS session negotiated, as the server reports it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TlsSession {
+    /// Protocol version, e.g. `TLSv1.3`.
+    pub version: String,
+    /// Cipher suite, e.g. `TLS_AES_256_GCM_SHA384`.
+    pub cipher: String,
+}
+
+/// Where and how to connect: everything a driver needs, in no driver's types.
+#[derive(Clone, Debug)]
+pub struct ConnectOptions {
+    /// The server URL (`mysql://USER:PASS@HOST:PORT`).
+    pub url: String,
+    /// Default database, if any.
+    pub database: Option<String>,
+    /// TLS, or `None` for plain TCP. With TLS every connection checks that the
+    /// session really is encrypted, so a plaintext fallback cannot pass.
+    pub tls: Option<TlsOptions>,
+    /// Prepared or text protocol.
+    pub ps_mode: PsMode,
+    /// Prepared statements the connection keeps open (the workload's count plus
+    /// headroom): a driver with a statement cache sizes it to this.
+    pub statements: usize,
+}
+
+impl ConnectOptions {
+    /// `url` with no database, no TLS, prepared statements, room for 16.
+    pub fn new(url: impl Into<String>) -> ConnectOptions {
+        ConnectOptions {
+            url: url.into(),
+            database: None,
+            tls: None,
+            ps_mode: PsMode::Auto,
+            statements: 16,
+        }
+    }
+
+    /// The same with default database `db`.
+    pub fn database(mut self, db: impl Into<String>) -> ConnectOptions {
+        self.database = Some(db.into());
+        self
+    }
+}
+
+/// One client connection: what every workload statement goes through.
+///
+/// Futures are `Send` so a connection can serve the admin steps of a
+/// multi-threaded runtime as well as a worker's current-thread one.
+pub trait Connection: Sized + Send {
+    /// A prepared statement (or, in text mode, the SQL ready for inlining).
+    type Statement: Send + Sync;
+
+    /// Connects; with `opts.tls`, checks that the session is encrypted.
+    ///
+    /// # Errors
+    /// The server is unreachable, refuses the login, or TLS fails
+    /// ([`ErrorKind::Tls`]).
+    fn connect(opts: &ConnectOptions) -> impl Future<Output = Result<Self, DbError>> + Send;
+
+    /// The negotiated TLS session, when the connection uses TLS.
+    fn tls_session(&self) -> Option<&TlsSession>;
+
+    /// Prepares `sql` (placeholders `?`) in the connection's [`PsMode`].
+    ///
+    /// # Errors
+    /// The server refuses the statement.
+    fn prepare(
+        &mut self,
+        sql: &str,
+    ) -> impl Future<Output = Result<Self::Statement, DbError>> + Send;
+
+    /// Runs `statement` with `params` and calls `each` on every row.
+    ///
+    /// # Errors
+    /// Server or connection errors; a parameter count that does not match.
+    fn query(
+        &mut self,
+        statement: &Self::Statement,
+        params: &[Param<'_>],
+        each: &mut (dyn FnMut(&mut dyn Row) + Send),
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// Runs a statement that returns no rows (DML); returns the affected rows.
+    ///
+    /// # Errors
+    /// Server or connection errors.
+    fn execute(
+        &mut self,
+        statement: &Self::Statement,
+        params: &[Param<'_>],
+    ) -> impl Future<Output = Result<u64, DbError>> + Send;
+
+    /// Sends `sql` as text (BEGIN, COMMIT, DDL, a statement with its values
+    /// inlined); returns the affected rows. A result set is read and dropped.
+    ///
+    /// # Errors
+    /// Server or connection errors.
+    fn simple(&mut self, sql: &str) -> impl Future<Output = Result<u64, DbError>> + Send;
+
+    /// Sends `sql` over the text protocol with `params` inlined at its `?`
+    /// placeholders as literals of the server's dialect (sysbench's
+    /// `oltp_insert` sends its INSERT this way); returns the affected rows.
+    ///
+    /// # Errors
+    /// Server or connection errors; a parameter count that does not match.
+    fn execute_text(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+    ) -> impl Future<Output = Result<u64, DbError>> + Send;
+
+    /// Sends `sql` as text and calls `each` on every row of its result.
+    ///
+    /// # Errors
+    /// Server or connection errors.
+    fn simple_query(
+        &mut self,
+        sql: &str,
+        each: &mut (dyn FnMut(&mut dyn Row) + Send),
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// Closes the connection politely (errors are of no interest by then).
+    fn close(self) -> impl Future<Output = ()> + Send;
+
+    /// Sends `sql` as text and returns every row, each column as text
+    /// (`None` for NULL): for the few administrative queries (server version,
+    /// settings, catalog lookups), never on a measured path.
+    ///
+    /// # Errors
+    /// Server or connection errors.
+    fn query_text(
+        &mut self,
+        sql: &str,
+    ) -> impl Future<Output = Result<Vec<Vec<Option<String>>>, DbError>> + Send {
+        async move {
+            let mut rows = Vec::new();
+            self.simple_query(sql, &mut |row: &mut dyn Row| {
+                let mut cols = Vec::new();
+                let mut i = 0;
+                while let Some(c) = row.column(i) {
+                    cols.push(c.map(|b| String::from_utf8_lossy(b).into_owned()));
+                    i += 1;
+                }
+                rows.push(cols);
+            })
+            .await?;
+            Ok(rows)
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! [`Connection`] over `mysql_async` on `tokio`, for MariaDB and MySQL.
+//!
+//! TCP always (never the Unix socket, even on localhost); TLS through
+//! mysql_async's rustls with the aws-lc-rs provider, verified against the given
+//! CA only, and checked on every connection: the server must report a
+//! non-empty `Ssl_cipher`. `--db-ps-mode disable` sends statements over the
+//! text protocol with the values inlined ([`super::mysql_text`]).
+
+use mysql_async::prelude::*;
+use mysql_async::{Conn, Opts, OptsBuilder, SslOpts, Statement, Value};
+
+use super::mysql_text::TextStatement;
+use super::{ConnectOptions, Connection, DbError, ErrorKind, Param, PsMode, Row, TlsSession};
+
+/// sysbench's reconnect codes: client errors 2006 (server gone), 2011, 2013
+/// (lost during query), 2055 (lost at handshake); server shutdown 1053 and
+/// 1927 (connection killed).
+const CONNECTION_LOST_CODES: [u16; 6] = [2013, 2055, 2006, 2011, 1927, 1053];
+
+/// One `mysql_async` connection.
+pub struct MysqlConnection {
+    conn: Conn,
+    ps_mode: PsMode,
+    tls: Option<TlsSession>,
+    /// Text mode's SQL, reused between statements.
+    sql: String,
+}
+
+/// A statement of a [`MysqlConnection`]: server-side prepared, or SQL split at
+/// its placeholders for inlining (text mode).
+pub enum MysqlStatement {
+    /// `--db-ps-mode auto`.
+    Prepared(Statement),
+    /// `--db-ps-mode disable`.
+    Text(TextStatement),
+}
+
+/// `mysql_async` options for `opts`: TCP even on localhost, the statement cache
+/// sized to `opts.statements` (at least 16), the database, and TLS.
+///
+/// # Errors
+/// `opts.url` is not a valid `mysql://` URL.
+pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
+    let url = &opts.url;
+    let parsed = Opts::from_url(url).map_err(|e| {
+        DbError::new(
+            ErrorKind::Other,
+            format!(
+                "--mysql-url {url:?} is not a valid mysql:// URL ({e}): use mysql://USER:PASS@HOST:PORT"
+            ),
+        )
+    })?;
+    let mut b = OptsBuilder::from_opts(parsed)
+        .prefer_socket(false)
+        .stmt_cache_size(opts.statements.max(16))
+        .db_name(opts.database.clone());
+    if let Some(tls) = &opts.tls {
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+        let mut ssl = SslOpts::default();
+        if let Some(ca) = &tls.ca {
+            ssl = ssl
+                .with_root_certs(vec![ca.clone().into()])
+                .with_disable_built_in_roots(true);
+        }
+        b = b.ssl_opts(ssl);
+    }
+    Ok(b.into())
+}
+
+/// `USER@HOST:PORT` of `url`, for messages (never the password).
+pub fn target(url: &str) -> String {
+    match Opts::from_url(url) {
+        Ok(o) => format!(
+            "{}@{}:{}",
+            o.user().unwrap_or(""),
+            o.ip_or_hostname(),
+            o.tcp_port()
+        ),
+        Err(_) => "(invalid URL)".to_string(),
+    }
+}
+
+/// The [`ErrorKind`] of a `mysql_async` error.
+pub fn classify(e: &mysql_async::Error) -> ErrorKind {
+    match e {
+        mysql_async::Error::Server(s) => match s.code {
+            1213 => ErrorKind::Deadlock,
+            1205 => ErrorKind::LockWaitTimeout,
+            1020 => ErrorKind::RecordChanged,
+            c if CONNECTION_LOST_CODES.contains(&c) => ErrorKind::ConnectionLost,
+            _ => ErrorKind::Other,
+        },
+        mysql_async::Error::Io(_) => ErrorKind::ConnectionLost,
+        mysql_async::Error::Driver(
+            mysql_async::DriverError::ConnectionClosed | mysql_async::DriverError::PoolDisconnected,
+        ) => ErrorKind::ConnectionLost,
+        _ => ErrorKind::Other,
+    }
+}
+
+fn db_error(e: mysql_async::Error) -> DbError {
+    DbError::new(classify(&e), e)
+}
+
+/// The `mysql_async` value of a parameter.
+fn value(p: &Param<'_>) -> Value {
+    match *p {
+        Param::Int(n) => Value::Int(n),
+        Param::Text(b) | Param::Binary(b) => Value::Bytes(b.to_vec()),
+    }
+}
+
+fn positional(params: &[Param<'_>]) -> mysql_async::Params {
+    mysql_async::Params::Positional(params.iter().map(value).collect())
+}
+
+/// A `mysql_async` row behind [`Row`]: values are moved out of the row on
+/// first access (no copy); [`Row::bytes`] keeps the last one it handed out.
+struct MysqlRow {
+    row: mysql_async::Row,
+    slot: Option<(usize, Vec<u8>)>,
+}
+
+impl Row for MysqlRow {
+    fn int(&mut self, i: usize) -> Option<i64> {
+        if let Some((j, b)) = &self.slot
+            && *j == i
+        {
+            return std::str::from_utf8(b).ok()?.parse().ok();
+        }
+        match self.row.take::<Value, _>(i)? {
+            Value::Int(n) => Some(n),
+            Value::UInt(n) => i64::try_from(n).ok(),
+            Value::Bytes(b) => std::str::from_utf8(&b).ok()?.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    fn bytes(&mut self, i: usize) -> Option<&mut [u8]> {
+        if self.slot.as_ref().is_none_or(|(j, _)| *j != i) {
+            let v = match self.row.take::<Value, _>(i)? {
+                Value::Bytes(b) => b,
+                Value::Int(n) => n.to_string().into_bytes(),
+                Value::UInt(n) => n.to_string().into_bytes(),
+                _ => return None,
+            };
+            self.slot = Some((i, v));
+        }
+        self.slot.as_mut().map(|(_, v)| v.as_mut_slice())
+    }
+
+    fn column(&mut self, i: usize) -> Option<Option<&[u8]>> {
+        if i >= self.row.len() {
+            return None;
+        }
+        Some(self.bytes(i).map(|b| &*b))
+    }
+
+    fn take_bytes(&mut self, i: usize) -> Option<Vec<u8>> {
+        if let Some((j, _)) = &self.slot
+            && *j == i
+        {
+            return self.slot.take().map(|(_, v)| v);
+        }
+        match self.row.take::<Value, _>(i)? {
+            Value::Bytes(b) => Some(b),
+            Value::Int(n) => Some(n.to_string().into_bytes()),
+            Value::UInt(n) => Some(n.to_string().into_bytes()),
+            _ => None,
+        }
+    }
+}
+
+/// Reads the session's `Ssl_version` and `Ssl_cipher`.
+///
+/// # Errors
+/// The query fails, or the cipher is empty: the connection is not encrypted.
+async fn tls_session(conn: &mut Conn) -> Result<TlsSession, DbError> {
+    let rows: Vec<(String, String)> = conn
+        .query("SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')")
+        .await
+        .map_err(db_error)?;
+    let get = |k: &str| {
+        rows.iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(k))
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let s = TlsSession {
+        version: get("Ssl_version"),
+        cipher: get("Ssl_cipher"),
+    };
+    if s.cipher.is_empty() {
+        return Err(DbError::new(
+            ErrorKind::Tls,
+            "--tls on, but the server reports an empty Ssl_cipher for this connection: it is not encrypted",
+        ));
+    }
+    Ok(s)
+}
+
+impl Connection for MysqlConnection {
+    type Statement = MysqlStatement;
+
+    async fn connect(opts: &ConnectOptions) -> Result<Self, DbError> {
+        let mut conn = Conn::new(mysql_opts(opts)?).await.map_err(db_error)?;
+        let tls = match opts.tls {
+            Some(_) => Some(tls_session(&mut conn).await?),
+            None => None,
+        };
+        Ok(MysqlConnection {
+            conn,
+            ps_mode: opts.ps_mode,
+            tls,
+            sql: String::with_capacity(256),
+        })
+    }
+
+    fn tls_session(&self) -> Option<&TlsSession> {
+        self.tls.as_ref()
+    }
+
+    async fn prepare(&mut self, sql: &str) -> Result<MysqlStatement, DbError> {
+        Ok(match self.ps_mode {
+            PsMode::Auto => MysqlStatement::Prepared(self.conn.prep(sql).await.map_err(db_error)?),
+            PsMode::Disable => MysqlStatement::Text(TextStatement::new(sql)),
+        })
+    }
+
+    async fn query(
+        &mut self,
+        statement: &MysqlStatement,
+        params: &[Param<'_>],
+        each: &mut (dyn FnMut(&mut dyn Row) + Send),
+    ) -> Result<(), DbError> {
+        let f = |row| {
+            let mut r = MysqlRow { row, slot: None };
+            each(&mut r);
+        };
+        match statement {
+            MysqlStatement::Prepared(st) => {
+                self.conn
+                    .exec_iter(st, positional(params))
+                    .await
+                    .map_err(db_error)?
+                    .for_each_and_drop(f)
+                    .await
+            }
+            MysqlStatement::Text(t) => {
+                t.render(params, &mut self.sql)?;
+                self.conn
+                    .query_iter(self.sql.as_str())
+                    .await
+                    .map_err(db_error)?
+                    .for_each_and_drop(f)
+                    .await
+            }
+        }
+        .map_err(db_error)
+    }
+
+    async fn execute(
+        &mut self,
+        statement: &MysqlStatement,
+        params: &[Param<'_>],
+    ) -> Result<u64, DbError> {
+        match statement {
+            MysqlStatement::Prepared(st) => self.conn.exec_drop(st, positional(params)).await,
+            MysqlStatement::Text(t) => {
+                t.render(params, &mut self.sql)?;
+                self.conn.query_drop(self.sql.as_str()).await
+            }
+        }
+        .map_err(db_error)?;
+        Ok(self.conn.affected_rows())
+    }
+
+    async fn simple(&mut self, sql: &str) -> Result<u64, DbError> {
+        self.conn.query_drop(sql).await.map_err(db_error)?;
+        Ok(self.conn.affected_rows())
+    }
+
+    async fn execute_text(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, DbError> {
+        TextStatement::new(sql).render(params, &mut self.sql)?;
+        self.conn
+            .query_drop(self.sql.as_str())
+            .await
+            .map_err(db_error)?;
+        Ok(self.conn.affected_rows())
+    }
+
+    async fn simple_query(
+        &mut self,
+        sql: &str,
+        each: &mut (dyn FnMut(&mut dyn Row) + Send),
+    ) -> Result<(), DbError> {
+        self.conn
+            .query_iter(sql)
+            .await
+            .map_err(db_error)?
+            .for_each_and_drop(|row| {
+                let mut r = MysqlRow { row, slot: None };
+                each(&mut r);
+            })
+            .await
+            .map_err(db_error)
+    }
+
+    async fn close(self) {
+        let _ = self.conn.disconnect().await;
+    }
+}

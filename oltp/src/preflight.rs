@@ -1,0 +1,330 @@
+//! Every check of `oltp run` that can fail, done before a worker starts: the
+//! server's facts and limits, the prepared tables and their layout, the keys
+//! (one value of every encrypted column opened), the TLS session, encryption
+//! at rest, and the prepared-statement budget of every thread count. What
+//! passes is the list of [`Mode`]s the grid runs.
+
+use anyhow::{Context, Result, bail};
+
+use crate::columns::{Codec, Column, Encrypt, keys::load_codec};
+use crate::config::RunConfig;
+use crate::driver::{ConnectOptions, Connection, MysqlConnection, TlsOptions, TlsSession};
+use crate::schema::{check_prepared, conn_opts, connect};
+use crate::workload::{Options, Workload};
+
+/// Server facts read before a run.
+#[derive(Clone, Debug)]
+pub struct ServerInfo {
+    /// `SELECT VERSION()`.
+    pub version: String,
+    /// `@@max_prepared_stmt_count`.
+    pub max_prepared_stmt_count: u64,
+    /// Prepared statements open on the server now (`Prepared_stmt_count`).
+    pub prepared_stmt_count: u64,
+    /// `@@max_connections`.
+    pub max_connections: u64,
+    /// Server settings recorded with every result (name -> value): buffer
+    /// pool, durability, binary log, TLS and at-rest encryption.
+    pub settings: std::collections::BTreeMap<String, String>,
+}
+
+/// The server variables recorded in every result.
+pub const RECORDED_SETTINGS: [&str; 10] = [
+    "innodb_buffer_pool_size",
+    "innodb_flush_log_at_trx_commit",
+    "sync_binlog",
+    "log_bin",
+    "innodb_doublewrite",
+    "have_ssl",
+    "innodb_encrypt_tables",
+    "innodb_encrypt_log",
+    "max_prepared_stmt_count",
+    "version_compile_machine",
+];
+
+/// One combination of the grid besides the thread count.
+#[derive(Clone, Debug)]
+pub struct Mode {
+    /// Column encryption.
+    pub encrypt: Encrypt,
+    /// Its codec.
+    pub codec: Codec,
+    /// The TLS session a probe connection negotiated, when TLS is on.
+    pub tls: Option<TlsSession>,
+}
+
+/// What the checks found: the server and the grid's modes (TLS outermost,
+/// then encryption, in the order given).
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The server's facts.
+    pub info: ServerInfo,
+    /// The modes to run at every thread count.
+    pub modes: Vec<Mode>,
+}
+
+/// Connects an administrative session (text protocol only; nothing prepared,
+/// so a server with no prepared statements to spare still answers).
+async fn admin(url: &str, db: Option<&str>) -> Result<MysqlConnection> {
+    let mut opts = ConnectOptions::new(url);
+    opts.database = db.map(str::to_string);
+    MysqlConnection::connect(&opts).await.map_err(|e| {
+        anyhow::anyhow!(
+            "cannot connect to MySQL server {}: {e}: check --mysql-url (host, port, user, password), or omit it to use the private server",
+            crate::driver::mysql::target(url)
+        )
+    })
+}
+
+/// Runs every check for `cfg`.
+///
+/// # Errors
+/// The first check that fails, with the fix in the message.
+pub async fn check(cfg: &RunConfig) -> Result<Checked> {
+    let info = server_info(&cfg.url).await?;
+    let mut codecs = Vec::new();
+    {
+        let mut conn = connect(conn_opts(&cfg.url, None, 16)?).await?;
+        for &e in &cfg.encrypts {
+            let meta = check_prepared(&mut conn, &cfg.data, e).await?;
+            let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;
+            check_keys(&cfg.url, &cfg.data.database(e), &codec).await?;
+            if let (Some(active), Some(m)) = (codec.deterministic_key_id(), &meta) {
+                // Equality lookups only match values sealed under the same key.
+                if active != m.key_id {
+                    bail!(
+                        "{}: the deterministic columns were sealed under key id {}, but the key file's active (highest) key id is {active}: lookups by equality would match nothing; use a key file whose highest id is {}, or re-encrypt (cleanup and prepare again)",
+                        cfg.data.database(e),
+                        m.key_id,
+                        m.key_id
+                    );
+                }
+            }
+            codecs.push((e, codec));
+        }
+        let _ = conn.disconnect().await;
+    }
+    if cfg.at_rest {
+        let mut conn = admin(&cfg.url, None).await?;
+        for &e in &cfg.encrypts {
+            check_at_rest(&mut conn, &cfg.data.database(e), cfg.data.tables).await?;
+        }
+        conn.close().await;
+    }
+    let mut sessions = Vec::new();
+    for &tls in &cfg.tls {
+        sessions.push(if tls {
+            Some(probe_tls(&cfg.url, cfg.tls_ca.clone()).await?)
+        } else {
+            None
+        });
+    }
+    for &t in &cfg.threads {
+        check_budget(&info, cfg.workload, &cfg.options, cfg.data.tables, t)?;
+    }
+    let mut modes = Vec::new();
+    for tls in &sessions {
+        for (e, codec) in &codecs {
+            modes.push(Mode {
+                encrypt: *e,
+                codec: codec.clone(),
+                tls: tls.clone(),
+            });
+        }
+    }
+    Ok(Checked { info, modes })
+}
+
+/// One TLS connection: what it negotiated, or why there is none.
+async fn probe_tls(url: &str, ca: Option<std::path::PathBuf>) -> Result<TlsSession> {
+    let against = ca.as_ref().map_or("the built-in web PKI roots".to_string(), |p| {
+        p.display().to_string()
+    });
+    let mut opts = ConnectOptions::new(url);
+    opts.tls = Some(TlsOptions { ca });
+    let conn = MysqlConnection::connect(&opts).await.map_err(|e| {
+        if e.kind() == crate::driver::ErrorKind::Tls {
+            anyhow::anyhow!("{e}")
+        } else {
+            anyhow::anyhow!(
+                "--tls on: no TLS connection to the server ({e}); the server must have TLS enabled and a certificate for its host signed by the CA in {against}: pass --tls-ca FILE"
+            )
+        }
+    })?;
+    let session = conn
+        .tls_session()
+        .cloned()
+        .context("--tls on: the driver reported no TLS session")?;
+    conn.close().await;
+    Ok(session)
+}
+
+/// Reads [`ServerInfo`].
+///
+/// # Errors
+/// Connection or query failures.
+pub async fn server_info(url: &str) -> Result<ServerInfo> {
+    let mut conn = admin(url, None).await?;
+    let row = conn
+        .query_text("SELECT VERSION(), @@max_prepared_stmt_count, @@max_connections")
+        .await?
+        .into_iter()
+        .next()
+        .context("server returned no row for SELECT VERSION()")?;
+    let col = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
+    let number = |i: usize, name: &str| -> Result<u64> {
+        col(i)
+            .parse()
+            .with_context(|| format!("server returned {:?} for {name}", col(i)))
+    };
+    let version = col(0);
+    let max_prepared_stmt_count = number(1, "@@max_prepared_stmt_count")?;
+    let max_connections = number(2, "@@max_connections")?;
+    let open = conn
+        .query_text("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
+        .await?;
+    let prepared_stmt_count = open
+        .first()
+        .and_then(|r| r.get(1).cloned().flatten())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let mut settings = std::collections::BTreeMap::new();
+    for name in RECORDED_SETTINGS {
+        // A variable this server does not have (e.g. innodb_encrypt_tables on
+        // MySQL) is simply not recorded. The names are constants.
+        let rows = conn
+            .query_text(&format!(
+                "SHOW GLOBAL VARIABLES WHERE Variable_name = '{name}'"
+            ))
+            .await?;
+        if let Some(v) = rows.first().and_then(|r| r.get(1).cloned().flatten()) {
+            settings.insert(name.to_string(), v);
+        }
+    }
+    conn.close().await;
+    Ok(ServerInfo {
+        version,
+        max_prepared_stmt_count,
+        prepared_stmt_count,
+        max_connections,
+        settings,
+    })
+}
+
+/// Checks that `threads` connections, each holding the workload's prepared
+/// statements for every table, fit the server's limits.
+///
+/// # Errors
+/// Too many prepared statements or connections, with the setting to change.
+pub fn check_budget(
+    info: &ServerInfo,
+    workload: Workload,
+    options: &Options,
+    tables: u32,
+    threads: u32,
+) -> Result<()> {
+    let per_conn = workload.statements_per_connection(tables, options.range_selects) as u64;
+    // --db-ps-mode disable prepares nothing.
+    let per_conn = if options.db_ps_mode.prepares() {
+        per_conn
+    } else {
+        0
+    };
+    let need = per_conn * u64::from(threads);
+    let free = info
+        .max_prepared_stmt_count
+        .saturating_sub(info.prepared_stmt_count);
+    if need > free {
+        bail!(
+            "{threads} threads x {tables} tables x {} statements = {need} prepared statements, but the server allows {} \
+             (max_prepared_stmt_count, {} in use): run SET GLOBAL max_prepared_stmt_count = {} (at most 1048576), use --db-ps-mode disable (text protocol, no prepared statements), or use fewer --threads or --tables",
+            workload.statements_per_table(options.range_selects),
+            info.max_prepared_stmt_count,
+            info.prepared_stmt_count,
+            (need + info.prepared_stmt_count).min(1_048_576)
+        );
+    }
+    if u64::from(threads) + 2 > info.max_connections {
+        bail!(
+            "{threads} threads need {threads} connections, but max_connections is {}: run SET GLOBAL max_connections = {}, or use fewer --threads",
+            info.max_connections,
+            threads + 10
+        );
+    }
+    Ok(())
+}
+
+/// Opens every encrypted column of the first row of `sbtest1` to prove the
+/// keys fit the data before a run.
+///
+/// # Errors
+/// A value does not open: the message names table, column, id and key id.
+pub async fn check_keys(url: &str, db: &str, codec: &Codec) -> Result<()> {
+    if !codec.is_encrypted() {
+        return Ok(());
+    }
+    let mut conn = admin(url, Some(db)).await?;
+    let mut first: Option<(Option<i64>, [Vec<u8>; 3])> = None;
+    conn.simple_query(
+        "SELECT id, k, c, pad FROM sbtest1 ORDER BY id LIMIT 1",
+        &mut |row: &mut dyn crate::driver::Row| {
+            let id = row.int(0);
+            let mut col = |i: usize| row.take_bytes(i).unwrap_or_default();
+            first = Some((id, [col(1), col(2), col(3)]));
+        },
+    )
+    .await?;
+    conn.close().await;
+    if let Some((id, values)) = first {
+        let id = id.context("sbtest1 row without id")?;
+        for (column, mut v) in [Column::K, Column::C, Column::Pad].into_iter().zip(values) {
+            codec
+                .open_in_place("sbtest1", column, id, &mut v)
+                .map_err(|e| anyhow::anyhow!("{db}.sbtest1.{column} id={id}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks that every `sbtest` table of `db` is encrypted at rest
+/// (`ENCRYPTION_SCHEME = 1` in `information_schema.INNODB_TABLESPACES_ENCRYPTION`).
+///
+/// # Errors
+/// The server has no at-rest encryption, or a table is not (yet) encrypted.
+pub async fn check_at_rest<C: Connection>(conn: &mut C, db: &str, tables: u32) -> Result<()> {
+    let enabled = conn
+        .query_text("SELECT @@innodb_encrypt_tables")
+        .await
+        .context("cannot read @@innodb_encrypt_tables")?
+        .first()
+        .and_then(|r| r.first().cloned().flatten())
+        .unwrap_or_default();
+    if !matches!(enabled.to_ascii_uppercase().as_str(), "ON" | "FORCE" | "1") {
+        bail!(
+            "--at-rest: the server has innodb_encrypt_tables={enabled}: start it with file_key_management and innodb_encrypt_tables=ON (the private server does this with --at-rest)"
+        );
+    }
+    // Text protocol: `db` is checked to be letters, digits and '_' (config).
+    let rows = conn
+        .query_text(&format!(
+            "SELECT NAME, ENCRYPTION_SCHEME FROM information_schema.INNODB_TABLESPACES_ENCRYPTION WHERE NAME LIKE '{db}/sbtest%'"
+        ))
+        .await?;
+    for n in 1..=tables {
+        let name = format!("{db}/sbtest{n}");
+        let scheme = rows
+            .iter()
+            .find(|r| r.first().cloned().flatten().as_deref() == Some(name.as_str()))
+            .map(|r| r.get(1).cloned().flatten().unwrap_or_default());
+        match scheme.as_deref() {
+            Some("1") => {}
+            Some(_) => bail!(
+                "--at-rest: {name} is not encrypted yet (background encryption threads are working on it): wait and run again"
+            ),
+            None => bail!(
+                "--at-rest: {name} is not listed in INNODB_TABLESPACES_ENCRYPTION: it is not encrypted at rest"
+            ),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,369 @@
+//! The worker: one OS thread with its own current-thread runtime and one
+//! connection, as sysbench runs one thread per connection (no cross-thread
+//! wake-ups on the per-query path); the start gate that lets every worker
+//! begin together; the event loop with its limits (time, events, rate,
+//! Ctrl-C); and sysbench's handling of errors (ignorable ones restart the
+//! event, a lost connection reconnects).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::columns::Codec;
+use crate::driver::{ConnectOptions, Connection};
+use crate::measure::{Aggregate, Live};
+use crate::rand::{RandType, SbRng};
+use crate::workload::{Params, QueryError, Session, Workload};
+
+/// When a worker stops measuring.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Unmeasured events run until this instant first (`--warmup`).
+    pub warmup_until: Option<Instant>,
+    /// The measured window ends here (`--time`; `None` with `--time 0`).
+    pub deadline: Option<Instant>,
+    /// Events left for all workers together (`--events`; `None`: no limit).
+    pub events_left: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// Open loop (`--rate`): this worker's mean time between event arrivals.
+    pub mean_interarrival: Option<std::time::Duration>,
+}
+
+impl Limits {
+    fn take_event(&self) -> bool {
+        match &self.events_left {
+            None => true,
+            Some(left) => left
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok(),
+        }
+    }
+}
+
+/// Runs one event to completion, as sysbench does: an ignorable error
+/// (deadlock, lock wait timeout) rolls back and restarts the event, a lost
+/// connection reconnects (re-preparing every statement) and restarts it; each
+/// is counted. Returns false when `stop` or the deadline cut a restart loop short.
+async fn one_event<C: Connection>(
+    session: &mut Session<C>,
+    rng: &mut SbRng,
+    agg: &mut Aggregate,
+    reconnect_window: std::time::Duration,
+    stop: &std::sync::atomic::AtomicBool,
+    deadline: Option<Instant>,
+) -> Result<bool, QueryError> {
+    loop {
+        match session.event(rng, agg).await {
+            Ok(()) => return Ok(true),
+            Err(e) if e.is_ignorable() => {
+                agg.errors += 1;
+                // InnoDB rolled back the transaction (deadlock) or only the
+                // statement (lock wait timeout): end it, so the restart begins
+                // afresh rather than committing half an event.
+                let _ = session.text("ROLLBACK").await;
+            }
+            Err(e) if e.is_connection_lost() => {
+                let until = Instant::now() + reconnect_window;
+                loop {
+                    match session.reconnect().await {
+                        Ok(()) => {
+                            agg.reconnects += 1;
+                            break;
+                        }
+                        Err(_) if Instant::now() < until && !stop.load(Ordering::Relaxed) => {
+                            // A blocking sleep: a worker's runtime has no time
+                            // driver unless --rate needs one (see WorkerSpec::run).
+                            std::thread::sleep(std::time::Duration::from_millis(100));
+                        }
+                        Err(e2) => {
+                            let source = match e2 {
+                                QueryError::Db(db) => db,
+                                other => return Err(other),
+                            };
+                            let secs = reconnect_window.as_secs();
+                            return Err(QueryError::ConnectionLost { secs, source });
+                        }
+                    }
+                }
+                let _ = e;
+            }
+            Err(e) => return Err(e),
+        }
+        if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(false);
+        }
+    }
+}
+
+/// Runs events on `session` (first unmeasured ones until `limits.warmup_until`)
+/// until the deadline, the event budget or `stop` (Ctrl-C), and returns the
+/// worker's aggregate. An event's latency runs from its first attempt to its
+/// commit, restarts included, as sysbench's. `live` counts events and queries
+/// for the progress display and interval lines.
+///
+/// # Errors
+/// A non-ignorable error, a value that does not open, or a reconnect that failed
+/// for `reconnect_window`; the aggregate so far is returned with it.
+pub async fn run_worker<C: Connection>(
+    session: &mut Session<C>,
+    mut rng: SbRng,
+    limits: &Limits,
+    reconnect_window: std::time::Duration,
+    live: &crate::measure::Live,
+    stop: &std::sync::atomic::AtomicBool,
+) -> (Aggregate, Option<QueryError>) {
+    let mut agg = Aggregate::new();
+    if let Some(warm_end) = limits.warmup_until {
+        let mut scratch = Aggregate::new();
+        while Instant::now() < warm_end && !stop.load(Ordering::Relaxed) {
+            if let Err(e) = one_event(
+                session,
+                &mut rng,
+                &mut scratch,
+                reconnect_window,
+                stop,
+                Some(warm_end),
+            )
+            .await
+            {
+                return (agg, Some(e));
+            }
+        }
+    }
+    let start = Instant::now();
+    // Open loop (--rate): events arrive at exponential intervals; an event's
+    // latency starts at its arrival, so time spent queued behind a slow event
+    // counts (no coordinated omission). Arrivals that are already due wait in
+    // `queue` (sysbench's queue length); their times come from a generator of
+    // their own, so the workload's draws do not depend on timing.
+    let mut arrivals = limits.mean_interarrival.map(|_| {
+        SbRng::seeded(
+            u64::from(rng.uniform(0, u32::MAX - 1)),
+            crate::rand::RandType::Uniform,
+        )
+    });
+    let mut next_arrival = start;
+    let mut queue: std::collections::VecDeque<Instant> = std::collections::VecDeque::new();
+    let draw = |next: &mut Instant, arrivals: &mut Option<SbRng>| {
+        if let (Some(mean), Some(a)) = (limits.mean_interarrival, arrivals.as_mut()) {
+            *next += mean.mul_f64(a.exponential());
+        }
+    };
+    draw(&mut next_arrival, &mut arrivals);
+    while limits.deadline.is_none_or(|d| Instant::now() < d)
+        && !stop.load(Ordering::Relaxed)
+        && limits.take_event()
+    {
+        let t0 = if limits.mean_interarrival.is_none() {
+            Instant::now()
+        } else {
+            let before = queue.len();
+            if queue.is_empty() {
+                if limits.deadline.is_some_and(|d| next_arrival >= d) {
+                    break;
+                }
+                // The worker's thread has nothing else to do until then; an OS
+                // sleep wakes within tens of microseconds (tokio's timer rounds
+                // to whole milliseconds, which would count as latency). Slices of
+                // at most 100 ms keep Ctrl-C prompt.
+                loop {
+                    let now = Instant::now();
+                    if now >= next_arrival || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    std::thread::sleep(
+                        (next_arrival - now).min(std::time::Duration::from_millis(100)),
+                    );
+                }
+            }
+            let now = Instant::now();
+            while next_arrival <= now {
+                queue.push_back(next_arrival);
+                draw(&mut next_arrival, &mut arrivals);
+            }
+            let Some(t0) = queue.pop_front() else {
+                continue;
+            };
+            live.requeue(before, queue.len());
+            live.set_busy(true);
+            t0
+        };
+        let before = agg.counts();
+        let outcome = one_event(
+            session,
+            &mut rng,
+            &mut agg,
+            reconnect_window,
+            stop,
+            limits.deadline,
+        )
+        .await;
+        if limits.mean_interarrival.is_some() {
+            live.set_busy(false);
+        }
+        match outcome {
+            Ok(true) => {
+                let end = Instant::now();
+                agg.record_event(end - t0, end);
+                live.add(&before, &agg, Some(end - t0));
+            }
+            Ok(false) => live.add(&before, &agg, None),
+            Err(e) => {
+                live.requeue(queue.len(), 0);
+                agg.exec_time = start.elapsed();
+                live.add(&before, &agg, None);
+                return (agg, Some(e));
+            }
+        }
+    }
+    live.requeue(queue.len(), 0);
+    agg.exec_time = start.elapsed();
+    (agg, None)
+}
+
+/// The start line: every worker connects, then all start at once; the
+/// deadline is set when the last one is ready.
+pub(crate) struct Gate {
+    ready: Barrier,
+    go: Barrier,
+    state: Mutex<GateState>,
+}
+
+#[derive(Default)]
+struct GateState {
+    warmup_until: Option<Instant>,
+    deadline: Option<Instant>,
+    connect_error: Option<String>,
+    abort: bool,
+}
+
+impl Gate {
+    pub(crate) fn new(parties: usize) -> Gate {
+        Gate {
+            ready: Barrier::new(parties),
+            go: Barrier::new(parties),
+            state: Mutex::new(GateState::default()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The coordinator's side: waits for every worker, sets the end of the
+    /// warm-up and the deadline (or aborts when a worker could not connect),
+    /// lets them go. Returns the start of the measured window and the first
+    /// connection error.
+    pub(crate) fn open(&self, warmup: Duration, time: Duration) -> (Instant, Option<String>) {
+        self.ready.wait();
+        let start = Instant::now() + warmup;
+        let error = {
+            let mut st = self.lock();
+            st.warmup_until = (!warmup.is_zero()).then_some(start);
+            st.deadline = (!time.is_zero()).then_some(start + time);
+            st.abort = st.connect_error.is_some();
+            st.connect_error.clone()
+        };
+        self.go.wait();
+        (start, error)
+    }
+
+    /// A worker's side: reports its connection outcome, waits for the start,
+    /// and returns (end of warm-up, deadline), or `None` when the run was aborted.
+    #[allow(clippy::type_complexity)]
+    fn arrive(&self, connect_error: Option<String>) -> Option<(Option<Instant>, Option<Instant>)> {
+        if let Some(e) = connect_error {
+            let mut st = self.lock();
+            st.connect_error.get_or_insert(e);
+        }
+        self.ready.wait();
+        self.go.wait();
+        let st = self.lock();
+        if st.abort {
+            None
+        } else {
+            Some((st.warmup_until, st.deadline))
+        }
+    }
+}
+
+/// What one worker thread needs. Each worker is an OS thread with its own
+/// single-threaded tokio runtime and one connection, as sysbench runs one
+/// thread per connection: no cross-thread wake-ups on the per-query path.
+pub(crate) struct WorkerSpec<C> {
+    pub(crate) opts: ConnectOptions,
+    pub(crate) workload: Workload,
+    pub(crate) codec: Codec,
+    pub(crate) params: Params,
+    pub(crate) rand_type: RandType,
+    pub(crate) rand_seed: Option<u64>,
+    pub(crate) events_left: Option<Arc<std::sync::atomic::AtomicU64>>,
+    pub(crate) mean_interarrival: Option<Duration>,
+    pub(crate) reconnect_window: Duration,
+    pub(crate) live: Arc<Live>,
+    pub(crate) stop: Arc<AtomicBool>,
+    pub(crate) gate: Arc<Gate>,
+    /// The driver the worker connects with.
+    pub(crate) driver: std::marker::PhantomData<fn() -> C>,
+}
+
+impl<C: Connection> WorkerSpec<C> {
+    /// The worker thread's body: its own runtime, connect, wait at the gate,
+    /// run, and return the aggregate and the error that stopped it.
+    pub(crate) fn run(self) -> (Aggregate, Option<String>) {
+        // No time driver unless --rate sleeps between arrivals: checking the
+        // timer wheel at every park cost ~6% of the instructions per point select.
+        let mut builder = tokio::runtime::Builder::new_current_thread();
+        builder.enable_io();
+        if self.mean_interarrival.is_some() {
+            builder.enable_time();
+        }
+        let rt = match builder.build() {
+            Ok(rt) => rt,
+            Err(e) => {
+                self.gate
+                    .arrive(Some(format!("cannot start a worker runtime: {e}")));
+                return (Aggregate::new(), None);
+            }
+        };
+        rt.block_on(async {
+            let session = Session::<C>::connect(self.opts, self.workload, self.codec, self.params).await;
+            let (mut session, (warmup_until, deadline)) = match session {
+                Ok(s) => match self.gate.arrive(None) {
+                    Some(d) => (s, d),
+                    None => {
+                        s.close().await;
+                        return (Aggregate::new(), None);
+                    }
+                },
+                Err(e) => {
+                    self.gate.arrive(Some(e.to_string()));
+                    return (Aggregate::new(), None);
+                }
+            };
+            let rng = match self.rand_seed {
+                Some(seed) => SbRng::seeded(seed, self.rand_type),
+                None => SbRng::from_os(self.rand_type),
+            };
+            let limits = Limits {
+                warmup_until,
+                deadline,
+                events_left: self.events_left,
+                mean_interarrival: self.mean_interarrival,
+            };
+            let (agg, err) = run_worker(
+                &mut session,
+                rng,
+                &limits,
+                self.reconnect_window,
+                &self.live,
+                &self.stop,
+            )
+            .await;
+            session.close().await;
+            (agg, err.map(|e| e.to_string()))
+        })
+    }
+}
+
