@@ -66,7 +66,6 @@ pub struct RunConfig {
     pub reconnect_window: Duration,
 }
 
-
 /// encbench's base directory: `--base-dir`, or the default.
 pub fn base_dir(a: &DataArgs) -> PathBuf {
     a.base_dir.clone().unwrap_or_else(default_base_dir)
@@ -133,7 +132,6 @@ pub fn parse_encrypts(list: &[String], columns: Columns) -> Result<Vec<Encrypt>>
     }
     Ok(out)
 }
-
 
 impl RunConfig {
     /// Validates `oltp run`'s flags into a configuration; `url` is filled in

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use crate::columns::{Codec, Column, Encrypt, keys::load_codec};
 use crate::config::RunConfig;
 use crate::driver::{ConnectOptions, Connection, MysqlConnection, TlsOptions, TlsSession};
-use crate::schema::{check_prepared, conn_opts, connect};
+use crate::schema::{check_prepared, connect};
 use crate::workload::{Options, Workload};
 
 /// Server facts read before a run.
@@ -63,19 +63,6 @@ pub struct Checked {
     pub modes: Vec<Mode>,
 }
 
-/// Connects an administrative session (text protocol only; nothing prepared,
-/// so a server with no prepared statements to spare still answers).
-async fn admin(url: &str, db: Option<&str>) -> Result<MysqlConnection> {
-    let mut opts = ConnectOptions::new(url);
-    opts.database = db.map(str::to_string);
-    MysqlConnection::connect(&opts).await.map_err(|e| {
-        anyhow::anyhow!(
-            "cannot connect to MySQL server {}: {e}: check --mysql-url (host, port, user, password), or omit it to use the private server",
-            crate::driver::mysql::target(url)
-        )
-    })
-}
-
 /// Runs every check for `cfg`.
 ///
 /// # Errors
@@ -84,7 +71,7 @@ pub async fn check(cfg: &RunConfig) -> Result<Checked> {
     let info = server_info(&cfg.url).await?;
     let mut codecs = Vec::new();
     {
-        let mut conn = connect(conn_opts(&cfg.url, None, 16)?).await?;
+        let mut conn = connect(&cfg.url, None).await?;
         for &e in &cfg.encrypts {
             let meta = check_prepared(&mut conn, &cfg.data, e).await?;
             let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;
@@ -102,10 +89,10 @@ pub async fn check(cfg: &RunConfig) -> Result<Checked> {
             }
             codecs.push((e, codec));
         }
-        let _ = conn.disconnect().await;
+        conn.close().await;
     }
     if cfg.at_rest {
-        let mut conn = admin(&cfg.url, None).await?;
+        let mut conn = connect(&cfg.url, None).await?;
         for &e in &cfg.encrypts {
             check_at_rest(&mut conn, &cfg.data.database(e), cfg.data.tables).await?;
         }
@@ -137,9 +124,11 @@ pub async fn check(cfg: &RunConfig) -> Result<Checked> {
 
 /// One TLS connection: what it negotiated, or why there is none.
 async fn probe_tls(url: &str, ca: Option<std::path::PathBuf>) -> Result<TlsSession> {
-    let against = ca.as_ref().map_or("the built-in web PKI roots".to_string(), |p| {
-        p.display().to_string()
-    });
+    let against = ca
+        .as_ref()
+        .map_or("the built-in web PKI roots".to_string(), |p| {
+            p.display().to_string()
+        });
     let mut opts = ConnectOptions::new(url);
     opts.tls = Some(TlsOptions { ca });
     let conn = MysqlConnection::connect(&opts).await.map_err(|e| {
@@ -164,7 +153,7 @@ async fn probe_tls(url: &str, ca: Option<std::path::PathBuf>) -> Result<TlsSessi
 /// # Errors
 /// Connection or query failures.
 pub async fn server_info(url: &str) -> Result<ServerInfo> {
-    let mut conn = admin(url, None).await?;
+    let mut conn = connect(url, None).await?;
     let row = conn
         .query_text("SELECT VERSION(), @@max_prepared_stmt_count, @@max_connections")
         .await?
@@ -263,7 +252,7 @@ pub async fn check_keys(url: &str, db: &str, codec: &Codec) -> Result<()> {
     if !codec.is_encrypted() {
         return Ok(());
     }
-    let mut conn = admin(url, Some(db)).await?;
+    let mut conn = connect(url, Some(db)).await?;
     let mut first: Option<(Option<i64>, [Vec<u8>; 3])> = None;
     conn.simple_query(
         "SELECT id, k, c, pad FROM sbtest1 ORDER BY id LIMIT 1",

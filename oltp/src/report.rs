@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::{Aggregate, StatementKind};
 use crate::driver::TlsSession;
+use crate::measure::{Aggregate, StatementKind};
 use crate::workload::Options;
 
 /// Queries by sysbench's classes.

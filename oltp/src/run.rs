@@ -145,7 +145,10 @@ pub async fn run_one<C: Connection + 'static>(
             opts: connect.clone(),
             workload: cfg.workload,
             codec: codec.clone(),
-            params: Params { thread: i, ..params },
+            params: Params {
+                thread: i,
+                ..params
+            },
             rand_type: cfg.rand_type,
             rand_seed: (cfg.rand_seed != 0).then(|| cfg.rand_seed.wrapping_add(u64::from(i))),
             events_left: events_left.clone(),

@@ -328,7 +328,8 @@ impl<C: Connection> WorkerSpec<C> {
             }
         };
         rt.block_on(async {
-            let session = Session::<C>::connect(self.opts, self.workload, self.codec, self.params).await;
+            let session =
+                Session::<C>::connect(self.opts, self.workload, self.codec, self.params).await;
             let (mut session, (warmup_until, deadline)) = match session {
                 Ok(s) => match self.gate.arrive(None) {
                     Some(d) => (s, d),
@@ -366,4 +367,3 @@ impl<C: Connection> WorkerSpec<C> {
         })
     }
 }
-

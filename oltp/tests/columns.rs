@@ -9,12 +9,13 @@ use std::path::Path;
 
 use clap::Parser;
 use encbench_oltp::cli::Cli;
-use encbench_oltp::commands::execute;
-use encbench_oltp::columns::{Columns, Encrypt};
-use encbench_oltp::driver::PsMode;
 use encbench_oltp::columns::keys::load_codec;
+use encbench_oltp::columns::{Columns, Encrypt};
+use encbench_oltp::commands::execute;
 use encbench_oltp::driver::ConnectOptions;
-use encbench_oltp::schema::{DataSet, conn_opts};
+use encbench_oltp::driver::PsMode;
+use encbench_oltp::driver::mysql::mysql_opts;
+use encbench_oltp::schema::DataSet;
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use encbench_oltp::workload::{Params, PointRow, QueryError, RangeKind, Session, Workload};
 use mysql_async::prelude::*;
@@ -111,7 +112,7 @@ fn every_query_on_encrypted_k_c_pad_returns_the_plaintext_result() {
 
         // What is stored: envelopes of the documented sizes, and a deterministic
         // k repeats exactly where the plaintext k repeats.
-        let mut conn = mysql_async::Conn::new(conn_opts(&url, None, 16).expect("opts"))
+        let mut conn = mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts"))
             .await
             .expect("conn");
         let lens: Vec<(u64, u64, u64)> = conn
@@ -358,7 +359,7 @@ fn layouts_run_end_to_end_and_bad_layouts_are_refused() {
 
         // cleanup --encrypt all drops every layout's database, also one that a
         // prepare left half-loaded (no encbench_meta), and nothing else.
-        let mut conn = mysql_async::Conn::new(conn_opts(&url, None, 16).expect("opts")).await.expect("conn");
+        let mut conn = mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts")).await.expect("conn");
         for sql in [
             "CREATE DATABASE sbtest_aes_256_gcm_kcp",
             "CREATE TABLE sbtest_aes_256_gcm_kcp.sbtest1 (id INT PRIMARY KEY)",

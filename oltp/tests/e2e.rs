@@ -8,11 +8,12 @@ use std::time::Duration;
 
 use clap::Parser;
 use encbench_oltp::cli::Cli;
-use encbench_oltp::commands::execute;
-use encbench_oltp::columns::{Codec, Encrypt};
 use encbench_oltp::columns::keys::load_cipher;
+use encbench_oltp::columns::{Codec, Encrypt};
+use encbench_oltp::commands::execute;
 use encbench_oltp::driver::ConnectOptions;
-use encbench_oltp::schema::{DataSet, conn_opts};
+use encbench_oltp::driver::mysql::mysql_opts;
+use encbench_oltp::schema::DataSet;
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use encbench_oltp::workload::{Params, RangeKind, Session, Workload};
 use mysql_async::prelude::*;
@@ -103,7 +104,7 @@ fn encrypted_results_equal_plaintext_and_runs_report_sysbench_counts() {
         prepare(&url, &base, "none,rustcrypto:aes-256-gcm,openssl:chacha20-poly1305").await;
 
         // The stored values really are envelopes: 119 + 33 bytes, not the plaintext.
-        let mut conn = mysql_async::Conn::new(conn_opts(&url, None, 16).expect("opts")).await.expect("conn");
+        let mut conn = mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts")).await.expect("conn");
         let (plain_c, enc_c): (Vec<u8>, Vec<u8>) = conn
             .query_first("SELECT p.c, e.c FROM sbtest.sbtest1 p JOIN sbtest_aes_256_gcm.sbtest1 e USING (id) WHERE id = 7")
             .await
@@ -334,9 +335,10 @@ fn run_before_prepare_wrong_keys_and_limits_are_clear_errors() {
         }
 
         // Too many prepared statements for the server: refused before the run.
-        let mut conn = mysql_async::Conn::new(conn_opts(&url, None, 16).expect("opts"))
-            .await
-            .expect("conn");
+        let mut conn =
+            mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts"))
+                .await
+                .expect("conn");
         conn.query_drop("SET GLOBAL max_prepared_stmt_count = 15")
             .await
             .expect("set");
@@ -413,7 +415,10 @@ fn server_killed_mid_run_ends_with_partial_report() {
     };
     let started = std::time::Instant::now();
     let results = rt.block_on(async {
-        let run = tokio::spawn(async move { encbench_oltp::run::run_grid(&opts, std::sync::Arc::new(encbench_oltp::run::Silent)).await });
+        let run = tokio::spawn(async move {
+            encbench_oltp::run::run_grid(&opts, std::sync::Arc::new(encbench_oltp::run::Silent))
+                .await
+        });
         tokio::time::sleep(Duration::from_secs(2)).await;
         server.kill().expect("kill server");
         tokio::time::timeout(Duration::from_secs(20), run)

@@ -9,7 +9,8 @@ use std::path::Path;
 use clap::Parser;
 use encbench_oltp::cli::Cli;
 use encbench_oltp::commands::execute;
-use encbench_oltp::schema::conn_opts;
+use encbench_oltp::driver::ConnectOptions;
+use encbench_oltp::driver::mysql::mysql_opts;
 use encbench_oltp::security::{Profile, TlsFiles, ensure_tls_files, server_config, tls_files};
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use mysql_async::prelude::*;
@@ -48,7 +49,7 @@ async fn prepare(url: &str, base: &str, encrypt: &str) {
 }
 
 async fn global_status(url: &str, name: &str) -> u64 {
-    let mut conn = mysql_async::Conn::new(conn_opts(url, None, 16).expect("opts"))
+    let mut conn = mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(url)).expect("opts"))
         .await
         .expect("conn");
     let row: Option<(String, u64)> = conn

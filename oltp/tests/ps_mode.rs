@@ -8,12 +8,13 @@ use std::path::Path;
 
 use clap::Parser;
 use encbench_oltp::cli::Cli;
-use encbench_oltp::commands::execute;
-use encbench_oltp::columns::{Codec, Column, Encrypt};
-use encbench_oltp::driver::PsMode;
 use encbench_oltp::columns::keys::load_cipher;
+use encbench_oltp::columns::{Codec, Column, Encrypt};
+use encbench_oltp::commands::execute;
 use encbench_oltp::driver::ConnectOptions;
-use encbench_oltp::schema::{DataSet, conn_opts};
+use encbench_oltp::driver::PsMode;
+use encbench_oltp::driver::mysql::mysql_opts;
+use encbench_oltp::schema::DataSet;
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use encbench_oltp::workload::{Params, RangeKind, Session, Workload};
 use mysql_async::prelude::*;
@@ -99,9 +100,10 @@ async fn table_rows(
     n: u32,
     codec: &Codec,
 ) -> BTreeMap<i64, (i64, Vec<u8>, Vec<u8>)> {
-    let mut conn = mysql_async::Conn::new(conn_opts(url, Some(db), 16).expect("opts"))
-        .await
-        .expect("conn");
+    let mut conn =
+        mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(url).database(db)).expect("opts"))
+            .await
+            .expect("conn");
     let rows: Vec<(i64, i64, Vec<u8>, Vec<u8>)> = conn
         .query(format!("SELECT id, k, c, pad FROM sbtest{n}"))
         .await
@@ -300,9 +302,10 @@ fn text_protocol_mode_gives_the_prepared_modes_results_and_counts() {
 
         // A server whose max_prepared_stmt_count is too small: auto is refused
         // with the fix named, disable runs.
-        let mut conn = mysql_async::Conn::new(conn_opts(&url, None, 16).expect("opts"))
-            .await
-            .expect("conn");
+        let mut conn =
+            mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts"))
+                .await
+                .expect("conn");
         conn.query_drop("SET GLOBAL max_prepared_stmt_count = 0")
             .await
             .expect("set");

@@ -8,7 +8,8 @@ use std::process::Command;
 use clap::Parser;
 use encbench_oltp::cli::Cli;
 use encbench_oltp::commands::execute;
-use encbench_oltp::schema::conn_opts;
+use encbench_oltp::driver::ConnectOptions;
+use encbench_oltp::driver::mysql::mysql_opts;
 use encbench_oltp::server::{BENCH_PASSWORD, BENCH_USER, PrivateServer, ServerConfig};
 use mysql_async::prelude::*;
 use serde_json::Value;
@@ -70,9 +71,10 @@ fn sysbench_tables_run_under_oltp_and_oltp_tables_run_under_sysbench() {
         .build()
         .expect("runtime");
     rt.block_on(async {
-        let mut conn = mysql_async::Conn::new(conn_opts(&url, None, 16).expect("opts"))
-            .await
-            .expect("conn");
+        let mut conn =
+            mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts"))
+                .await
+                .expect("conn");
         conn.query_drop("CREATE DATABASE sbfromsysbench")
             .await
             .expect("create db");

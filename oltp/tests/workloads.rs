@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use clap::Parser;
 use encbench_oltp::cli::Cli;
-use encbench_oltp::commands::execute;
-use encbench_oltp::columns::{Codec, Column, Encrypt};
 use encbench_oltp::columns::keys::load_cipher;
-use encbench_oltp::schema::conn_opts;
+use encbench_oltp::columns::{Codec, Column, Encrypt};
+use encbench_oltp::commands::execute;
+use encbench_oltp::driver::ConnectOptions;
+use encbench_oltp::driver::mysql::mysql_opts;
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use mysql_async::prelude::*;
 use serde_json::Value;
@@ -81,9 +82,10 @@ type Rows = BTreeMap<i64, (i64, Vec<u8>, Vec<u8>)>;
 
 /// Every row of `db.sbtestN` as id -> (k, c, pad), `c` and `pad` opened with `codec`.
 async fn table_rows(url: &str, db: &str, n: u32, codec: &Codec) -> Rows {
-    let mut conn = mysql_async::Conn::new(conn_opts(url, Some(db), 16).expect("opts"))
-        .await
-        .expect("conn");
+    let mut conn =
+        mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(url).database(db)).expect("opts"))
+            .await
+            .expect("conn");
     let rows: Vec<(i64, i64, Vec<u8>, Vec<u8>)> = conn
         .query(format!("SELECT id, k, c, pad FROM sbtest{n}"))
         .await
@@ -339,9 +341,11 @@ fn write_workloads_count_like_sysbench_and_leave_equal_tables() {
 
         // A lock wait timeout (1205) restarts the event and counts as an ignored
         // error: another connection holds every row of both tables for 2.5 s.
-        let mut holder = mysql_async::Conn::new(conn_opts(&url, Some("sbtest"), 16).expect("opts"))
-            .await
-            .expect("conn");
+        let mut holder = mysql_async::Conn::new(
+            mysql_opts(&ConnectOptions::new(&url).database("sbtest")).expect("opts"),
+        )
+        .await
+        .expect("conn");
         holder
             .query_drop("SET GLOBAL innodb_lock_wait_timeout = 1")
             .await

@@ -56,4 +56,3 @@ impl fmt::Display for Encrypt {
         f.write_str(&self.name())
     }
 }
-

@@ -120,7 +120,6 @@ pub fn cipher_from_key_file(descriptor: &'static Descriptor, path: &Path) -> Res
     Ok(ColumnCipher::new(ring))
 }
 
-
 /// Loads the column cipher for `encrypt` from `key_file` or the default key file.
 ///
 /// # Errors
@@ -133,8 +132,10 @@ pub fn load_cipher(
     let Encrypt::Aead(d) = encrypt else {
         return Ok(None);
     };
-    let path = key_file
-        .map_or_else(|| default_key_file(base_dir, d.algorithm), Path::to_path_buf);
+    let path = key_file.map_or_else(
+        || default_key_file(base_dir, d.algorithm),
+        Path::to_path_buf,
+    );
     if !path.exists() {
         if key_file.is_some() {
             bail!(
@@ -173,8 +174,10 @@ pub fn load_codec(
     let deterministic = match encrypt {
         Encrypt::Aead(d) if columns.any_deterministic() => {
             let det = encbench_registry::lookup_deterministic(&d.name())?;
-            let path = key_file
-                .map_or_else(|| default_key_file(base_dir, d.algorithm), Path::to_path_buf);
+            let path = key_file.map_or_else(
+                || default_key_file(base_dir, d.algorithm),
+                Path::to_path_buf,
+            );
             let keys = read_key_file(&path, d.algorithm)?;
             Some(Arc::new(
                 DeterministicColumnCipher::new(det, &keys)
@@ -185,7 +188,6 @@ pub fn load_codec(
     };
     Codec::with_columns(cipher, deterministic, columns)
 }
-
 
 /// Key id recorded by `prepare` for a codec: the keyring's active id (0 for
 /// plaintext).

@@ -1,7 +1,6 @@
 //! One-line error messages: an error's cause chain with each cause once, and
 //! clap's usage errors.
 
-
 /// The error and its causes on one line, without the repetitions that arise when
 /// an error's message already quotes its source, or quotes a message that itself
 /// repeats its source's prefix (as `mysql_async`'s "Input/output error:
@@ -79,4 +78,3 @@ pub fn help_command(args: &[String]) -> String {
         None => "oltp".to_string(),
     }
 }
-

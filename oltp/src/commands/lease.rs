@@ -121,7 +121,6 @@ impl ServerGuard {
     }
 }
 
-
 /// The private server base directory (plain or at rest) under `base` whose
 /// loopback port `url` names, if any.
 pub fn private_server_of(url: &str, base: &Path) -> Option<PathBuf> {
@@ -140,4 +139,3 @@ pub fn private_server_of(url: &str, base: &Path) -> Option<PathBuf> {
                 && tls_files(sbase).ca.exists()
         })
 }
-

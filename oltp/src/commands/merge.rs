@@ -31,4 +31,3 @@ pub fn merge(a: &MergeArgs) -> Result<bool> {
     write_svg(a.svg.as_deref(), &report)?;
     Ok(report.complete)
 }
-

@@ -77,4 +77,3 @@ pub async fn execute(cli: Cli) -> Result<bool> {
     stopped?;
     Ok(complete)
 }
-

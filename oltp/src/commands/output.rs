@@ -45,7 +45,6 @@ pub(super) fn print_report(report: &Report, output: Output, runs_too: bool) {
     }
 }
 
-
 /// Checks before a run that `path` can be written: not a directory, in an
 /// existing directory (never created: a mistyped path is refused, not made)
 /// where files can be created; so a long benchmark does not end in a file that
@@ -101,4 +100,3 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     tmp.persist(path).map_err(|e| e.error).with_context(fail)?;
     Ok(())
 }
-

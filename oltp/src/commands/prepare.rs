@@ -140,4 +140,3 @@ fn count_bar(total: u64, prefix: &str) -> ProgressBar {
     bar.set_prefix(prefix.to_string());
     bar
 }
-

@@ -118,4 +118,3 @@ pub async fn run(a: &RunArgs, cfg: &RunConfig) -> Result<bool> {
     }
     Ok(report.complete)
 }
-

@@ -51,4 +51,3 @@ pub async fn server(a: &ServerArgs) -> Result<()> {
     }
     Ok(())
 }
-

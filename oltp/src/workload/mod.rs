@@ -246,4 +246,3 @@ impl std::fmt::Debug for PointRow {
             .finish()
     }
 }
-

@@ -189,7 +189,13 @@ impl<C: Connection> Session<C> {
             sealed.iter().map(|v| Param::Binary(v)).collect()
         };
         // (id, k as an integer when plaintext, else its stored bytes, c, pad)
-        type Fetched = (Option<i64>, Option<i64>, Option<Vec<u8>>, Option<Vec<u8>>, Option<Vec<u8>>);
+        type Fetched = (
+            Option<i64>,
+            Option<i64>,
+            Option<Vec<u8>>,
+            Option<Vec<u8>>,
+            Option<Vec<u8>>,
+        );
         let mut rows: Vec<Fetched> = Vec::new();
         self.conn
             .query(st, &params, &mut |row: &mut dyn Row| {

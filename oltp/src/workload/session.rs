@@ -123,7 +123,10 @@ impl<C: Connection> Session<C> {
             let between = "WHERE id BETWEEN ? AND ?";
             let mut st = TableStatements::default();
             if set.point {
-                st.point = Some(conn.prepare(&format!("SELECT c FROM {t} WHERE id=?")).await?);
+                st.point = Some(
+                    conn.prepare(&format!("SELECT c FROM {t} WHERE id=?"))
+                        .await?,
+                );
             }
             if set.ranges {
                 st.ranges = Some(RangeStatements {
@@ -180,8 +183,10 @@ impl<C: Connection> Session<C> {
                 );
             }
             if set.non_index_update {
-                st.non_index_update =
-                    Some(conn.prepare(&format!("UPDATE {t} SET c=? WHERE id=?")).await?);
+                st.non_index_update = Some(
+                    conn.prepare(&format!("UPDATE {t} SET c=? WHERE id=?"))
+                        .await?,
+                );
             }
             if set.delete_insert || set.delete {
                 st.delete = Some(conn.prepare(&format!("DELETE FROM {t} WHERE id=?")).await?);

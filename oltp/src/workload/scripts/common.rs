@@ -73,7 +73,11 @@ pub(super) async fn reads<C: Connection>(
     let t = rng.uniform(1, p.tables);
     for _ in 0..o.sum_ranges {
         let lo = rng.id(1, p.table_size);
-        timed!(agg, StatementKind::SumRange, s.sum_range(t, lo, lo + span).await)?;
+        timed!(
+            agg,
+            StatementKind::SumRange,
+            s.sum_range(t, lo, lo + span).await
+        )?;
         agg.read += 1;
     }
     let t = rng.uniform(1, p.tables);

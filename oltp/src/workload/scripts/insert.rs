@@ -20,7 +20,11 @@ pub(super) async fn event<C: Connection>(
     let k = rng.id(1, p.table_size);
     let c = rng.c_value();
     let pad = rng.pad_value();
-    let changed = timed!(agg, StatementKind::Insert, s.text_insert(t, k, &c, &pad).await)?;
+    let changed = timed!(
+        agg,
+        StatementKind::Insert,
+        s.text_insert(t, k, &c, &pad).await
+    )?;
     count_dml(agg, changed);
     Ok(())
 }

@@ -1,0 +1,130 @@
+//! sysbench's `cleanup`: the databases and tables `prepare` created.
+
+use anyhow::Result;
+use encbench_crypto::Algorithm;
+
+use crate::columns::Encrypt;
+use crate::driver::Connection;
+
+use super::{DataSet, connect, existing_tables, quoted, scalar};
+
+/// The encrypted databases under base name `db` (any algorithm and column
+/// layout, finished or not): databases named `db_<algorithm>` or
+/// `db_<algorithm>_<layout>` ([`Columns::db_suffix`]), as `prepare` names them.
+///
+/// # Errors
+/// Query failures.
+pub async fn encrypted_databases<C: Connection>(conn: &mut C, db: &str) -> Result<Vec<String>> {
+    let like = format!("{}\\_%", db.replace('_', "\\_"));
+    let sql = format!(
+        "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE {} ORDER BY SCHEMA_NAME",
+        quoted(&like)
+    );
+    Ok(conn
+        .query_text(&sql)
+        .await?
+        .into_iter()
+        .filter_map(|r| r.into_iter().next().flatten())
+        .filter(|n| is_encrypted_database(db, n))
+        .collect())
+}
+
+/// Whether `name` is how `prepare` names an encrypted database under `db`.
+fn is_encrypted_database(db: &str, name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(db).and_then(|r| r.strip_prefix('_')) else {
+        return false;
+    };
+    Algorithm::ALL.iter().any(|a| {
+        let alg = a.name().replace('-', "_");
+        match rest.strip_prefix(alg.as_str()) {
+            Some("") => true,
+            Some(layout) => layout
+                .strip_prefix('_')
+                .is_some_and(|l| !l.is_empty() && l.bytes().all(|b| b"kcpd".contains(&b))),
+            None => false,
+        }
+    })
+}
+
+/// `cleanup --encrypt all`: the plaintext tables of `data.db` and every
+/// encrypted database under it ([`encrypted_databases`]). Returns the databases touched.
+///
+/// # Errors
+/// Database errors.
+pub async fn cleanup_all(url: &str, data: &DataSet) -> Result<Vec<String>> {
+    let mut dropped = cleanup(url, data, &[Encrypt::None]).await?;
+    let mut conn = connect(url, None).await?;
+    for db in encrypted_databases(&mut conn, &data.db).await? {
+        conn.simple(&format!("DROP DATABASE IF EXISTS `{db}`"))
+            .await?;
+        dropped.push(db);
+    }
+    conn.close().await;
+    Ok(dropped)
+}
+
+/// Drops every `sbtestN` table and `encbench_meta` of the
+/// databases for `encrypts`; an encrypted database (`DB_<algorithm>`) is dropped
+/// whole. Returns the databases touched.
+///
+/// # Errors
+/// Database errors.
+pub async fn cleanup(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<Vec<String>> {
+    let mut conn = connect(url, None).await?;
+    let mut dropped: Vec<String> = Vec::new();
+    for e in encrypts {
+        let db = data.database(*e);
+        let exists = scalar(
+            &mut conn,
+            &format!(
+                "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = {}",
+                quoted(&db)
+            ),
+        )
+        .await?;
+        if exists.is_none() || dropped.contains(&db) {
+            continue;
+        }
+        if e.algorithm().is_some() {
+            conn.simple(&format!("DROP DATABASE IF EXISTS `{db}`"))
+                .await?;
+        } else {
+            conn.simple(&format!("DROP TABLE IF EXISTS `{db}`.encbench_meta"))
+                .await?;
+            for n in existing_tables(&mut conn, &db).await? {
+                conn.simple(&format!("DROP TABLE IF EXISTS `{db}`.sbtest{n}"))
+                    .await?;
+            }
+        }
+        dropped.push(db);
+    }
+    conn.close().await;
+    Ok(dropped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encrypted_database_names_are_recognised_exactly() {
+        for n in [
+            "sbtest_aes_256_gcm",
+            "sbtest_aes_256_siv_kdcp",
+            "sbtest_aes_256_cbc_hmac_sha256_kdcdpd",
+            "sbtest_chacha20_poly1305_k",
+        ] {
+            assert!(is_encrypted_database("sbtest", n), "{n}");
+        }
+        for n in [
+            "sbtest",
+            "sbtest_sb",
+            "sbtest_aes_256_gcm_",
+            "sbtest_aes_256_gcm_x",
+            "sbtest_aes_256_gcmx",
+            "other_aes_256_gcm",
+        ] {
+            assert!(!is_encrypted_database("sbtest", n), "{n}");
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! sysbench's `prepare`: the tables of a data set created and loaded in
+//! parallel (multi-row prepared INSERTs under 512 KiB, as sysbench batches),
+//! values sealed under column encryption, `encbench_meta` written last.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use encbench_crypto::{Algorithm, envelope};
+
+use crate::columns::{Codec, Column, ColumnMode, Columns, Encrypt, k_plaintext};
+use crate::driver::{Connection, Param};
+use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
+
+use super::{
+    DataSet, INSERT_BATCH_BYTES, check_not_prepared, connect, create_table_sql, table_name,
+};
+
+/// Options of `prepare`.
+#[derive(Clone, Debug)]
+pub struct PrepareOptions {
+    /// Concurrent loader connections (`--threads`); worker t loads tables t+1, t+1+threads, ...
+    pub threads: u32,
+    /// Row generator seed.
+    pub seed: u64,
+    /// Whether to create the secondary index `k_N` after loading (sysbench's `create_secondary`).
+    pub create_secondary: bool,
+    /// `id` as AUTO_INCREMENT (sysbench's `auto_inc`).
+    pub auto_inc: bool,
+    /// `KEY xid (id)` in place of the primary key (sysbench's `secondary`).
+    pub secondary: bool,
+}
+
+/// Creates and loads the tables of `data` for `encrypt` with `codec` (which must
+/// match `encrypt`), as sysbench's `prepare` does, then writes `encbench_meta`.
+/// `progress` is called with the number of rows inserted so far by each batch.
+///
+/// # Errors
+/// A table already exists (run `cleanup`), or any database or sealing error.
+pub async fn prepare(
+    url: &str,
+    data: &DataSet,
+    encrypt: Encrypt,
+    codec: Codec,
+    key_id: u32,
+    opts: &PrepareOptions,
+    progress: Arc<dyn Fn(u64) + Send + Sync>,
+) -> Result<()> {
+    let db = data.database(encrypt);
+    check_not_prepared(url, data, &[encrypt]).await?;
+    let mut admin = connect(url, None).await?;
+    admin
+        .simple(&format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
+        .await?;
+    let threads = opts.threads.clamp(1, data.tables.max(1));
+    let mut tasks = Vec::new();
+    for t in 0..threads {
+        let tables: Vec<u32> = (t + 1..=data.tables).step_by(threads as usize).collect();
+        let (url, db, codec, progress, seed, size) = (
+            url.to_string(),
+            db.clone(),
+            codec.clone(),
+            progress.clone(),
+            opts.seed,
+            data.table_size,
+        );
+        let table_opts = opts.clone();
+        let alg = encrypt.algorithm();
+        let columns = data.columns;
+        tasks.push(tokio::spawn(async move {
+            let mut conn = connect(&url, Some(&db)).await?;
+            for n in tables {
+                load_table(
+                    &mut conn,
+                    n,
+                    size,
+                    alg,
+                    columns,
+                    &codec,
+                    seed,
+                    &table_opts,
+                    &*progress,
+                )
+                .await?;
+            }
+            conn.close().await;
+            anyhow::Ok(())
+        }));
+    }
+    for t in tasks {
+        t.await.context("loader task panicked")??;
+    }
+    admin
+        .simple(&format!(
+            "CREATE TABLE `{db}`.encbench_meta (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL) ENGINE = innodb"
+        ))
+        .await?;
+    let algorithm = encrypt.algorithm().map_or("none", |a| a.name());
+    let entries = [
+        ("algorithm", algorithm.to_string()),
+        ("key_id", key_id.to_string()),
+        ("tables", data.tables.to_string()),
+        ("table_size", data.table_size.to_string()),
+        ("seed", opts.seed.to_string()),
+        (
+            "envelope_version",
+            if encrypt.algorithm().is_some() && data.columns.any_deterministic() {
+                format!("{},{}", envelope::VERSION, envelope::DETERMINISTIC_VERSION)
+            } else {
+                envelope::VERSION.to_string()
+            },
+        ),
+        (
+            "columns",
+            if encrypt.algorithm().is_some() {
+                data.columns.meta()
+            } else {
+                String::new()
+            },
+        ),
+    ];
+    let insert = format!("INSERT INTO `{db}`.encbench_meta (name, value) VALUES (?, ?)");
+    for (name, value) in &entries {
+        admin
+            .execute_text(
+                &insert,
+                &[Param::Text(name.as_bytes()), Param::Text(value.as_bytes())],
+            )
+            .await?;
+    }
+    admin.close().await;
+    Ok(())
+}
+
+/// The seed of table `n`'s row generator.
+pub fn table_seed(seed: u64, n: u32) -> u64 {
+    seed.wrapping_add(u64::from(n))
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn load_table<C: Connection>(
+    conn: &mut C,
+    n: u32,
+    size: u32,
+    alg: Option<Algorithm>,
+    columns: Columns,
+    codec: &Codec,
+    seed: u64,
+    opts: &PrepareOptions,
+    progress: &(dyn Fn(u64) + Send + Sync),
+) -> Result<()> {
+    conn.simple(&create_table_sql(
+        n,
+        alg,
+        columns,
+        opts.auto_inc,
+        opts.secondary,
+    ))
+    .await?;
+    let table = table_name(n);
+    // An upper bound of the envelopes' overhead, for the batch size.
+    let overhead = alg.map_or(0, |a| {
+        envelope::overhead(a).max(envelope::deterministic_overhead(a))
+    });
+    let row_bytes = 4 * 8 + C_LEN + PAD_LEN + 3 * overhead;
+    let batch = (INSERT_BATCH_BYTES / row_bytes).max(1) as u32;
+    let mut rng = SbRng::seeded(table_seed(seed, n), RandType::Special);
+    let mut stmt_full = None;
+    let mut done: u32 = 0;
+    let k_plain = codec.mode(Column::K) == ColumnMode::Plain;
+    // One batch's rows, sealed before the statement borrows them.
+    let mut values: Vec<SealedRow> = Vec::new();
+    while done < size {
+        let rows = batch.min(size - done);
+        let sql = insert_sql(&table, rows);
+        let partial;
+        let stmt = if rows == batch {
+            match &stmt_full {
+                Some(s) => s,
+                None => stmt_full.insert(conn.prepare(&sql).await?),
+            }
+        } else {
+            partial = conn.prepare(&sql).await?;
+            &partial
+        };
+        values.clear();
+        for id in done + 1..=done + rows {
+            let k = rng.id(1, size);
+            let c = rng.c_value();
+            let pad = rng.pad_value();
+            let (mut kb, mut cb, mut pb) = (Vec::new(), Vec::new(), Vec::new());
+            codec.seal(&table, Column::C, i64::from(id), &c, &mut cb)?;
+            codec.seal(&table, Column::Pad, i64::from(id), &pad, &mut pb)?;
+            if !k_plain {
+                codec.seal(
+                    &table,
+                    Column::K,
+                    i64::from(id),
+                    &k_plaintext(i64::from(k)),
+                    &mut kb,
+                )?;
+            }
+            values.push((id, k, kb, cb, pb));
+        }
+        let mut params = Vec::with_capacity(rows as usize * 4);
+        for (id, k, kb, cb, pb) in &values {
+            params.push(Param::from(*id));
+            params.push(if k_plain {
+                Param::from(*k)
+            } else {
+                Param::Binary(kb)
+            });
+            params.push(stored(codec, Column::C, cb));
+            params.push(stored(codec, Column::Pad, pb));
+        }
+        conn.execute(stmt, &params).await?;
+        done += rows;
+        progress(u64::from(rows));
+    }
+    if opts.create_secondary {
+        conn.simple(&format!("CREATE INDEX k_{n} ON {table}(k)"))
+            .await?;
+    }
+    Ok(())
+}
+
+/// One row of a load batch: id, plaintext k, and the stored k (empty when
+/// plaintext), c and pad.
+type SealedRow = (u32, u32, Vec<u8>, Vec<u8>, Vec<u8>);
+
+/// A stored value as a parameter: text in a plaintext column, an envelope
+/// (binary) in an encrypted one.
+fn stored<'v>(codec: &Codec, column: Column, v: &'v [u8]) -> Param<'v> {
+    if codec.mode(column) == ColumnMode::Plain {
+        Param::Text(v)
+    } else {
+        Param::Binary(v)
+    }
+}
+
+fn insert_sql(table: &str, rows: u32) -> String {
+    let mut sql = format!("INSERT INTO {table}(id, k, c, pad) VALUES ");
+    for i in 0..rows {
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push_str("(?,?,?,?)");
+    }
+    sql
+}
