@@ -16,8 +16,9 @@ use crate::rand::RandType;
 use crate::report::{Report, comparison_text, summary_text};
 use crate::run::{RunOptions, active_key_id, load_codec, run_grid};
 use crate::schema::{self, DataSet, PrepareOptions};
-use crate::security::{Profile, server_base, server_config, tls_files};
-use crate::server::{PrivateServer, default_base_dir};
+use crate::server::{
+    Layout, Lease, Profile, Standing, default_base_dir, private_server_of, server_base,
+};
 use crate::workload::{Options, Workload, parse_on_off};
 
 /// sysbench-compatible OLTP load generator with column encryption.
@@ -370,118 +371,6 @@ fn parse_encrypts(list: &[String], columns: Columns) -> Result<Vec<Encrypt>> {
     Ok(out)
 }
 
-/// The server to use: `--mysql-url`, or the private server (started here if it
-/// was not running, and stopped by [`ServerGuard::finish`] when the last `oltp`
-/// command using it ends, unless `oltp server start` keeps it).
-///
-/// Commands that use the private server register in `<base>/mariadb/users/<pid>`;
-/// a server started by a command carries the marker `<base>/mariadb/ephemeral`.
-pub struct ServerGuard {
-    /// URL of the server.
-    pub url: String,
-    server: Option<(PrivateServer, PathBuf)>,
-}
-
-fn users_dir(base: &Path) -> PathBuf {
-    base.join("mariadb").join("users")
-}
-
-fn ephemeral_marker(base: &Path) -> PathBuf {
-    base.join("mariadb").join("ephemeral")
-}
-
-/// Other live processes registered as users of the private server.
-fn other_users(base: &Path) -> usize {
-    let me = std::process::id().to_string();
-    let Ok(entries) = std::fs::read_dir(users_dir(base)) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter(|e| {
-            let name = e.file_name().to_string_lossy().to_string();
-            let alive = Path::new("/proc").join(&name).exists();
-            if !alive {
-                let _ = std::fs::remove_file(e.path());
-            }
-            alive && name != me
-        })
-        .count()
-}
-
-impl ServerGuard {
-    /// Uses `--mysql-url` or starts (or attaches to) the private server in `base_dir`.
-    ///
-    /// # Errors
-    /// The private server cannot start (e.g. MariaDB is not installed).
-    pub async fn open(data: &DataArgs) -> Result<ServerGuard> {
-        if let Some(url) = &data.mysql_url {
-            return Ok(ServerGuard {
-                url: url.clone(),
-                server: None,
-            });
-        }
-        let base = data.server_base();
-        let me = users_dir(&base).join(std::process::id().to_string());
-        std::fs::create_dir_all(users_dir(&base))
-            .with_context(|| format!("cannot create {}", users_dir(&base).display()))?;
-        std::fs::write(&me, b"").with_context(|| format!("cannot write {}", me.display()))?;
-        let cfg = server_config(&data.base_dir(), data.at_rest, data.profile)?;
-        // A server that other oltp commands are using is not restarted under
-        // them for other settings: refuse instead.
-        let recorded: Option<Vec<String>> =
-            std::fs::read_to_string(base.join("mariadb").join("args.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok());
-        if other_users(&base) > 0 && recorded.is_some_and(|r| r != cfg.extra_args) {
-            let _ = std::fs::remove_file(&me);
-            bail!(
-                "the private server in {} is in use by another oltp command with other settings (--profile): wait for it to finish, or use another --base-dir",
-                base.display()
-            );
-        }
-        let started = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
-            .await
-            .context("server start task panicked")?;
-        let server = match started {
-            Ok(s) => s,
-            Err(e) => {
-                let _ = std::fs::remove_file(&me);
-                return Err(e.into());
-            }
-        };
-        if server.started_here() {
-            std::fs::write(ephemeral_marker(&base), b"")
-                .with_context(|| format!("cannot write {}", ephemeral_marker(&base).display()))?;
-        }
-        Ok(ServerGuard {
-            url: server.url(),
-            server: Some((server, base)),
-        })
-    }
-
-    /// Leaves the private server running if another `oltp` command uses it or
-    /// `oltp server start` keeps it; stops it otherwise.
-    ///
-    /// # Errors
-    /// The server did not shut down.
-    pub async fn finish(self) -> Result<()> {
-        let Some((server, base)) = self.server else {
-            return Ok(());
-        };
-        let _ = std::fs::remove_file(users_dir(&base).join(std::process::id().to_string()));
-        if other_users(&base) > 0 || !ephemeral_marker(&base).exists() {
-            server.detach();
-            return Ok(());
-        }
-        let _ = std::fs::remove_file(ephemeral_marker(&base));
-        tokio::task::spawn_blocking(move || server.stop_any())
-            .await
-            .context("server stop task panicked")??;
-        Ok(())
-    }
-}
-
 /// The error and its causes on one line, without the repetitions that arise when
 /// an error's message already quotes its source, or quotes a message that itself
 /// repeats its source's prefix (as `mysql_async`'s "Input/output error:
@@ -613,7 +502,13 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         }
         Command::Cleanup(_) | Command::Server(_) | Command::Merge(_) => {}
     }
-    let server = ServerGuard::open(data).await?;
+    let server = Lease::open(
+        data.mysql_url.as_deref(),
+        &data.base_dir(),
+        data.at_rest,
+        data.profile,
+    )
+    .await?;
     let outcome = match &cli.command {
         Command::Prepare(a) => prepare(a, &server.url).await.map(|()| true),
         Command::Run(a) => run(a, &server.url).await,
@@ -627,39 +522,29 @@ pub async fn execute(cli: Cli) -> Result<bool> {
 }
 
 async fn server(a: &ServerArgs) -> Result<()> {
-    let cfg = server_config(
-        &a.base_dir.clone().unwrap_or_else(default_base_dir),
-        a.at_rest,
-        a.profile,
-    )?;
-    let action = a.action;
-    let server = tokio::task::spawn_blocking(move || PrivateServer::start(&cfg))
-        .await
-        .context("server start task panicked")??;
-    match action {
+    let base = a.base_dir.clone().unwrap_or_else(default_base_dir);
+    let standing = Standing::open(&base, a.at_rest, a.profile).await?;
+    let server = standing.server();
+    match a.action {
         ServerAction::Start => {
-            let _ = std::fs::remove_file(ephemeral_marker(server.base_dir()));
             println!("{}", server.url());
             eprintln!(
                 "private MariaDB running (pid {}, socket {}, TLS CA {}); stop it with `oltp server stop{}`",
                 server.pid(),
                 server.socket_path().display(),
-                tls_files(server.base_dir()).ca.display(),
+                standing.layout().tls_files().ca.display(),
                 a.base_dir
                     .as_ref()
                     .map(|d| format!(" --base-dir {}", d.display()))
                     .unwrap_or_default()
             );
-            server.detach();
+            standing.keep();
         }
         ServerAction::Stop => {
-            let _ = std::fs::remove_file(ephemeral_marker(server.base_dir()));
-            if !server.started_here() && other_users(server.base_dir()) > 0 {
+            if !server.started_here() && standing.other_users() > 0 {
                 eprintln!("note: other oltp commands are using this server; they will fail");
             }
-            tokio::task::spawn_blocking(move || server.stop_any())
-                .await
-                .context("server stop task panicked")??;
+            standing.stop().await?;
             eprintln!("private MariaDB stopped");
         }
     }
@@ -819,11 +704,11 @@ async fn run(a: &RunArgs, url: &str) -> Result<bool> {
         },
         tls_ca: match (&a.data.tls_ca, &a.data.mysql_url) {
             (Some(ca), _) => Some(ca.clone()),
-            (None, None) => Some(tls_files(&a.data.server_base()).ca),
+            (None, None) => Some(Layout::new(a.data.server_base()).tls_files().ca),
             // A URL of the private server (e.g. printed by `oltp server start`):
             // its own CA.
             (None, Some(url)) => {
-                private_server_of(url, &a.data.base_dir()).map(|sbase| tls_files(&sbase).ca)
+                private_server_of(url, &a.data.base_dir()).map(|l| l.tls_files().ca)
             }
         },
         at_rest: a.data.at_rest,
@@ -918,25 +803,6 @@ fn print_report(report: &Report, output: Output, runs_too: bool) {
         },
         Output::Markdown => println!("{}", report.to_markdown()),
     }
-}
-
-/// The private server base directory (plain or at rest) under `base` whose
-/// loopback port `url` names, if any.
-fn private_server_of(url: &str, base: &Path) -> Option<PathBuf> {
-    let opts = mysql_async::Opts::from_url(url).ok()?;
-    if !matches!(opts.ip_or_hostname(), "127.0.0.1" | "localhost") {
-        return None;
-    }
-    [false, true]
-        .into_iter()
-        .map(|at_rest| server_base(base, at_rest))
-        .find(|sbase| {
-            std::fs::read_to_string(sbase.join("mariadb").join("port"))
-                .ok()
-                .and_then(|p| p.trim().parse::<u16>().ok())
-                == Some(opts.tcp_port())
-                && tls_files(sbase).ca.exists()
-        })
 }
 
 /// Checks before a run that `path` can be written: not a directory, in an
