@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::rand::RandType;
 use crate::schema;
-use crate::security::Profile;
+use crate::server::Profile;
 use crate::workload::{Options, Workload, parse_on_off};
 
 /// sysbench-compatible OLTP load generator with column encryption.

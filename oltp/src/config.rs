@@ -10,8 +10,7 @@ use crate::cli::{DataArgs, Output, RunArgs};
 use crate::columns::{ColumnMode, Columns, Encrypt};
 use crate::rand::RandType;
 use crate::schema::DataSet;
-use crate::security::{server_base, tls_files};
-use crate::server::default_base_dir;
+use crate::server::{Layout, default_base_dir, private_server_of, server_base};
 use crate::workload::{Options, Workload};
 
 /// Everything `oltp run` needs, validated.
@@ -184,11 +183,12 @@ impl RunConfig {
             },
             tls_ca: match (&a.data.tls_ca, &a.data.mysql_url) {
                 (Some(ca), _) => Some(ca.clone()),
-                (None, None) => Some(tls_files(&server_base_dir(&a.data)).ca),
+                (None, None) => Some(Layout::new(server_base_dir(&a.data)).tls_files().ca),
                 // A URL of the private server (e.g. printed by `oltp server start`):
                 // its own CA.
-                (None, Some(url)) => crate::commands::private_server_of(url, &base_dir(&a.data))
-                    .map(|sbase| tls_files(&sbase).ca),
+                (None, Some(url)) => {
+                    private_server_of(url, &base_dir(&a.data)).map(|l| l.tls_files().ca)
+                }
             },
             at_rest: a.data.at_rest,
             repeat: a.repeat,

@@ -1,7 +1,8 @@
 //! `oltp`: a sysbench 1.0-compatible OLTP load generator on a real MariaDB/MySQL
 //! server, measuring the three encryption layers: column encryption by any
-//! compiled-in encbench backend ([`columns`]), TLS to the server, and InnoDB
-//! encryption at rest.
+//! compiled-in encbench backend ([`columns`]), TLS to the server ([`driver`]), and
+//! InnoDB encryption at rest (the private server's [`server::server_config`],
+//! checked by [`preflight`]).
 //!
 //! Data flows one way: command line ([`cli`]) -> validated configuration
 //! ([`config`]) -> checks ([`preflight`]) -> server ([`server`], or a URL) ->
@@ -23,7 +24,6 @@ pub mod rand;
 pub mod report;
 pub mod run;
 pub mod schema;
-pub mod security;
 pub mod server;
 pub mod worker;
 pub mod workload;

@@ -350,3 +350,38 @@ fn half_done_initialisation_is_redone() {
     assert!(!tmp.exists());
     assert_eq!(sql(&server, "SELECT CURRENT_USER()"), "encbench@127.0.0.1");
 }
+
+#[test]
+fn the_port_is_kept_across_restarts_unless_taken() {
+    let dir = tempdir();
+    let cfg = ServerConfig::new(dir.path());
+    let first = start(&cfg);
+    let port = first.port();
+    first.stop().unwrap_or_else(|e| panic!("stop failed: {e}"));
+
+    // Restarted: the same port, so a URL printed before the stop still works.
+    let again = start(&cfg);
+    assert!(again.started_here());
+    assert_eq!(again.port(), port, "the port changed across a restart");
+    assert_eq!(sql(&again, "SELECT @@port"), port.to_string());
+    again.stop().unwrap_or_else(|e| panic!("stop failed: {e}"));
+
+    // Someone else listens on it now: another port that works, and that one is kept.
+    let squatter = std::net::TcpListener::bind(("127.0.0.1", port))
+        .unwrap_or_else(|e| panic!("cannot listen on the freed port {port}: {e}"));
+    let moved = start(&cfg);
+    assert!(moved.started_here());
+    assert_ne!(
+        moved.port(),
+        port,
+        "started on a port someone else listens on"
+    );
+    assert_eq!(sql(&moved, "SELECT @@port"), moved.port().to_string());
+    let new_port = moved.port();
+    moved.stop().unwrap_or_else(|e| panic!("stop failed: {e}"));
+    drop(squatter);
+
+    let kept = start(&cfg);
+    assert_eq!(kept.port(), new_port, "the new port was not recorded");
+    assert_eq!(sql(&kept, "SELECT 1"), "1");
+}

@@ -5,13 +5,12 @@ use clap::ValueEnum as _;
 
 use crate::cli::{Cli, Command};
 use crate::config::{RunConfig, data_set, parse_encrypts};
-use crate::security::Profile;
+use crate::server::{Lease, Profile};
 
 use output::check_writable;
 
 mod cleanup;
 mod errors;
-mod lease;
 mod merge;
 mod output;
 mod prepare;
@@ -19,7 +18,6 @@ mod run;
 mod server;
 
 pub use errors::{error_line, help_command, usage_error_line};
-pub use lease::{ServerGuard, private_server_of};
 pub use output::write_atomically;
 
 /// Runs a parsed command line. Returns `false` when a run stopped early (the
@@ -59,7 +57,13 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         }
         Command::Cleanup(_) | Command::Server(_) | Command::Merge(_) => {}
     }
-    let server = ServerGuard::open(data).await?;
+    let server = Lease::open(
+        data.mysql_url.as_deref(),
+        &crate::config::base_dir(data),
+        data.at_rest,
+        data.profile,
+    )
+    .await?;
     let outcome = match &cli.command {
         Command::Prepare(a) => prepare::prepare(a, &server.url).await.map(|()| true),
         Command::Run(a) => match run_cfg {

@@ -1,0 +1,197 @@
+//! What a private server runs with: [`ServerConfig`] (extra `mariadbd` flags), the
+//! `--profile` settings, TLS always on (certificates generated at first start) and, for the
+//! at-rest server, the `file_key_management` plugin with a generated key.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::{Path, PathBuf};
+
+use super::error::{Result, ServerError, io_err};
+use super::layout::{Layout, TlsFiles, server_base};
+
+/// How to run a private server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The base directory; the server lives in `<base_dir>/mariadb/`. Relative paths are taken
+    /// from the current directory.
+    pub base_dir: PathBuf,
+    /// Extra `mariadbd` flags, appended after ours (so they override them), e.g.
+    /// `--ssl-cert=...` or `--innodb-encrypt-tables=ON`. A server already running on the
+    /// directory with other extra flags is restarted by
+    /// [`PrivateServer::start`](super::PrivateServer::start).
+    pub extra_args: Vec<String>,
+}
+
+impl ServerConfig {
+    /// A configuration for `base_dir` with no extra flags.
+    pub fn new(base_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            base_dir: base_dir.into(),
+            extra_args: Vec::new(),
+        }
+    }
+}
+
+/// Server settings of the private server (`--profile`), after the RDS report's
+/// two test types (seed 004).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Profile {
+    /// The launcher's settings: 1 GiB buffer pool, no binary log.
+    #[default]
+    Default,
+    /// Buffer pool larger than the data (4 GiB), with the report's durability:
+    /// binary log with sync_binlog=1, innodb_flush_log_at_trx_commit=1.
+    Cached,
+    /// Small buffer pool (128 MiB) so a data set several times larger is read
+    /// from disk, with the same durability settings.
+    IoBound,
+}
+
+impl Profile {
+    /// The `mariadbd` flags of the profile (appended after the launcher's, so
+    /// they override them).
+    pub fn flags(self) -> Vec<String> {
+        let durable = [
+            "--log-bin=binlog",
+            "--server-id=1",
+            "--sync-binlog=1",
+            "--innodb-flush-log-at-trx-commit=1",
+        ];
+        let pool = match self {
+            Profile::Default => return Vec::new(),
+            Profile::Cached => "--innodb-buffer-pool-size=4G",
+            Profile::IoBound => "--innodb-buffer-pool-size=128M",
+        };
+        std::iter::once(pool)
+            .chain(durable)
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// The private server's configuration: TLS always on (certificates created at
+/// first start), the `profile`'s settings, and with `at_rest` the
+/// `file_key_management` plugin and InnoDB table and redo-log encryption, in
+/// `server_base(base, at_rest)`. A server already running there with other
+/// settings is restarted by [`PrivateServer::start`](super::PrivateServer::start).
+///
+/// # Errors
+///
+/// [`ServerError::Generate`] or [`ServerError::Io`]: the certificate or key files cannot be
+/// created.
+pub fn server_config(base: &Path, at_rest: bool, profile: Profile) -> Result<ServerConfig> {
+    let sbase = server_base(base, at_rest);
+    let layout = Layout::new(&sbase);
+    let files = layout.tls_files();
+    ensure_tls_files(&files)?;
+    let path = |p: &Path| p.display().to_string();
+    let mut extra = vec![
+        format!("--ssl-ca={}", path(&files.ca)),
+        format!("--ssl-cert={}", path(&files.cert)),
+        format!("--ssl-key={}", path(&files.key)),
+    ];
+    if at_rest {
+        let keys = layout.at_rest_key_file();
+        ensure_at_rest_key(&keys)?;
+        extra.extend([
+            "--plugin-load-add=file_key_management".to_string(),
+            format!("--file-key-management-filename={}", path(&keys)),
+            "--innodb-encrypt-tables=ON".to_string(),
+            "--innodb-encrypt-log=ON".to_string(),
+            "--innodb-encrypt-temporary-tables=ON".to_string(),
+            "--innodb-encryption-threads=2".to_string(),
+        ]);
+    }
+    extra.extend(profile.flags());
+    let mut cfg = ServerConfig::new(sbase);
+    cfg.extra_args = extra;
+    Ok(cfg)
+}
+
+/// Creates the CA and server certificate in `files` unless all three files exist: an ECDSA
+/// P-256 CA and a server certificate for `127.0.0.1` and `localhost` (rcgen); the key gets
+/// mode 0600.
+///
+/// # Errors
+///
+/// [`ServerError::Generate`] when certificate generation fails, [`ServerError::Io`] when a
+/// file cannot be written.
+pub fn ensure_tls_files(files: &TlsFiles) -> Result<()> {
+    if files.ca.exists() && files.cert.exists() && files.key.exists() {
+        return Ok(());
+    }
+    let generate = || -> std::result::Result<(String, String, String), rcgen::Error> {
+        let ca_key = rcgen::KeyPair::generate()?;
+        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new())?;
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "encbench private MariaDB CA");
+        ca_params.key_usages = vec![
+            rcgen::KeyUsagePurpose::KeyCertSign,
+            rcgen::KeyUsagePurpose::CrlSign,
+        ];
+        let ca_cert = ca_params.self_signed(&ca_key)?;
+        let issuer = rcgen::Issuer::new(ca_params, ca_key);
+        let key = rcgen::KeyPair::generate()?;
+        let mut params =
+            rcgen::CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()])?;
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "encbench private MariaDB");
+        let cert = params.signed_by(&key, &issuer)?;
+        Ok((ca_cert.pem(), cert.pem(), key.serialize_pem()))
+    };
+    let (ca, cert, key) = generate().map_err(|e| ServerError::Generate {
+        what: "the private server's TLS certificates",
+        detail: e.to_string(),
+    })?;
+    write_private(&files.key, key.as_bytes(), 0o600)?;
+    write_private(&files.cert, cert.as_bytes(), 0o644)?;
+    write_private(&files.ca, ca.as_bytes(), 0o644)?;
+    Ok(())
+}
+
+/// Creates the at-rest key file (`1;` + 64 hex digits, AES-256, MariaDB's
+/// `file_key_management` format; mode 0600) unless it exists.
+///
+/// # Errors
+///
+/// [`ServerError::Generate`] when no key can be drawn, [`ServerError::Io`] when the file
+/// cannot be written.
+pub fn ensure_at_rest_key(path: &Path) -> Result<()> {
+    if path.exists() {
+        return Ok(());
+    }
+    let key = encbench_crypto::Key::generate(32).map_err(|e| ServerError::Generate {
+        what: "the at-rest key",
+        detail: e.to_string(),
+    })?;
+    let text = format!(
+        "# InnoDB at-rest key for the encbench private server (file_key_management)\n1;{}\n",
+        key.to_hex().as_str()
+    );
+    write_private(path, text.as_bytes(), 0o600)
+}
+
+/// Writes `bytes` to `path` with `mode` through a temporary file and a rename (creating the
+/// directory), so a reader never sees half a key.
+fn write_private(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(io_err("create", dir))?;
+    }
+    let tmp = path.with_extension("tmp");
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(mode)
+        .open(&tmp)
+        .map_err(io_err("write", &tmp))?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(io_err("write", &tmp))?;
+    fs::rename(&tmp, path).map_err(io_err("write", path))
+}

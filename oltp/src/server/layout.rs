@@ -1,0 +1,298 @@
+//! Every path of a private server's directory, `<server base>/mariadb/`, named once: the
+//! launcher, the lease, the command line and the TLS and at-rest setup all ask a [`Layout`].
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::HOME_ENV;
+use super::error::{Result, ServerError, io_err};
+
+/// Longest Unix socket path: `sun_path` is 108 bytes on Linux, including the NUL.
+pub(super) const SOCKET_PATH_MAX: usize = 107;
+
+/// Where the private server keeps its files when no directory is given.
+///
+/// `$ENCBENCH_HOME` if set, else `$XDG_DATA_HOME/encbench` (when absolute), else
+/// `$HOME/.local/share/encbench`, else `<temp dir>/encbench`. The server itself lives in
+/// `<base>/mariadb/` (see [`Layout`]).
+pub fn default_base_dir() -> PathBuf {
+    fn var(name: &str) -> Option<PathBuf> {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    }
+    if let Some(dir) = var(HOME_ENV) {
+        return dir;
+    }
+    if let Some(dir) = var("XDG_DATA_HOME").filter(|d| d.is_absolute()) {
+        return dir.join("encbench");
+    }
+    if let Some(home) = var("HOME") {
+        return home.join(".local/share/encbench");
+    }
+    std::env::temp_dir().join("encbench")
+}
+
+/// The base directory of the private server: `base`, or `base/at-rest` for the server that
+/// encrypts InnoDB at rest (its own data: tables written without encryption are never mixed
+/// with encrypted ones).
+pub fn server_base(base: &Path, at_rest: bool) -> PathBuf {
+    if at_rest {
+        base.join("at-rest")
+    } else {
+        base.to_path_buf()
+    }
+}
+
+/// The TLS files of the private server whose base directory is `server_base`; the same as
+/// `Layout::new(server_base).tls_files()`.
+pub fn tls_files(server_base: &Path) -> TlsFiles {
+    Layout::new(server_base).tls_files()
+}
+
+/// Where the private server's TLS files live (`<server base>/mariadb/tls/`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The CA certificate (PEM) the client trusts.
+    pub ca: PathBuf,
+    /// The server certificate (PEM), signed by the CA.
+    pub cert: PathBuf,
+    /// The server's private key (PKCS#8 PEM, mode 0600).
+    pub key: PathBuf,
+}
+
+/// The files of one private server, all in `<server base>/mariadb/`.
+///
+/// | path | what |
+/// | --- | --- |
+/// | `data/` | the data directory; it exists only once fully initialised |
+/// | `data.tmp/` | initialisation in progress (or left by a failed one: wiped and redone) |
+/// | `sock`, `pid`, `err.log` | the server's Unix socket, pid file and error log |
+/// | `port` | the TCP port (decimal) of the running server, for processes that attach; removed at stop |
+/// | `port.chosen` | the TCP port of the last start, kept across stops: the next start takes it again unless it is taken |
+/// | `args.json` | the `extra_args` the running server was started with |
+/// | `tmp/` | the server's temporary files (`--tmpdir`), never the shared /tmp |
+/// | `install.log` | output of `mariadb-install-db` and the bootstrap that creates the users |
+/// | `lock` | `flock`ed while a process starts or stops the server |
+/// | `users/<pid>` | one empty file per `oltp` command using the server (the lease) |
+/// | `ephemeral` | present while the server was started by a command, not by `oltp server start` |
+/// | `tls/` | `ca.pem`, `server-cert.pem`, `server-key.pem` (mode 0600), generated at first start |
+/// | `at-rest.keys` | the InnoDB key file of the at-rest server (`file_key_management`, mode 0600) |
+///
+/// Building a layout touches nothing on disk; paths are as absolute as the base given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    base: PathBuf,
+    dir: PathBuf,
+    data: PathBuf,
+    socket: PathBuf,
+    err_log: PathBuf,
+}
+
+impl Layout {
+    /// The layout of the server whose base directory is `server_base` (from
+    /// [`server_base`]: the base directory, or its `at-rest/`).
+    pub fn new(server_base: impl Into<PathBuf>) -> Layout {
+        let base = server_base.into();
+        let dir = base.join("mariadb");
+        Layout {
+            data: dir.join("data"),
+            socket: dir.join("sock"),
+            err_log: dir.join("err.log"),
+            dir,
+            base,
+        }
+    }
+
+    /// [`new`](Self::new) with `server_base` made absolute, checked to leave room for the
+    /// Unix socket path (what the launcher uses).
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::SocketPathTooLong`] when `sock` would be over 107 bytes,
+    /// [`ServerError::Io`] when the current directory cannot be read.
+    pub fn resolved(server_base: &Path) -> Result<Layout> {
+        let base = std::path::absolute(server_base).map_err(io_err("resolve", server_base))?;
+        let layout = Layout::new(base);
+        let len = layout.socket.as_os_str().len();
+        if len > SOCKET_PATH_MAX {
+            return Err(ServerError::SocketPathTooLong {
+                path: layout.socket,
+                len,
+            });
+        }
+        Ok(layout)
+    }
+
+    /// The server base directory, as given.
+    pub fn base(&self) -> &Path {
+        &self.base
+    }
+
+    /// `<base>/mariadb`, the directory of every file below.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// `data/`, the data directory.
+    pub fn data(&self) -> &Path {
+        &self.data
+    }
+
+    /// `data.tmp/`, the data directory while `mariadb-install-db` fills it.
+    pub fn data_tmp(&self) -> PathBuf {
+        self.dir.join("data.tmp")
+    }
+
+    /// `sock`, the Unix socket (`root` logs in here without a password).
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// `pid`, the server's pid file.
+    pub fn pid_file(&self) -> PathBuf {
+        self.dir.join("pid")
+    }
+
+    /// `err.log`, the server's error log.
+    pub fn err_log(&self) -> &Path {
+        &self.err_log
+    }
+
+    /// `port`, the TCP port of the running server (removed when it stops).
+    pub fn port_file(&self) -> PathBuf {
+        self.dir.join("port")
+    }
+
+    /// `port.chosen`, the TCP port of the last start (kept across stops).
+    pub fn chosen_port_file(&self) -> PathBuf {
+        self.dir.join("port.chosen")
+    }
+
+    /// `args.json`, the `extra_args` of the running server (a JSON array of strings).
+    pub fn args_file(&self) -> PathBuf {
+        self.dir.join("args.json")
+    }
+
+    /// `tmp/`, the server's `--tmpdir`.
+    pub fn tmp_dir(&self) -> PathBuf {
+        self.dir.join("tmp")
+    }
+
+    /// `install.log`, the output of the data directory's initialisation.
+    pub fn install_log(&self) -> PathBuf {
+        self.dir.join("install.log")
+    }
+
+    /// `lock`, held while a process starts or stops the server.
+    pub fn lock_file(&self) -> PathBuf {
+        self.dir.join("lock")
+    }
+
+    /// `users/`, where every command using the server registers.
+    pub fn users_dir(&self) -> PathBuf {
+        self.dir.join("users")
+    }
+
+    /// `users/<pid>`, the registration of process `pid`.
+    pub fn user_file(&self, pid: u32) -> PathBuf {
+        self.users_dir().join(pid.to_string())
+    }
+
+    /// `ephemeral`, present while the server should stop with the last command using it.
+    pub fn ephemeral_marker(&self) -> PathBuf {
+        self.dir.join("ephemeral")
+    }
+
+    /// `tls/ca.pem`, `tls/server-cert.pem`, `tls/server-key.pem`.
+    pub fn tls_files(&self) -> TlsFiles {
+        let dir = self.dir.join("tls");
+        TlsFiles {
+            ca: dir.join("ca.pem"),
+            cert: dir.join("server-cert.pem"),
+            key: dir.join("server-key.pem"),
+        }
+    }
+
+    /// `at-rest.keys`, the InnoDB key file (lines `ID;HEX`).
+    pub fn at_rest_key_file(&self) -> PathBuf {
+        self.dir.join("at-rest.keys")
+    }
+
+    /// The port in `port` (a running server's), if the file holds one.
+    pub fn read_port(&self) -> Option<u16> {
+        read_number(&self.port_file()).filter(|&p| p != 0)
+    }
+
+    /// The port in `port.chosen` (the last start's), if the file holds one.
+    pub fn read_chosen_port(&self) -> Option<u16> {
+        read_number(&self.chosen_port_file()).filter(|&p| p != 0)
+    }
+
+    /// Records `port` in `port` and `port.chosen`.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Io`] when a file cannot be written.
+    pub fn record_port(&self, port: u16) -> Result<()> {
+        for path in [self.port_file(), self.chosen_port_file()] {
+            fs::write(&path, format!("{port}\n")).map_err(io_err("write", &path))?;
+        }
+        Ok(())
+    }
+
+    /// The pid in `pid`, if the file holds one (0 is not a pid).
+    pub fn read_pid(&self) -> Option<u32> {
+        read_number(&self.pid_file()).filter(|&p| p != 0)
+    }
+
+    /// The `extra_args` recorded in `args.json`, if readable.
+    pub fn recorded_args(&self) -> Option<Vec<String>> {
+        serde_json::from_str(&fs::read_to_string(self.args_file()).ok()?).ok()
+    }
+
+    /// Records `args` in `args.json`.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Io`] when the file cannot be written.
+    pub fn record_args(&self, args: &[String]) -> Result<()> {
+        let path = self.args_file();
+        let json = serde_json::to_string(args).map_err(|e| ServerError::Io {
+            action: "write",
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        fs::write(&path, json).map_err(io_err("write", &path))
+    }
+}
+
+fn read_number<T: std::str::FromStr>(path: &Path) -> Option<T> {
+    fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_base_dir_is_refused() {
+        let long = PathBuf::from("/tmp").join("x".repeat(120));
+        assert!(matches!(
+            Layout::resolved(&long),
+            Err(ServerError::SocketPathTooLong { .. })
+        ));
+    }
+
+    #[test]
+    fn paths_are_under_mariadb() {
+        let l = Layout::new(server_base(Path::new("/b"), true));
+        assert_eq!(l.socket(), Path::new("/b/at-rest/mariadb/sock"));
+        assert_eq!(l.user_file(42), Path::new("/b/at-rest/mariadb/users/42"));
+        assert_eq!(l.tls_files().ca, Path::new("/b/at-rest/mariadb/tls/ca.pem"));
+        assert_eq!(
+            l.at_rest_key_file(),
+            Path::new("/b/at-rest/mariadb/at-rest.keys")
+        );
+    }
+}

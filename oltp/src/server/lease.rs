@@ -1,0 +1,200 @@
+//! Who uses the private server, and so who stops it.
+//!
+//! Every `oltp` command that uses the private server holds a [`Lease`]: it registers in
+//! `users/<pid>`, starts the server if it was not running (then marking it `ephemeral`), and
+//! at [`Lease::finish`] stops it only when it was started by a command and no other live
+//! command is registered. A server started by `oltp server start` ([`Standing`]) carries no
+//! marker and is left running until `oltp server stop`. A command asking for other settings
+//! while other commands use the server is refused instead of restarting it under them.
+
+use std::fs;
+use std::path::Path;
+
+use super::PrivateServer;
+use super::config::{Profile, server_config};
+use super::error::{Result, ServerError, io_err};
+use super::layout::{Layout, server_base};
+use super::process::is_alive;
+
+/// The server one command uses: `--mysql-url`, or the private server (started here if it
+/// was not running, and stopped by [`Lease::finish`] when the last `oltp` command using it
+/// ends, unless `oltp server start` keeps it).
+#[derive(Debug)]
+pub struct Lease {
+    /// URL of the server.
+    pub url: String,
+    held: Option<(PrivateServer, Layout)>,
+}
+
+impl Lease {
+    /// Uses `url` when given, else starts (or attaches to) the private server of
+    /// `server_base(base_dir, at_rest)` with `profile`'s settings, registered as one of its
+    /// users.
+    ///
+    /// Blocks a tokio blocking thread while the server starts (seconds; minutes when another
+    /// process holds the directory's lock).
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::InUse`] when other commands use a server running with other
+    /// settings; anything [`PrivateServer::start`] and [`server_config`] return.
+    pub async fn open(
+        url: Option<&str>,
+        base_dir: &Path,
+        at_rest: bool,
+        profile: Profile,
+    ) -> Result<Lease> {
+        if let Some(url) = url {
+            return Ok(Lease {
+                url: url.to_string(),
+                held: None,
+            });
+        }
+        let layout = Layout::new(server_base(base_dir, at_rest));
+        let users = layout.users_dir();
+        let me = layout.user_file(std::process::id());
+        fs::create_dir_all(&users).map_err(io_err("create", &users))?;
+        fs::write(&me, b"").map_err(io_err("write", &me))?;
+        let unregister = |e: ServerError| {
+            let _ = fs::remove_file(&me);
+            e
+        };
+        let cfg = server_config(base_dir, at_rest, profile).map_err(unregister)?;
+        // A server that other oltp commands are using is not restarted under them for
+        // other settings: refuse instead.
+        if other_users(&layout) > 0 && layout.recorded_args().is_some_and(|r| r != cfg.extra_args) {
+            return Err(unregister(ServerError::InUse {
+                dir: layout.base().to_path_buf(),
+            }));
+        }
+        let server = blocking("start", move || PrivateServer::start(&cfg))
+            .await
+            .map_err(unregister)?;
+        if server.started_here() {
+            let marker = layout.ephemeral_marker();
+            fs::write(&marker, b"").map_err(io_err("write", &marker))?;
+        }
+        Ok(Lease {
+            url: server.url(),
+            held: Some((server, layout)),
+        })
+    }
+
+    /// Leaves the private server running if another `oltp` command uses it or
+    /// `oltp server start` keeps it; stops it otherwise.
+    ///
+    /// # Errors
+    ///
+    /// The server did not shut down (see [`PrivateServer::stop_any`]).
+    pub async fn finish(self) -> Result<()> {
+        let Some((server, layout)) = self.held else {
+            return Ok(());
+        };
+        let _ = fs::remove_file(layout.user_file(std::process::id()));
+        if other_users(&layout) > 0 || !layout.ephemeral_marker().exists() {
+            server.detach();
+            return Ok(());
+        }
+        let _ = fs::remove_file(layout.ephemeral_marker());
+        blocking("stop", move || server.stop_any()).await
+    }
+}
+
+/// The private server as `oltp server start|stop` holds it: started or attached to, and
+/// no longer `ephemeral` (no command's [`Lease::finish`] stops it).
+#[derive(Debug)]
+pub struct Standing {
+    server: PrivateServer,
+    layout: Layout,
+}
+
+impl Standing {
+    /// Starts (or attaches to) the private server of `server_base(base_dir, at_rest)` with
+    /// `profile`'s settings, and removes its `ephemeral` marker.
+    ///
+    /// # Errors
+    ///
+    /// Anything [`PrivateServer::start`] and [`server_config`] return.
+    pub async fn open(base_dir: &Path, at_rest: bool, profile: Profile) -> Result<Standing> {
+        let cfg = server_config(base_dir, at_rest, profile)?;
+        let server = blocking("start", move || PrivateServer::start(&cfg)).await?;
+        let layout = Layout::new(server.base_dir());
+        let _ = fs::remove_file(layout.ephemeral_marker());
+        Ok(Standing { server, layout })
+    }
+
+    /// The server.
+    pub fn server(&self) -> &PrivateServer {
+        &self.server
+    }
+
+    /// Its files (with an absolute base directory).
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Other live `oltp` commands registered as its users.
+    pub fn other_users(&self) -> usize {
+        other_users(&self.layout)
+    }
+
+    /// Leaves it running past this process (`oltp server start`).
+    pub fn keep(self) {
+        self.server.detach();
+    }
+
+    /// Shuts it down cleanly, whoever started it (`oltp server stop`).
+    ///
+    /// # Errors
+    ///
+    /// As [`PrivateServer::stop_any`].
+    pub async fn stop(self) -> Result<()> {
+        let server = self.server;
+        blocking("stop", move || server.stop_any()).await
+    }
+}
+
+/// The layout of the private server (plain or at rest) under `base` whose loopback port
+/// `url` names, if it runs and has its TLS CA (so `--tls` can verify it).
+pub fn private_server_of(url: &str, base: &Path) -> Option<Layout> {
+    let opts = mysql_async::Opts::from_url(url).ok()?;
+    if !matches!(opts.ip_or_hostname(), "127.0.0.1" | "localhost") {
+        return None;
+    }
+    [false, true]
+        .into_iter()
+        .map(|at_rest| Layout::new(server_base(base, at_rest)))
+        .find(|layout| {
+            layout.read_port() == Some(opts.tcp_port()) && layout.tls_files().ca.exists()
+        })
+}
+
+/// Other live processes registered as users of the server; removes the registrations of
+/// processes that are gone.
+fn other_users(layout: &Layout) -> usize {
+    let me = std::process::id();
+    let Ok(entries) = fs::read_dir(layout.users_dir()) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let pid = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok());
+            let alive = pid.is_some_and(is_alive);
+            if !alive {
+                let _ = fs::remove_file(e.path());
+            }
+            alive && pid != Some(me)
+        })
+        .count()
+}
+
+/// Runs `f` on a tokio blocking thread; a panic there is [`ServerError::Panicked`].
+async fn blocking<T: Send + 'static>(
+    task: &'static str,
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|_| ServerError::Panicked { task })?
+}

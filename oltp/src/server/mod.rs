@@ -1,0 +1,241 @@
+//! A private `mariadbd` for benchmarks and tests, run from a directory of our own.
+//!
+//! [`PrivateServer::start`] initialises a data directory on first use, starts `mariadbd` on a
+//! loopback port (the one it had at its last start while that is free, else a free one) and
+//! waits until it answers; a second `start` on the same directory (from this process or
+//! another one) attaches to the running server instead. Everything lives in
+//! `<base>/mariadb/`, and only this module names those files: [`Layout`] lists them.
+//!
+//! The server runs with `--no-defaults` (no `/etc/mysql` configuration), listens on
+//! 127.0.0.1 only, and has a benchmark user [`BENCH_USER`] / [`BENCH_PASSWORD`] with all
+//! privileges on `localhost` (socket) and `127.0.0.1` (TCP); `root` logs in over the socket
+//! without a password. Facts behind the flags: `shared/spec/mariadb.md`.
+//!
+//! By job: `layout` (every path), `binaries` (finding the MariaDB programs), `init` (the
+//! data directory), `process` (launch, wait, signals, shutdown, the directory lock), `logs`
+//! (quoting `err.log`), `config` ([`ServerConfig`], [`Profile`], TLS files and the at-rest
+//! key), `lease` (which `oltp` commands use the server: [`Lease`], [`Standing`]), `error`
+//! ([`ServerError`]).
+//!
+//! Nothing here prints: every outcome is a return value.
+
+mod binaries;
+mod config;
+mod error;
+mod init;
+mod layout;
+mod lease;
+mod logs;
+mod process;
+
+use std::path::Path;
+use std::process::Child;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use binaries::Binaries;
+pub use binaries::{BIN_DIR_ENV, DEFAULT_BIN_DIRS};
+pub use config::{Profile, ServerConfig, ensure_at_rest_key, ensure_tls_files, server_config};
+pub use error::ServerError;
+use error::{Result, io_err};
+pub use layout::{Layout, TlsFiles, default_base_dir, server_base, tls_files};
+pub use lease::{Lease, Standing, private_server_of};
+use process::{is_server_of, shutdown_foreign, with_lock};
+
+/// The benchmark user created in every private server, for `localhost` and `127.0.0.1`.
+pub const BENCH_USER: &str = "encbench";
+
+/// The password of [`BENCH_USER`]. Not a secret: the server listens on loopback only.
+pub const BENCH_PASSWORD: &str = "encbench";
+
+/// Environment variable naming the base directory; see [`default_base_dir`].
+pub const HOME_ENV: &str = "ENCBENCH_HOME";
+
+/// How long [`PrivateServer::start`] waits for a server to answer queries.
+pub const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long [`PrivateServer::stop`] waits for a clean shutdown before `SIGKILL`.
+pub const STOP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A running private `mariadbd`, started by this handle or attached to.
+///
+/// Dropping a handle that started the server stops it cleanly (best effort, errors ignored);
+/// an attached handle leaves the server running. The handle is `Send + Sync`.
+#[derive(Debug)]
+pub struct PrivateServer {
+    layout: Layout,
+    bins: Binaries,
+    port: u16,
+    pid: u32,
+    started_here: bool,
+    /// The `mariadbd` child while started here and not yet reaped.
+    child: Mutex<Option<Child>>,
+}
+
+impl PrivateServer {
+    /// Starts the server, initialising the data directory on first use, or attaches to one
+    /// already running on that directory (then [`stop`](Self::stop) leaves it running).
+    ///
+    /// Blocks until the server answers on its socket (at most [`START_TIMEOUT`], plus the
+    /// initialisation on first use: ~2 s here). Concurrent starts on one directory, from any
+    /// process, are serialised by a lock file: one starts, the others attach. A running server
+    /// whose recorded `extra_args` differ from `cfg.extra_args` is shut down and started again
+    /// with `cfg`'s flags (this handle then counts as having started it).
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::BinariesNotFound`] when MariaDB is not installed,
+    /// [`ServerError::InitFailed`], [`ServerError::StartFailed`] (quoting the tail of
+    /// `err.log`), [`ServerError::StartTimedOut`], [`ServerError::Unresponsive`],
+    /// [`ServerError::LockTimedOut`], [`ServerError::SocketPathTooLong`], and
+    /// [`ServerError::Io`] for the files in the base directory.
+    pub fn start(cfg: &ServerConfig) -> Result<PrivateServer> {
+        let bins = Binaries::find()?;
+        let layout = Layout::resolved(&cfg.base_dir)?;
+        std::fs::create_dir_all(layout.dir()).map_err(io_err("create directory", layout.dir()))?;
+        let lock = layout.lock_file();
+        with_lock(&lock, || process::start_locked(cfg, bins, layout))
+    }
+
+    /// `mysql://encbench:encbench@127.0.0.1:PORT/`: TCP on loopback, no database selected.
+    ///
+    /// mysql_async would still swap a loopback TCP connection for the Unix socket: append
+    /// `?prefer_socket=false`, or use [`opts`](Self::opts).
+    pub fn url(&self) -> String {
+        format!(
+            "mysql://{BENCH_USER}:{BENCH_PASSWORD}@127.0.0.1:{}/",
+            self.port
+        )
+    }
+
+    /// mysql_async options for [`url`](Self::url) with `prefer_socket` off, so connections
+    /// really use TCP (and TLS when the caller adds it).
+    pub fn opts(&self) -> mysql_async::Opts {
+        mysql_async::OptsBuilder::default()
+            .ip_or_hostname("127.0.0.1")
+            .tcp_port(self.port)
+            .user(Some(BENCH_USER))
+            .pass(Some(BENCH_PASSWORD))
+            .prefer_socket(false)
+            .into()
+    }
+
+    /// The TCP port on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The Unix socket, `<base>/mariadb/sock` (`root` logs in here without a password).
+    pub fn socket_path(&self) -> &Path {
+        self.layout.socket()
+    }
+
+    /// The base directory, made absolute.
+    pub fn base_dir(&self) -> &Path {
+        self.layout.base()
+    }
+
+    /// The data directory, `<base>/mariadb/data`.
+    pub fn data_dir(&self) -> &Path {
+        self.layout.data()
+    }
+
+    /// The server's error log, `<base>/mariadb/err.log`.
+    pub fn err_log_path(&self) -> &Path {
+        self.layout.err_log()
+    }
+
+    /// The `mariadbd` process id.
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Whether this handle started the process (`false`: it attached to a running one).
+    pub fn started_here(&self) -> bool {
+        self.started_here
+    }
+
+    /// Shuts the server down cleanly if this handle started it; an attached handle leaves it
+    /// running.
+    ///
+    /// Sends `SIGTERM` (or `mariadb-admin shutdown` if that fails), waits for the process to
+    /// exit for at most [`STOP_TIMEOUT`], then kills it with `SIGKILL`. A server that already
+    /// exited (e.g. after [`kill`](Self::kill)) counts as stopped.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::StopTimedOut`] when `SIGKILL` was needed (the process is gone all the
+    /// same), [`ServerError::Io`] when waiting for the process fails.
+    pub fn stop(mut self) -> Result<()> {
+        self.shutdown()
+    }
+
+    /// Kills the server abruptly with `SIGKILL` and waits until it is gone, whether this handle
+    /// started it or attached (for failure tests: "server killed mid-run"). The next
+    /// [`start`](Self::start) runs InnoDB crash recovery. Killing a server that is already gone
+    /// succeeds.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Signal`] when the signal cannot be sent or the process outlives it,
+    /// [`ServerError::Io`] when waiting for our child fails.
+    pub fn kill(&self) -> Result<()> {
+        let mut child = self.lock_child();
+        if let Some(c) = child.as_mut() {
+            let reaped = c
+                .try_wait()
+                .map_err(io_err("wait for", &self.bins.mariadbd))?;
+            if reaped.is_none() {
+                c.kill().map_err(|e| ServerError::Signal {
+                    signal: "KILL",
+                    pid: self.pid,
+                    detail: e.to_string(),
+                })?;
+                c.wait().map_err(io_err("wait for", &self.bins.mariadbd))?;
+            }
+            *child = None;
+            return Ok(());
+        }
+        drop(child);
+        self.kill_foreign()
+    }
+
+    /// Leaves the server running when this handle goes away, whether it started
+    /// it or attached (`oltp server start`); a later [`start`](Self::start) attaches.
+    pub fn detach(mut self) {
+        self.started_here = false;
+        // Dropping a `Child` neither kills nor waits for it.
+        drop(self.lock_child().take());
+    }
+
+    /// Shuts the server down cleanly whether this handle started it or attached
+    /// to it (`oltp server stop`).
+    ///
+    /// # Errors
+    ///
+    /// As [`stop`](Self::stop).
+    pub fn stop_any(mut self) -> Result<()> {
+        if self.lock_child().is_some() {
+            return self.shutdown();
+        }
+        let (bins, layout, pid) = (self.bins.clone(), self.layout.clone(), self.pid);
+        self.started_here = false;
+        with_lock(&layout.lock_file(), || {
+            if is_server_of(pid, layout.data()) {
+                shutdown_foreign(&bins, &layout, pid)?;
+            }
+            let _ = std::fs::remove_file(layout.port_file());
+            Ok(())
+        })
+    }
+
+    fn lock_child(&self) -> MutexGuard<'_, Option<Child>> {
+        self.child.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for PrivateServer {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
