@@ -6,9 +6,8 @@
 //! Data flows one way: configuration ([`cli`], [`run::RunOptions`]) -> server
 //! ([`server`] with [`security::server_config`], or a URL) -> workers
 //! ([`workload`], with the column [`codec`]) -> measurement ([`measure`]) ->
-//! report ([`report`], [`chart`]; [`merge`] for several clients).
+//! report ([`report`], one exporter per format; [`merge`] for several clients).
 
-pub mod chart;
 pub mod cli;
 pub mod codec;
 pub mod measure;

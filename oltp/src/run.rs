@@ -18,7 +18,7 @@ use crate::codec::{
 };
 use crate::measure::{Aggregate, Live, LiveCounts, process_cpu_time};
 use crate::rand::{RandType, SbRng};
-use crate::report::{RunInfo, RunResult};
+use crate::report::{RunResult, RunSettings, TlsInfo, WorkloadOptions};
 use crate::schema::{DataSet, check_prepared, conn_opts, connect};
 use crate::workload::{Limits, Options, Params, Session, Workload, run_worker};
 
@@ -587,7 +587,7 @@ pub async fn run_one(
     if first_error.is_none() && interrupted.load(Ordering::SeqCst) {
         first_error = Some("interrupted (Ctrl-C or SIGTERM)".to_string());
     }
-    let info = RunInfo {
+    let settings = RunSettings {
         workload: opts.workload.name().to_string(),
         threads,
         encrypt: encrypt.name(),
@@ -600,22 +600,45 @@ pub async fn run_one(
         tables: opts.data.tables,
         table_size: opts.data.table_size,
         range_size: opts.options.range_size,
-        options: opts.options,
+        options: workload_options(&opts.options),
         rand_type: format!("{:?}", opts.rand_type).to_lowercase(),
         rand_seed: opts.rand_seed,
         rate: opts.rate,
-        tls: mode.tls.clone(),
+        tls: mode.tls.as_ref().map(|t| TlsInfo {
+            version: t.version.clone(),
+            cipher: t.cipher.clone(),
+        }),
         at_rest: opts.at_rest,
         server_version: info.version.clone(),
         server_settings: info.settings.clone(),
     };
     Ok(RunResult::from_aggregate(
-        info,
+        settings,
         &total,
         elapsed,
         cpu,
         first_error,
     ))
+}
+
+/// The workload options as the result records them.
+fn workload_options(o: &Options) -> WorkloadOptions {
+    WorkloadOptions {
+        range_size: o.range_size,
+        point_selects: o.point_selects,
+        simple_ranges: o.simple_ranges,
+        sum_ranges: o.sum_ranges,
+        order_ranges: o.order_ranges,
+        distinct_ranges: o.distinct_ranges,
+        index_updates: o.index_updates,
+        non_index_updates: o.non_index_updates,
+        delete_inserts: o.delete_inserts,
+        range_selects: o.range_selects,
+        skip_trx: o.skip_trx,
+        auto_inc: o.auto_inc,
+        random_points: o.random_points,
+        db_ps_mode: o.db_ps_mode.name().to_string(),
+    }
 }
 
 /// The start line: every worker connects, then all start at once; the
