@@ -81,12 +81,9 @@ fn pooled(parts: &[(f64, f64, f64)]) -> (f64, f64) {
 /// (database, tables, table size, encrypted columns); another grid (thread
 /// counts, encryption choices, rounds); a histogram that does not decode.
 pub fn merge(clients: &[ClientReport]) -> Result<Vec<RunResult>> {
-    let Some((first, rest)) = clients.split_first() else {
+    let (Some((first, rest)), 2..) = (clients.split_first(), clients.len()) else {
         bail!("oltp merge needs at least two JSON reports (one per client)");
     };
-    if rest.is_empty() {
-        bail!("oltp merge needs at least two JSON reports (one per client)");
-    }
     for c in clients {
         check_schema(c.schema_version).map_err(|e| anyhow!("{} {e}", c.file.display()))?;
         if c.runs.is_empty() {
