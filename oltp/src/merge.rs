@@ -189,7 +189,7 @@ fn check_same_workload(a: &ClientReport, b: &ClientReport) -> Result<()> {
     let names = |c: &ClientReport| distinct(&c.runs, |r| r.settings.workload.clone());
     if names(a) != names(b) {
         bail!(
-            "{} ran {} where {} ran {}: merge reports of the same workload",
+            "{} ran {} where {} ran {}: merge reports of the same grid (the same workload)",
             b.file.display(),
             names(b).join(", "),
             a.file.display(),
@@ -206,7 +206,7 @@ fn check_same_workload(a: &ClientReport, b: &ClientReport) -> Result<()> {
             _ => String::new(),
         };
         bail!(
-            "{} ran other workload options than {}{diff}: merge reports run with the same options",
+            "{} ran other workload options than {}{diff}: merge reports of the same grid (the same workload options)",
             b.file.display(),
             a.file.display()
         );
