@@ -6,7 +6,8 @@
 use std::process::{Command, Output};
 
 use clap::Parser as _;
-use encbench_oltp::cli::{Cli, execute};
+use encbench_oltp::cli::Cli;
+use encbench_oltp::commands::execute;
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 
 const QUICK: [&str; 6] = [

@@ -8,10 +8,9 @@
 //! ([`config`]) -> checks ([`preflight`]) -> server ([`server`], or a URL) ->
 //! workers ([`worker`], running the [`workload`] event scripts over the
 //! [`driver`] seam, values through the column codec) -> measurement
-//! ([`measure`]) -> result and report ([`report`]; [`merge`] for several
-//! clients). Only [`commands`] prints.
+//! ([`measure`]) -> result and report ([`report`], one exporter per format;
+//! [`merge`] for several clients). Only [`commands`] prints.
 
-pub mod chart;
 pub mod cli;
 pub mod columns;
 pub mod commands;

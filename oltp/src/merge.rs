@@ -2,45 +2,54 @@
 //! at the same time against one server (for servers one client cannot
 //! saturate), combined into one report: counts and rates added, latency
 //! HdrHistograms merged, client CPU added.
+//!
+//! It stays beside [`crate::report`], not in it: it reads files and refuses
+//! inputs with errors for the command line; the format it reads is
+//! [`report::json`](crate::report::json), and runs are matched by
+//! [`RunKey`] and round.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
-use serde::Deserialize;
+use anyhow::{Context, Result, anyhow, bail};
 
+use crate::report::json::{self, check_schema};
 use crate::report::{
-    Fairness, LatencyMs, Queries, RunResult, StatementLatency, histogram_from_hex, histogram_to_hex,
+    Fairness, LatencyMs, Queries, RunKey, RunResult, RunSettings, StatementLatency,
+    WorkloadOptions, histogram_from_hex, histogram_to_hex,
 };
 
-#[derive(Deserialize)]
-struct ReportFile {
-    runs: Vec<RunResult>,
+/// The report of one client, as read from its `--json-out` file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientReport {
+    /// The file it came from (named in every error).
+    pub file: PathBuf,
+    /// Its `schema_version` ([`SCHEMA_VERSION`](crate::report::SCHEMA_VERSION) for a file this oltp wrote).
+    pub schema_version: u32,
+    /// Its runs, in the order run.
+    pub runs: Vec<RunResult>,
 }
 
-/// Reads the runs of one `--json-out` file.
+/// Reads one client's `--json-out` file.
 ///
 /// # Errors
-/// The file cannot be read or is not an `oltp run` JSON report.
-pub fn read_runs(path: &Path) -> Result<Vec<RunResult>> {
+/// The file cannot be read, is not an `oltp run` JSON report, or has another
+/// `schema_version` than this oltp writes.
+pub fn read_runs(path: &Path) -> Result<ClientReport> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let file: ReportFile = serde_json::from_slice(&bytes).with_context(|| {
-        format!(
-            "{} is not an oltp run report (write one with `oltp run --json-out FILE`)",
-            path.display()
-        )
-    })?;
-    Ok(file.runs)
+    let file = json::parse(&bytes).map_err(|e| anyhow!("{} {e}", path.display()))?;
+    Ok(ClientReport {
+        file: path.to_path_buf(),
+        schema_version: file.schema_version,
+        runs: file.runs,
+    })
 }
 
-/// What identifies a run across clients.
-fn key(r: &RunResult) -> (String, String, bool, bool, u32) {
-    (
-        r.workload.clone(),
-        r.encrypt.clone(),
-        r.tls.is_some(),
-        r.at_rest,
-        r.round,
-    )
+/// What a run is matched by across clients: its combination of the grid and
+/// its round of `--repeat`.
+type MergeKey = (RunKey, u32);
+
+fn merge_key(r: &RunResult) -> MergeKey {
+    (RunKey::of(r), r.round)
 }
 
 /// Pools (count, mean, population stddev) groups into one.
@@ -58,65 +67,238 @@ fn pooled(parts: &[(f64, f64, f64)]) -> (f64, f64) {
     (mean, (second - mean * mean).max(0.0).sqrt())
 }
 
-/// Merges the runs of several clients, run by run: the i-th run of one client
-/// with the run of every other client that has the same workload, encryption,
-/// TLS, at-rest and round. Threads, events, queries, rates, errors and client
-/// CPU add up; the time is the longest; latencies come from the merged
-/// histograms; fairness is pooled over all workers.
+/// Merges the runs of several clients, run by run: each run of the first
+/// client with the run of every other client that has the same [`RunKey`]
+/// (workload, threads, encryption, columns, TLS, at rest) and round. Threads,
+/// `--rate`, events, queries, rates, errors and client CPU add up; the time is
+/// the longest; latencies come from the merged histograms; fairness is pooled
+/// over all workers.
 ///
 /// # Errors
-/// Fewer than two inputs, a run missing from one client, runs of different
-/// data sets or options, or a histogram that does not decode.
-pub fn merge(clients: &[Vec<RunResult>]) -> Result<Vec<RunResult>> {
-    let Some((first, rest)) = clients.split_first() else {
-        bail!("oltp merge needs at least two JSON reports");
-    };
-    if rest.is_empty() {
+/// Each with the file at fault and the fix: fewer than two inputs; a file of
+/// another `schema_version`; a file given twice, or two files with the same
+/// runs; another workload or other workload options; another data set
+/// (database, tables, table size, encrypted columns); another grid (thread
+/// counts, encryption choices, rounds); a histogram that does not decode.
+pub fn merge(clients: &[ClientReport]) -> Result<Vec<RunResult>> {
+    let (Some((first, rest)), 2..) = (clients.split_first(), clients.len()) else {
         bail!("oltp merge needs at least two JSON reports (one per client)");
-    }
-    let mut out = Vec::new();
-    for (i, base) in first.iter().enumerate() {
-        let mut group = vec![base];
-        for (c, runs) in rest.iter().enumerate() {
-            let Some(r) = runs.iter().find(|r| key(r) == key(base)) else {
-                bail!(
-                    "report {} has no {} run with encrypt {} (tls {}, round {}) that report 1 has: merge reports of the same grid",
-                    c + 2,
-                    base.workload,
-                    base.encrypt,
-                    base.tls.is_some(),
-                    base.round
-                );
-            };
-            if (r.tables, r.table_size, r.database.as_str(), r.options)
-                != (
-                    base.tables,
-                    base.table_size,
-                    base.database.as_str(),
-                    base.options,
-                )
-            {
-                bail!(
-                    "report {} ran {} on other tables or options than report 1 (run {}): merge reports of the same grid",
-                    c + 2,
-                    r.workload,
-                    i + 1
-                );
-            }
-            group.push(r);
+    };
+    for c in clients {
+        check_schema(c.schema_version).map_err(|e| anyhow!("{} {e}", c.file.display()))?;
+        if c.runs.is_empty() {
+            bail!(
+                "{} has no run: give the report of a client that ran",
+                c.file.display()
+            );
         }
-        out.push(merge_group(&group)?);
+        check_unique_runs(c)?;
     }
-    Ok(out)
+    for (i, a) in clients.iter().enumerate() {
+        for b in &clients[i + 1..] {
+            check_not_the_same(a, b)?;
+        }
+    }
+    for c in rest {
+        check_same_workload(first, c)?;
+        check_same_data_set(first, c)?;
+        check_same_grid(first, c)?;
+    }
+    first
+        .runs
+        .iter()
+        .map(|base| {
+            let key = merge_key(base);
+            let mut group = vec![base];
+            group.extend(
+                rest.iter()
+                    .filter_map(|c| c.runs.iter().find(|r| merge_key(r) == key)),
+            );
+            merge_group(&group)
+        })
+        .collect()
+}
+
+/// Refuses a report that holds one combination and round twice.
+fn check_unique_runs(c: &ClientReport) -> Result<()> {
+    for (i, r) in c.runs.iter().enumerate() {
+        if c.runs[..i].iter().any(|p| merge_key(p) == merge_key(r)) {
+            bail!(
+                "{} holds two runs of {} (round {}): give the report of one `oltp run`",
+                c.file.display(),
+                RunKey::of(r),
+                r.round
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a file given twice, and two files with identical runs (a copy).
+fn check_not_the_same(a: &ClientReport, b: &ClientReport) -> Result<()> {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    if canonical(&a.file) == canonical(&b.file) {
+        bail!(
+            "{} is given twice: give each client's report once",
+            b.file.display()
+        );
+    }
+    if a.runs == b.runs {
+        bail!(
+            "{} holds the same runs as {} (a copy?): give each client's own report",
+            b.file.display(),
+            a.file.display()
+        );
+    }
+    Ok(())
+}
+
+/// The distinct values of `f` over the runs, in first-run order.
+fn distinct<T: PartialEq>(runs: &[RunResult], f: impl Fn(&RunResult) -> T) -> Vec<T> {
+    let mut out = Vec::new();
+    for r in runs {
+        let v = f(r);
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// `a` and `b` as `name a vs b` for every field that differs.
+fn options_diff(a: &WorkloadOptions, b: &WorkloadOptions) -> String {
+    let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
+        (serde_json::to_value(a), serde_json::to_value(b))
+    else {
+        return String::new();
+    };
+    a.iter()
+        .filter(|(k, v)| b.get(*k) != Some(*v))
+        .map(|(k, v)| {
+            format!(
+                "{k} {v} vs {}",
+                b.get(k).unwrap_or(&serde_json::Value::Null)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Refuses another workload definition: the workload name and its options.
+fn check_same_workload(a: &ClientReport, b: &ClientReport) -> Result<()> {
+    let names = |c: &ClientReport| distinct(&c.runs, |r| r.settings.workload.clone());
+    if names(a) != names(b) {
+        bail!(
+            "{} ran {} where {} ran {}: merge reports of the same grid (the same workload)",
+            b.file.display(),
+            names(b).join(", "),
+            a.file.display(),
+            names(a).join(", ")
+        );
+    }
+    let options = |c: &ClientReport| distinct(&c.runs, |r| r.settings.options.clone());
+    let (oa, ob) = (options(a), options(b));
+    if oa != ob {
+        let diff = match (oa.first(), ob.first()) {
+            (Some(x), Some(y)) if oa.len() == 1 && ob.len() == 1 => {
+                format!(" ({})", options_diff(y, x))
+            }
+            _ => String::new(),
+        };
+        bail!(
+            "{} ran other workload options than {}{diff}: merge reports of the same grid (the same workload options)",
+            b.file.display(),
+            a.file.display()
+        );
+    }
+    Ok(())
+}
+
+/// Refuses another data set: database, tables, rows per table, encrypted columns.
+fn check_same_data_set(a: &ClientReport, b: &ClientReport) -> Result<()> {
+    let shape = |c: &ClientReport| {
+        distinct(&c.runs, |r| {
+            format!(
+                "database {}, {} tables x {} rows",
+                r.settings.database, r.settings.tables, r.settings.table_size
+            )
+        })
+    };
+    if shape(a) != shape(b) {
+        bail!(
+            "{} ran on {} where {} ran on {}: merge reports of clients on the same data set (--tables, --table-size, database)",
+            b.file.display(),
+            shape(b).join("; "),
+            a.file.display(),
+            shape(a).join("; ")
+        );
+    }
+    // The columns an encryption choice encrypted (empty for plaintext).
+    for ra in &a.runs {
+        let other = b.runs.iter().find(|rb| {
+            rb.settings.encrypt == ra.settings.encrypt
+                && rb.settings.encrypted_columns != ra.settings.encrypted_columns
+        });
+        if let Some(rb) = other {
+            bail!(
+                "{} encrypted columns [{}] with {} where {} encrypted [{}]: merge reports of clients on the same data set (--columns)",
+                b.file.display(),
+                rb.settings.encrypted_columns,
+                rb.settings.encrypt,
+                a.file.display(),
+                ra.settings.encrypted_columns
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Refuses another grid: every (combination, round) of one file must be in the other.
+fn check_same_grid(a: &ClientReport, b: &ClientReport) -> Result<()> {
+    let threads = |c: &ClientReport| {
+        let mut t = distinct(&c.runs, |r| r.settings.threads);
+        t.sort_unstable();
+        t.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+    };
+    if threads(a) != threads(b) {
+        bail!(
+            "{} ran --threads {} where {} ran --threads {}: merge reports of the same grid (each client runs the same --threads)",
+            b.file.display(),
+            threads(b),
+            a.file.display(),
+            threads(a)
+        );
+    }
+    let missing = |from: &ClientReport, to: &ClientReport| {
+        from.runs
+            .iter()
+            .find(|r| !to.runs.iter().any(|t| merge_key(t) == merge_key(r)))
+            .map(|r| (RunKey::of(r), r.round))
+    };
+    if let Some((key, round)) = missing(a, b) {
+        bail!(
+            "{} has no run of {key} (round {round}) that {} has: merge reports of the same grid (--threads, --encrypt, --tls, --repeat)",
+            b.file.display(),
+            a.file.display()
+        );
+    }
+    if let Some((key, round)) = missing(b, a) {
+        bail!(
+            "{} has a run of {key} (round {round}) that {} has not: merge reports of the same grid (--threads, --encrypt, --tls, --repeat)",
+            b.file.display(),
+            a.file.display()
+        );
+    }
+    Ok(())
 }
 
 fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
     let base = group[0];
     let mut latency = histogram_from_hex(&base.latency_histogram)
-        .map_err(|e| anyhow::anyhow!("{} run: {e}", base.workload))?;
+        .map_err(|e| anyhow::anyhow!("{} run: {e}", base.settings.workload))?;
     for r in &group[1..] {
         let h = histogram_from_hex(&r.latency_histogram)
-            .map_err(|e| anyhow::anyhow!("{} run: {e}", r.workload))?;
+            .map_err(|e| anyhow::anyhow!("{} run: {e}", r.settings.workload))?;
         latency
             .add(&h)
             .map_err(|e| anyhow::anyhow!("histograms do not merge: {e:?}"))?;
@@ -155,7 +337,7 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
             .iter()
             .map(|r| {
                 (
-                    f64::from(r.threads),
+                    f64::from(r.settings.threads),
                     r.fairness.events_avg,
                     r.fairness.events_stddev,
                 )
@@ -167,7 +349,7 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
             .iter()
             .map(|r| {
                 (
-                    f64::from(r.threads),
+                    f64::from(r.settings.threads),
                     r.fairness.exec_time_avg_s,
                     r.fairness.exec_time_stddev_s,
                 )
@@ -175,7 +357,11 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
             .collect::<Vec<_>>(),
     );
     Ok(RunResult {
-        threads: group.iter().map(|r| r.threads).sum(),
+        settings: RunSettings {
+            threads: group.iter().map(|r| r.settings.threads).sum(),
+            rate: sum_f(&|r| r.settings.rate),
+            ..base.settings.clone()
+        },
         time_s: group.iter().map(|r| r.time_s).fold(0.0, f64::max),
         transactions: sum_u(&|r| r.transactions),
         tps: sum_f(&|r| r.tps),
@@ -207,6 +393,215 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::SCHEMA_VERSION;
+    use crate::report::model::fixtures::{run, settings};
+
+    const ENCRYPT: [&str; 2] = ["none", "rustcrypto:aes-256-gcm"];
+
+    /// A client's report of `--threads threads --encrypt none,rustcrypto:aes-256-gcm`,
+    /// its settings changed by `edit`, each thread with `fast` events of 1 ms
+    /// and `slow` of 10 ms.
+    fn client(
+        file: &str,
+        threads: &[u32],
+        edit: impl Fn(&mut RunSettings),
+        fast: u64,
+        slow: u64,
+    ) -> ClientReport {
+        let mut runs = Vec::new();
+        for &t in threads {
+            for e in ENCRYPT {
+                let mut s = settings(t, e);
+                edit(&mut s);
+                runs.push(run(s, fast, slow));
+            }
+        }
+        ClientReport {
+            file: PathBuf::from(file),
+            schema_version: SCHEMA_VERSION,
+            runs,
+        }
+    }
+
+    fn same(_: &mut RunSettings) {}
+
+    fn refused(clients: &[ClientReport]) -> String {
+        format!("{:#}", merge(clients).expect_err("must be refused"))
+    }
+
+    #[test]
+    fn two_clients_two_thread_counts_two_encryptions() {
+        // Client a: every event 1 ms (p95 1 ms). Client b: 8% of events 10 ms
+        // (p95 10 ms). Together 4% are 10 ms: the merged p95 is 1 ms, which no
+        // combination of the two p95s gives.
+        let a = client("a.json", &[1, 8], same, 100, 0);
+        let b = client("b.json", &[1, 8], same, 92, 8);
+        assert!((a.runs[0].latency_ms.p95 - 1.0).abs() < 0.01);
+        assert!((b.runs[0].latency_ms.p95 - 10.0).abs() < 0.1);
+        let merged = merge(&[a.clone(), b.clone()]).expect("merge");
+        assert_eq!(merged.len(), 4);
+        for ((m, ra), rb) in merged.iter().zip(&a.runs).zip(&b.runs) {
+            assert_eq!(RunKey::of(ra), RunKey::of(rb));
+            assert_eq!(m.settings.threads, 2 * ra.settings.threads);
+            assert_eq!(m.settings.encrypt, ra.settings.encrypt);
+            assert_eq!(m.round, ra.round);
+            assert_eq!(m.transactions, ra.transactions + rb.transactions);
+            assert_eq!(m.transactions, 200 * u64::from(ra.settings.threads));
+            assert_eq!(m.queries.total, ra.queries.total + rb.queries.total);
+            assert_eq!(m.queries.read, ra.queries.read + rb.queries.read);
+            assert!((m.tps - (ra.tps + rb.tps)).abs() < 1e-9);
+            assert!((m.client_cpu_s - 1.0).abs() < 1e-12);
+            let h = histogram_from_hex(&m.latency_histogram).expect("histogram");
+            assert_eq!(h.len(), m.transactions);
+            assert!((m.latency_ms.p95 - 1.0).abs() < 0.01, "{:?}", m.latency_ms);
+            assert!((m.latency_ms.max - 10.0).abs() < 0.1, "{:?}", m.latency_ms);
+            assert_eq!(m.statements.len(), 1);
+            let st = &m.statements[0];
+            assert_eq!(st.count, ra.statements[0].count + rb.statements[0].count);
+            assert!(
+                (st.latency_ms.p95 - 0.1).abs() < 0.01,
+                "{:?}",
+                st.latency_ms
+            );
+            assert!(
+                (m.fairness.events_avg - 100.0).abs() < 1e-9,
+                "{:?}",
+                m.fairness
+            );
+            assert!(m.complete);
+        }
+        let threads: Vec<u32> = merged.iter().map(|m| m.settings.threads).collect();
+        assert_eq!(threads, [2, 2, 16, 16]);
+    }
+
+    #[test]
+    fn other_thread_counts_are_refused() {
+        let a = client("a.json", &[1, 8], same, 10, 0);
+        let b = client("b.json", &[1, 4], same, 10, 0);
+        let e = refused(&[a, b]);
+        assert!(e.contains("b.json ran --threads 1,4"), "{e}");
+        assert!(e.contains("a.json ran --threads 1,8"), "{e}");
+        assert!(e.contains("same --threads"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_encryption_choice_is_refused() {
+        let a = client("a.json", &[1, 8], same, 10, 0);
+        let mut b = client("b.json", &[1, 8], same, 10, 0);
+        b.runs.retain(|r| r.settings.encrypt == "none");
+        let e = refused(&[a, b]);
+        assert!(
+            e.contains("b.json has no run of oltp_read_only at 1 threads"),
+            "{e}"
+        );
+        assert!(e.contains("same grid"), "{e}");
+    }
+
+    #[test]
+    fn another_schema_version_is_refused() {
+        let a = client("a.json", &[1], same, 10, 0);
+        let mut b = client("b.json", &[1], same, 10, 0);
+        b.schema_version = 1;
+        let e = refused(&[a, b]);
+        assert!(e.starts_with("b.json was written by an older oltp"), "{e}");
+        assert!(e.contains("re-run"), "{e}");
+    }
+
+    #[test]
+    fn a_file_without_schema_version_is_refused_when_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("old.json");
+        let report = crate::report::Report::new(client("x", &[1], same, 5, 0).runs);
+        let mut v = serde_json::to_value(&report).expect("json");
+        v.as_object_mut().expect("object").remove("schema_version");
+        std::fs::write(&path, serde_json::to_vec(&v).expect("json")).expect("write");
+        let e = format!("{:#}", read_runs(&path).expect_err("schema 1"));
+        assert!(e.contains("old.json was written by an older oltp"), "{e}");
+        assert!(e.contains("re-run"), "{e}");
+        std::fs::write(&path, report.to_json().expect("json")).expect("write");
+        let c = read_runs(&path).expect("schema 2");
+        // serde_json reads a float back to within one ulp: compare as JSON.
+        assert_eq!(
+            serde_json::to_value(&c.runs).expect("json"),
+            serde_json::from_str::<serde_json::Value>(&report.to_json().expect("json"))
+                .expect("json")["runs"]
+        );
+        assert_eq!(c.file, path);
+    }
+
+    #[test]
+    fn another_data_set_is_refused() {
+        let a = client("a.json", &[1, 8], same, 10, 0);
+        let b = client("b.json", &[1, 8], |s| s.table_size = 2000, 10, 0);
+        let e = refused(&[a, b]);
+        assert!(
+            e.contains("b.json ran on database sbtest, 2 tables x 2000 rows"),
+            "{e}"
+        );
+        assert!(e.contains("same data set"), "{e}");
+        let a = client("a.json", &[1], same, 10, 0);
+        let b = client(
+            "b.json",
+            &[1],
+            |s| {
+                if s.encrypt != "none" {
+                    s.encrypted_columns = "k (deterministic), c, pad".to_string();
+                }
+            },
+            10,
+            0,
+        );
+        let e = refused(&[a, b]);
+        assert!(
+            e.contains("b.json encrypted columns [k (deterministic), c, pad] with rustcrypto"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn other_workload_options_are_refused() {
+        let a = client("a.json", &[1, 8], same, 10, 0);
+        let b = client("b.json", &[1, 8], |s| s.options.point_selects = 5, 10, 0);
+        let e = refused(&[a, b]);
+        assert!(
+            e.contains("b.json ran other workload options than a.json"),
+            "{e}"
+        );
+        assert!(e.contains("point_selects 5 vs 10"), "{e}");
+        let a = client("a.json", &[1], same, 10, 0);
+        let b = client(
+            "b.json",
+            &[1],
+            |s| s.workload = "oltp_point_select".into(),
+            10,
+            0,
+        );
+        let e = refused(&[a, b]);
+        assert!(
+            e.contains("b.json ran oltp_point_select where a.json ran oltp_read_only"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_report_is_not_merged_with_itself() {
+        let a = client("a.json", &[1], same, 10, 0);
+        let e = refused(&[a.clone(), a.clone()]);
+        assert!(e.contains("a.json is given twice"), "{e}");
+        let copy = ClientReport {
+            file: PathBuf::from("copy.json"),
+            ..a.clone()
+        };
+        let e = refused(&[a, copy]);
+        assert!(e.contains("copy.json holds the same runs as a.json"), "{e}");
+    }
+
+    #[test]
+    fn one_report_is_refused() {
+        let a = client("a.json", &[1], same, 10, 0);
+        assert!(refused(&[a]).contains("at least two"));
+        assert!(refused(&[]).contains("at least two"));
+    }
 
     #[test]
     fn pooled_stddev_equals_the_stddev_of_all_values() {

@@ -15,8 +15,9 @@ use crate::config::RunConfig;
 use crate::driver::{ConnectOptions, Connection, MysqlConnection, TlsOptions};
 use crate::measure::{Aggregate, Live, LiveCounts, process_cpu_time};
 use crate::preflight::{Checked, Mode, ServerInfo};
-use crate::report::{RunInfo, RunResult};
+use crate::report::{RunResult, RunSettings, TlsInfo, WorkloadOptions};
 use crate::worker::{Gate, WorkerSpec};
+use crate::workload::Options;
 use crate::workload::Params;
 
 /// What a run tells while it goes. Called from the run's tasks, so `&self`.
@@ -284,7 +285,7 @@ pub async fn run_one<C: Connection + 'static>(
     if first_error.is_none() && interrupted.load(Ordering::SeqCst) {
         first_error = Some("interrupted (Ctrl-C or SIGTERM)".to_string());
     }
-    let info = RunInfo {
+    let settings = RunSettings {
         workload: cfg.workload.name().to_string(),
         threads,
         encrypt: encrypt.name(),
@@ -297,22 +298,45 @@ pub async fn run_one<C: Connection + 'static>(
         tables: cfg.data.tables,
         table_size: cfg.data.table_size,
         range_size: cfg.options.range_size,
-        options: cfg.options,
+        options: workload_options(&cfg.options),
         rand_type: format!("{:?}", cfg.rand_type).to_lowercase(),
         rand_seed: cfg.rand_seed,
         rate: cfg.rate,
-        tls: mode.tls.clone(),
+        tls: mode.tls.as_ref().map(|t| TlsInfo {
+            version: t.version.clone(),
+            cipher: t.cipher.clone(),
+        }),
         at_rest: cfg.at_rest,
         server_version: info.version.clone(),
         server_settings: info.settings.clone(),
     };
     Ok(RunResult::from_aggregate(
-        info,
+        settings,
         &total,
         elapsed,
         cpu,
         first_error,
     ))
+}
+
+/// The workload options as the result records them.
+fn workload_options(o: &Options) -> WorkloadOptions {
+    WorkloadOptions {
+        range_size: o.range_size,
+        point_selects: o.point_selects,
+        simple_ranges: o.simple_ranges,
+        sum_ranges: o.sum_ranges,
+        order_ranges: o.order_ranges,
+        distinct_ranges: o.distinct_ranges,
+        index_updates: o.index_updates,
+        non_index_updates: o.non_index_updates,
+        delete_inserts: o.delete_inserts,
+        range_selects: o.range_selects,
+        skip_trx: o.skip_trx,
+        auto_inc: o.auto_inc,
+        random_points: o.random_points,
+        db_ps_mode: o.db_ps_mode.name().to_string(),
+    }
 }
 
 /// Resolves when SIGINT (Ctrl-C) or SIGTERM arrives; `false` if signals cannot

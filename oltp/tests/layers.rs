@@ -11,8 +11,8 @@ use encbench_oltp::cli::Cli;
 use encbench_oltp::commands::execute;
 use encbench_oltp::driver::ConnectOptions;
 use encbench_oltp::driver::mysql::mysql_opts;
-use encbench_oltp::server::{Profile, TlsFiles, ensure_tls_files, server_config, tls_files};
 use encbench_oltp::server::{PrivateServer, ServerConfig};
+use encbench_oltp::server::{Profile, TlsFiles, ensure_tls_files, server_config, tls_files};
 use mysql_async::prelude::*;
 use serde_json::Value;
 

@@ -10,7 +10,8 @@ use crate::report::{Report, comparison_text, summary_text};
 
 pub(super) fn write_svg(path: Option<&Path>, report: &Report) -> Result<()> {
     if let Some(path) = path {
-        let svg = crate::chart::svg(&report.summary).map_err(|e| anyhow::anyhow!("--svg: {e}"))?;
+        let svg =
+            crate::report::svg::svg(&report.summary).map_err(|e| anyhow::anyhow!("--svg: {e}"))?;
         write_atomically(path, svg.as_bytes())?;
     }
     Ok(())

@@ -1,9 +1,9 @@
-//! The SVG chart of a report: QPS and RT (average event latency) against
+//! SVG: the chart of a report: QPS and RT (average event latency) against
 //! threads, one line per mode (encryption x TLS), from the summary's medians.
 
 use plotters::prelude::*;
 
-use crate::report::SummaryRow;
+use super::summary::SummaryRow;
 
 /// Reads one figure of a summary row.
 type Figure = fn(&SummaryRow) -> f64;

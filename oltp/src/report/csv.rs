@@ -1,0 +1,85 @@
+//! CSV: one row per run with its settings and figures.
+
+use super::Report;
+
+impl Report {
+    /// CSV: one row per run with its settings and figures (latencies in ms,
+    /// CPU in µs per query), a header first.
+    ///
+    /// # Errors
+    /// Writing failed.
+    pub fn to_csv(&self) -> Result<String, ::csv::Error> {
+        let mut w = ::csv::Writer::from_writer(Vec::new());
+        w.write_record([
+            "workload",
+            "threads",
+            "encrypt",
+            "encrypted_columns",
+            "tls",
+            "tls_cipher",
+            "at_rest",
+            "round",
+            "tables",
+            "table_size",
+            "time_s",
+            "transactions",
+            "tps",
+            "qps",
+            "read",
+            "write",
+            "other",
+            "errors",
+            "reconnects",
+            "lat_min_ms",
+            "lat_avg_ms",
+            "lat_p50_ms",
+            "lat_p95_ms",
+            "lat_p99_ms",
+            "lat_max_ms",
+            "client_cpu_s",
+            "client_cpu_us_per_query",
+            "server_version",
+            "complete",
+        ])?;
+        for r in &self.runs {
+            let l = &r.latency_ms;
+            w.write_record([
+                r.settings.workload.clone(),
+                r.settings.threads.to_string(),
+                r.settings.encrypt.clone(),
+                r.settings.encrypted_columns.clone(),
+                r.settings.tls.is_some().to_string(),
+                r.settings
+                    .tls
+                    .as_ref()
+                    .map(|t| t.cipher.clone())
+                    .unwrap_or_default(),
+                r.settings.at_rest.to_string(),
+                r.round.to_string(),
+                r.settings.tables.to_string(),
+                r.settings.table_size.to_string(),
+                format!("{:.4}", r.time_s),
+                r.transactions.to_string(),
+                format!("{:.2}", r.tps),
+                format!("{:.2}", r.qps),
+                r.queries.read.to_string(),
+                r.queries.write.to_string(),
+                r.queries.other.to_string(),
+                r.errors.to_string(),
+                r.reconnects.to_string(),
+                format!("{:.3}", l.min),
+                format!("{:.3}", l.avg),
+                format!("{:.3}", l.p50),
+                format!("{:.3}", l.p95),
+                format!("{:.3}", l.p99),
+                format!("{:.3}", l.max),
+                format!("{:.3}", r.client_cpu_s),
+                format!("{:.1}", r.client_cpu_us_per_query),
+                r.settings.server_version.clone(),
+                r.complete.to_string(),
+            ])?;
+        }
+        let bytes = w.into_inner().map_err(|e| e.into_error())?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}

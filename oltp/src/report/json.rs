@@ -1,0 +1,237 @@
+//! JSON: the [`Report`] as `oltp run --json-out` writes it, and read back (by
+//! `oltp merge`), refusing files of another [`SCHEMA_VERSION`].
+
+use serde::Deserialize;
+
+use super::Report;
+use super::model::RunResult;
+
+/// The version of the JSON report's layout, its top-level `schema_version`.
+/// 1: before the field existed; 2: `schema_version` added (the run objects
+/// are those of 1). Raise it when a field a reader relies on changes.
+pub const SCHEMA_VERSION: u32 = 2;
+
+impl Report {
+    /// JSON (pretty-printed).
+    ///
+    /// # Errors
+    /// Serialisation failed.
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(self)
+    }
+}
+
+/// The part of a JSON report that is read back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportFile {
+    /// Its `schema_version` (always [`SCHEMA_VERSION`] when read by [`parse`]).
+    pub schema_version: u32,
+    /// Its runs, in the order run.
+    pub runs: Vec<RunResult>,
+}
+
+/// Why bytes are not a JSON report this oltp reads. The messages complete a
+/// sentence that starts with the file's name.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// Not JSON, or not an `oltp run` report.
+    #[error("is not an oltp run report ({0}): write one with `oltp run --json-out FILE`")]
+    NotAReport(#[from] serde_json::Error),
+    /// Written by an older oltp (`schema_version` absent, i.e. 1, or lower than ours).
+    #[error(
+        "was written by an older oltp (schema_version {0}, this oltp reads {SCHEMA_VERSION}): re-run `oltp run --json-out` with this oltp"
+    )]
+    Older(u32),
+    /// Written by a newer oltp.
+    #[error(
+        "was written by a newer oltp (schema_version {0}, this oltp reads {SCHEMA_VERSION}): use that oltp"
+    )]
+    Newer(u32),
+}
+
+/// Refuses any `schema_version` but [`SCHEMA_VERSION`].
+///
+/// # Errors
+/// [`ReadError::Older`] or [`ReadError::Newer`].
+pub fn check_schema(schema_version: u32) -> Result<(), ReadError> {
+    match schema_version {
+        v if v < SCHEMA_VERSION => Err(ReadError::Older(v)),
+        v if v > SCHEMA_VERSION => Err(ReadError::Newer(v)),
+        _ => Ok(()),
+    }
+}
+
+/// Reads a JSON report: its `schema_version` first (absent: 1), then its runs.
+///
+/// # Errors
+/// Not a report, or a report of another schema version.
+pub fn parse(bytes: &[u8]) -> Result<ReportFile, ReadError> {
+    #[derive(Deserialize)]
+    struct Header {
+        tool: String,
+        #[serde(default = "schema_one")]
+        schema_version: u32,
+    }
+    #[derive(Deserialize)]
+    struct Runs {
+        runs: Vec<RunResult>,
+    }
+    fn schema_one() -> u32 {
+        1
+    }
+    let header: Header = serde_json::from_slice(bytes)?;
+    if header.tool != "oltp" {
+        return Err(ReadError::NotAReport(serde::de::Error::custom(format!(
+            "tool is {:?}",
+            header.tool
+        ))));
+    }
+    check_schema(header.schema_version)?;
+    let Runs { runs } = serde_json::from_slice(bytes)?;
+    Ok(ReportFile {
+        schema_version: header.schema_version,
+        runs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::TlsInfo;
+    use super::super::model::fixtures::{run, settings};
+    use super::*;
+
+    fn keys(v: &serde_json::Value) -> Vec<&str> {
+        let mut k: Vec<&str> = v
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        k.sort_unstable();
+        k
+    }
+
+    /// The field names of schema 1 (before RunSettings): readers such as
+    /// column-bench's `--oltp-result` rely on them.
+    #[test]
+    fn run_json_keeps_its_field_names() {
+        let mut s = settings(2, "rustcrypto:aes-256-gcm");
+        s.tls = Some(TlsInfo {
+            version: "TLSv1.3".to_string(),
+            cipher: "TLS_AES_256_GCM_SHA384".to_string(),
+        });
+        let report = Report::new(vec![run(s, 10, 0), run(settings(2, "none"), 10, 0)]);
+        let v: serde_json::Value =
+            serde_json::from_str(&report.to_json().expect("json")).expect("json");
+        assert_eq!(
+            keys(&v),
+            [
+                "comparison",
+                "complete",
+                "runs",
+                "schema_version",
+                "summary",
+                "tool",
+                "version"
+            ]
+        );
+        assert_eq!(v["schema_version"], SCHEMA_VERSION);
+        let run = &v["runs"][0];
+        let mut old = vec![
+            "workload",
+            "threads",
+            "encrypt",
+            "encrypted_columns",
+            "database",
+            "tables",
+            "table_size",
+            "range_size",
+            "options",
+            "rand_type",
+            "rand_seed",
+            "rate",
+            "tls",
+            "at_rest",
+            "round",
+            "time_s",
+            "transactions",
+            "tps",
+            "qps",
+            "queries",
+            "errors",
+            "reconnects",
+            "latency_ms",
+            "latency_histogram",
+            "statements",
+            "fairness",
+            "client_cpu_s",
+            "client_cpu_us_per_query",
+            "server_version",
+            "server_settings",
+            "complete",
+        ];
+        old.sort_unstable();
+        assert_eq!(keys(run), old);
+        let mut options = vec![
+            "range_size",
+            "point_selects",
+            "simple_ranges",
+            "sum_ranges",
+            "order_ranges",
+            "distinct_ranges",
+            "index_updates",
+            "non_index_updates",
+            "delete_inserts",
+            "range_selects",
+            "skip_trx",
+            "auto_inc",
+            "random_points",
+            "db_ps_mode",
+        ];
+        options.sort_unstable();
+        assert_eq!(keys(&run["options"]), options);
+        assert_eq!(run["options"]["db_ps_mode"], "auto");
+        assert_eq!(run["tls"]["cipher"], "TLS_AES_256_GCM_SHA384");
+        assert_eq!(keys(&run["tls"]), ["cipher", "version"]);
+        assert!(v["runs"][1]["tls"].is_null());
+    }
+
+    #[test]
+    fn parse_reads_back_what_to_json_wrote() {
+        let report = Report::new(vec![run(settings(1, "none"), 5, 1)]);
+        let json = report.to_json().expect("json");
+        let file = parse(json.as_bytes()).expect("parse");
+        assert_eq!(file.schema_version, SCHEMA_VERSION);
+        // serde_json reads a float back to within one ulp: compare as JSON.
+        let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+        assert_eq!(serde_json::to_value(&file.runs).expect("json"), v["runs"]);
+        assert_eq!(file.runs[0].settings, report.runs[0].settings);
+        assert_eq!(
+            file.runs[0].latency_histogram,
+            report.runs[0].latency_histogram
+        );
+    }
+
+    #[test]
+    fn parse_refuses_other_schema_versions() {
+        let report = Report::new(vec![run(settings(1, "none"), 5, 1)]);
+        let mut v = serde_json::to_value(&report).expect("json");
+        let obj = v.as_object_mut().expect("object");
+        obj.remove("schema_version");
+        let bytes = serde_json::to_vec(&v).expect("json");
+        let e = parse(&bytes).expect_err("schema 1");
+        assert!(matches!(e, ReadError::Older(1)), "{e}");
+        assert!(e.to_string().contains("older oltp"), "{e}");
+        assert!(e.to_string().contains("re-run"), "{e}");
+        v["schema_version"] = (SCHEMA_VERSION + 1).into();
+        let e = parse(&serde_json::to_vec(&v).expect("json")).expect_err("newer");
+        assert!(matches!(e, ReadError::Newer(_)), "{e}");
+        v["tool"] = "tls-bench".into();
+        assert!(matches!(
+            parse(&serde_json::to_vec(&v).expect("json")),
+            Err(ReadError::NotAReport(_))
+        ));
+        assert!(matches!(parse(b"{"), Err(ReadError::NotAReport(_))));
+    }
+}

@@ -1,0 +1,34 @@
+//! Markdown: the summary table and the comparison tables.
+
+use std::fmt::Write as _;
+
+use super::Report;
+use super::text::{comparison_text, summary_text};
+
+impl Report {
+    /// Markdown: the summary table (medians with min-max) and the comparison
+    /// tables.
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "## oltp {}\n", self.version);
+        if let Some(r) = self.runs.first() {
+            let _ = writeln!(
+                s,
+                "{} tables x {} rows, server {}, range size {}, rand-type {}{}\n",
+                r.settings.tables,
+                r.settings.table_size,
+                r.settings.server_version,
+                r.settings.range_size,
+                r.settings.rand_type,
+                if self.complete {
+                    ""
+                } else {
+                    " (INCOMPLETE: a run stopped early)"
+                }
+            );
+        }
+        s.push_str(&summary_text(&self.summary));
+        s.push_str(&comparison_text(&self.comparison));
+        s
+    }
+}

@@ -1,0 +1,68 @@
+//! Reporting: the result type every exporter reads, the statistics over it,
+//! and one exporter per format.
+//!
+//! - [`model`]: a run's result ([`RunResult`]), built once from the
+//!   [`measure::Aggregate`](crate::measure::Aggregate) of its workers, with the
+//!   settings it ran with ([`RunSettings`]).
+//! - [`summary`]: the [`RunKey`] of a run, the summary of each combination over
+//!   its `--repeat` rounds, the comparison of every mode with the baseline.
+//! - One file per format, each over [`Report`]: [`text`] (sysbench's layout),
+//!   [`json`] (written by `--json-out`, read back by `oltp merge`), [`csv`],
+//!   [`markdown`], [`svg`] (the chart).
+//!
+//! Nothing here prints or reads the command line: the caller gets strings.
+
+pub mod csv;
+pub mod json;
+pub mod markdown;
+pub mod model;
+pub mod summary;
+pub mod svg;
+pub mod text;
+
+use serde::Serialize;
+
+pub use json::SCHEMA_VERSION;
+pub use model::{
+    Fairness, LatencyMs, Queries, RunResult, RunSettings, StatementLatency, TlsInfo,
+    WorkloadOptions, histogram_from_hex, histogram_to_hex,
+};
+pub use summary::{ComparisonRow, RunKey, Spread, SummaryRow, comparison, mode_label, summary};
+pub use text::{comparison_text, summary_text, thousands};
+
+/// Everything `oltp run` reports, as printed by `--output json` and written by
+/// `--json-out`; every exporter reads it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// `oltp`.
+    pub tool: &'static str,
+    /// encbench version.
+    pub version: &'static str,
+    /// The layout of this JSON ([`SCHEMA_VERSION`]); `oltp merge` refuses others.
+    pub schema_version: u32,
+    // The shared header of every encbench tool (tool {name, version,
+    // git_revision}, started_at, ended_at, machine) goes here.
+    /// False when any run stopped early.
+    pub complete: bool,
+    /// Every run, in the order run.
+    pub runs: Vec<RunResult>,
+    /// Every combination over its rounds: medians with min-max.
+    pub summary: Vec<SummaryRow>,
+    /// The baseline (no column encryption, no TLS) vs each other mode, medians.
+    pub comparison: Vec<ComparisonRow>,
+}
+
+impl Report {
+    /// Builds the report of `runs`.
+    pub fn new(runs: Vec<RunResult>) -> Report {
+        Report {
+            tool: "oltp",
+            version: env!("CARGO_PKG_VERSION"),
+            schema_version: SCHEMA_VERSION,
+            complete: runs.iter().all(|r| r.complete),
+            summary: summary(&runs),
+            comparison: comparison(&runs),
+            runs,
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! Statistics over runs: the [`RunKey`] that says which runs are the same
+//! combination of the grid, the [`summary`] of each combination over its
+//! `--repeat` rounds ([`Spread`]: median, min, max), and the [`comparison`] of
+//! every mode with the baseline.
+
+use serde::Serialize;
+
+use super::model::RunResult;
+
+/// Which combination of the grid a run is: what `--repeat` rounds share, what
+/// the [`summary`] groups by, and (with the round) what `oltp merge` matches
+/// across clients.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RunKey {
+    /// Workload name, e.g. `oltp_read_only`.
+    pub workload: String,
+    /// Worker threads (= connections) of the run.
+    pub threads: u32,
+    /// Column encryption: `none` or `BACKEND:ALGORITHM`.
+    pub encrypt: String,
+    /// The encrypted columns (e.g. `k (deterministic), c, pad`); empty for plaintext.
+    pub encrypted_columns: String,
+    /// Whether the connections used TLS.
+    pub tls: bool,
+    /// Whether the tables were encrypted at rest.
+    pub at_rest: bool,
+}
+
+impl RunKey {
+    /// The key of `run`.
+    pub fn of(run: &RunResult) -> RunKey {
+        let s = &run.settings;
+        RunKey {
+            workload: s.workload.clone(),
+            threads: s.threads,
+            encrypt: s.encrypt.clone(),
+            encrypted_columns: s.encrypted_columns.clone(),
+            tls: s.tls.is_some(),
+            at_rest: s.at_rest,
+        }
+    }
+
+    /// The mode as one label (see [`mode_label`]).
+    pub fn mode(&self) -> String {
+        mode_label(
+            &self.encrypt,
+            &self.encrypted_columns,
+            self.tls,
+            self.at_rest,
+        )
+    }
+}
+
+impl std::fmt::Display for RunKey {
+    /// e.g. `oltp_read_only at 8 threads, rustcrypto:aes-256-gcm + TLS`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} at {} threads, {}",
+            self.workload,
+            self.threads,
+            self.mode()
+        )
+    }
+}
+
+/// Median, smallest and largest of one figure over the rounds of `--repeat`.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Spread {
+    /// Median (the mean of the two middle values for an even count).
+    pub median: f64,
+    /// Smallest.
+    pub min: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+impl Spread {
+    /// The spread of `xs` (zeros when empty).
+    pub fn of(mut xs: Vec<f64>) -> Spread {
+        if xs.is_empty() {
+            return Spread {
+                median: 0.0,
+                min: 0.0,
+                max: 0.0,
+            };
+        }
+        xs.sort_by(f64::total_cmp);
+        let n = xs.len();
+        let median = if n % 2 == 1 {
+            xs[n / 2]
+        } else {
+            (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+        };
+        Spread {
+            median,
+            min: xs[0],
+            max: xs[n - 1],
+        }
+    }
+}
+
+/// One combination of the grid (a [`RunKey`]) over its `--repeat` rounds.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SummaryRow {
+    /// Workload.
+    pub workload: String,
+    /// Threads.
+    pub threads: u32,
+    /// Column encryption: `none` or `BACKEND:ALGORITHM`.
+    pub encrypt: String,
+    /// The encrypted columns (e.g. `k (deterministic), c, pad`); empty for plaintext.
+    pub encrypted_columns: String,
+    /// Whether the connections used TLS.
+    pub tls: bool,
+    /// Whether the tables were encrypted at rest.
+    pub at_rest: bool,
+    /// The mode as one label, e.g. `none`, `openssl:aes-256-gcm + TLS`,
+    /// `rustcrypto:aes-256-siv [k (deterministic), c, pad]` (the columns are
+    /// named when they are not the default `c, pad`).
+    pub mode: String,
+    /// Complete runs summarised.
+    pub runs: usize,
+    /// Queries per second.
+    pub qps: Spread,
+    /// Transactions per second.
+    pub tps: Spread,
+    /// Average event latency (RT), ms.
+    pub rt_ms: Spread,
+    /// 95th percentile event latency, ms.
+    pub p95_ms: Spread,
+    /// Client CPU per query, µs.
+    pub cpu_us_per_query: Spread,
+}
+
+/// The label of a mode: the encryption choice (with its columns unless they
+/// are the default `c, pad`), `+ TLS`, `+ at rest`.
+pub fn mode_label(encrypt: &str, columns: &str, tls: bool, at_rest: bool) -> String {
+    let mut parts = Vec::new();
+    if encrypt != "none" || (!tls && !at_rest) {
+        if columns.is_empty() || columns == "c, pad" || encrypt == "none" {
+            parts.push(encrypt.to_string());
+        } else {
+            parts.push(format!("{encrypt} [{columns}]"));
+        }
+    }
+    if tls {
+        parts.push("TLS".to_string());
+    }
+    if at_rest {
+        parts.push("at rest".to_string());
+    }
+    parts.join(" + ")
+}
+
+/// Groups complete runs by [`RunKey`], in first-run order, with medians and
+/// min-max over the rounds.
+pub fn summary(runs: &[RunResult]) -> Vec<SummaryRow> {
+    let mut keys: Vec<RunKey> = Vec::new();
+    for r in runs.iter().filter(|r| r.complete) {
+        let k = RunKey::of(r);
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .map(|k| {
+            let group: Vec<&RunResult> = runs
+                .iter()
+                .filter(|r| r.complete && RunKey::of(r) == k)
+                .collect();
+            let spread =
+                |f: &dyn Fn(&RunResult) -> f64| Spread::of(group.iter().map(|r| f(r)).collect());
+            SummaryRow {
+                mode: k.mode(),
+                runs: group.len(),
+                qps: spread(&|r| r.qps),
+                tps: spread(&|r| r.tps),
+                rt_ms: spread(&|r| r.latency_ms.avg),
+                p95_ms: spread(&|r| r.latency_ms.p95),
+                cpu_us_per_query: spread(&|r| r.client_cpu_us_per_query),
+                workload: k.workload,
+                threads: k.threads,
+                encrypt: k.encrypt,
+                encrypted_columns: k.encrypted_columns,
+                tls: k.tls,
+                at_rest: k.at_rest,
+            }
+        })
+        .collect()
+}
+
+/// One row of the comparison table (seed 000's layout): a thread count, the
+/// baseline (no column encryption, no TLS) vs one other mode, medians over the
+/// rounds.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ComparisonRow {
+    /// Workload.
+    pub workload: String,
+    /// The mode compared with the baseline, e.g. `openssl:aes-256-gcm + TLS`.
+    pub mode: String,
+    /// Its column encryption choice.
+    pub encrypt: String,
+    /// Its encrypted columns (e.g. `k (deterministic), c, pad`).
+    pub encrypted_columns: String,
+    /// Whether it used TLS.
+    pub tls: bool,
+    /// Threads.
+    pub threads: u32,
+    /// Baseline QPS (median).
+    pub plaintext_qps: f64,
+    /// The mode's QPS (median).
+    pub ciphertext_qps: f64,
+    /// Baseline RT (average event latency, median), ms.
+    pub plaintext_rt_ms: f64,
+    /// The mode's RT, ms.
+    pub ciphertext_rt_ms: f64,
+    /// (mode - baseline) / baseline QPS, percent (negative = slower).
+    pub qps_diff_pct: f64,
+    /// (mode - baseline) / baseline RT, percent (positive = slower).
+    pub rt_diff_pct: f64,
+    /// Client CPU per query, baseline, µs.
+    pub plaintext_cpu_us_per_query: f64,
+    /// Client CPU per query, the mode, µs.
+    pub ciphertext_cpu_us_per_query: f64,
+}
+
+/// Pairs every mode with the baseline (no column encryption, no TLS) of the
+/// same workload and thread count.
+pub fn comparison(runs: &[RunResult]) -> Vec<ComparisonRow> {
+    let pct = |new: f64, old: f64| {
+        if old > 0.0 {
+            (new - old) / old * 100.0
+        } else {
+            0.0
+        }
+    };
+    let sum = summary(runs);
+    let mut rows = Vec::new();
+    for m in sum.iter().filter(|r| r.encrypt != "none" || r.tls) {
+        let Some(base) = sum.iter().find(|p| {
+            p.encrypt == "none" && !p.tls && p.threads == m.threads && p.workload == m.workload
+        }) else {
+            continue;
+        };
+        rows.push(ComparisonRow {
+            workload: m.workload.clone(),
+            mode: m.mode.clone(),
+            encrypt: m.encrypt.clone(),
+            encrypted_columns: m.encrypted_columns.clone(),
+            tls: m.tls,
+            threads: m.threads,
+            plaintext_qps: base.qps.median,
+            ciphertext_qps: m.qps.median,
+            plaintext_rt_ms: base.rt_ms.median,
+            ciphertext_rt_ms: m.rt_ms.median,
+            qps_diff_pct: pct(m.qps.median, base.qps.median),
+            rt_diff_pct: pct(m.rt_ms.median, base.rt_ms.median),
+            plaintext_cpu_us_per_query: base.cpu_us_per_query.median,
+            ciphertext_cpu_us_per_query: m.cpu_us_per_query.median,
+        });
+    }
+    rows
+}
