@@ -105,12 +105,17 @@ pub fn check_writable(path: &Path, flag: &str) -> Result<(), OutputError> {
     let dir = output_dir(path, flag)?;
     tempfile::NamedTempFile::new_in(dir)
         .map(drop)
-        .map_err(|e| OutputError::NotWritable {
-            flag: flag.to_string(),
-            path: path.to_path_buf(),
-            dir: dir.to_path_buf(),
-            error: io::Error::from(e.kind()),
-        })
+        .map_err(|e| not_writable(flag, path, dir, &e))
+}
+
+/// [`OutputError::NotWritable`] for a temporary file that could not be created.
+fn not_writable(flag: &str, path: &Path, dir: &Path, e: &io::Error) -> OutputError {
+    OutputError::NotWritable {
+        flag: flag.to_string(),
+        path: path.to_path_buf(),
+        dir: dir.to_path_buf(),
+        error: io::Error::from(e.kind()),
+    }
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory
@@ -136,12 +141,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8], flag: &str) -> Result<(), Out
     }
     let mut tmp = builder
         .tempfile_in(dir)
-        .map_err(|e| OutputError::NotWritable {
-            flag: flag.to_string(),
-            path: path.to_path_buf(),
-            dir: dir.to_path_buf(),
-            error: io::Error::from(e.kind()),
-        })?;
+        .map_err(|e| not_writable(flag, path, dir, &e))?;
     let write = |error| OutputError::Write {
         flag: flag.to_string(),
         path: path.to_path_buf(),
