@@ -51,8 +51,8 @@ pub enum OutputError {
         path: PathBuf,
         /// Its directory.
         dir: PathBuf,
-        /// The operating system's error (its kind only: the full error would
-        /// name the temporary file, not the path given).
+        /// The operating system's error (without the temporary file's name,
+        /// which tempfile's error gives instead of the path given).
         error: io::Error,
     },
     /// Writing, syncing or renaming the file failed (disk full, I/O error).
@@ -114,7 +114,18 @@ fn not_writable(flag: &str, path: &Path, dir: &Path, e: &io::Error) -> OutputErr
         flag: flag.to_string(),
         path: path.to_path_buf(),
         dir: dir.to_path_buf(),
-        error: io::Error::from(e.kind()),
+        error: os_error(e),
+    }
+}
+
+/// `e` without the temporary file's name that tempfile appends to it
+/// (`No such file or directory (os error 2) at path "/proc/.tmpXXXX"`): the
+/// message names the path given instead.
+fn os_error(e: &io::Error) -> io::Error {
+    let text = e.to_string();
+    match text.split_once(" at path ") {
+        Some((os, _)) => io::Error::new(e.kind(), os.to_string()),
+        None => io::Error::new(e.kind(), text),
     }
 }
 
@@ -244,6 +255,7 @@ mod tests {
         let e = check_writable(path, "--json-out").expect_err("/proc is not writable");
         assert!(matches!(e, OutputError::NotWritable { .. }), "{e:?}");
         let msg = e.to_string();
+        assert!(msg.contains("(os error "), "the OS error: {msg}");
         assert!(
             msg.starts_with("--json-out /proc/encbench-report.json: cannot create files in /proc")
                 && msg.ends_with("give a writable directory")
