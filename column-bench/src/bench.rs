@@ -7,10 +7,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::capacity::{self, Mix};
 use crate::config::Config;
-use crate::machine::Machine;
 use crate::measure::{self, Corpus, KeyMode, Observations, Operation, PathKind};
 use crate::oltp_result;
-use crate::report::{PointResult, Report, RowResult, Settings};
+use crate::report::{PointResult, Report, RowResult, SCHEMA_VERSION, Settings};
+use encbench_common::{ResultHeader, tool_info};
 
 /// Runs shorter than this estimate (s) show no progress bar.
 const PROGRESS_MIN_SECONDS: f64 = 2.0;
@@ -25,6 +25,7 @@ const PROGRESS_MIN_SECONDS: f64 = 2.0;
 /// oltp comparison cannot be evaluated.
 pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
     cfg.check()?;
+    let mut header = ResultHeader::begin(SCHEMA_VERSION, tool_info!("column-bench"));
     let bar = if progress && cfg.estimated_seconds() > PROGRESS_MIN_SECONDS {
         let b =
             ProgressBar::with_draw_target(Some(cfg.points() as u64), ProgressDrawTarget::stderr());
@@ -70,6 +71,7 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
         }
     }
     bar.finish_and_clear();
+    header.end();
 
     let mut results = Vec::new();
     for (ci, corpus) in corpora.iter().enumerate() {
@@ -135,9 +137,8 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
         })?
     };
     Ok(Report {
-        tool: "column-bench",
+        header,
         version: env!("CARGO_PKG_VERSION"),
-        machine: Machine::detect(),
         settings: Settings {
             timing: cfg.timing,
             rounds: cfg.rounds,

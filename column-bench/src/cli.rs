@@ -8,18 +8,21 @@ use clap::{Parser, ValueEnum};
 
 use crate::capacity::{Mix, RANGE_SIZE, SEED_TARGET_QPS};
 use crate::config::{Config, Grid, Selection};
-use crate::machine::{list_backends, logical_cpus};
 use crate::measure::{KeyMode, Operation, PathKind, Timing};
 use crate::oltp_result::OltpRuns;
-use crate::report::{Report, output_dir, write_atomically};
+use crate::report::Report;
 use crate::shape::{MysqlSource, Shape};
+use encbench_common::machine::{Machine, logical_cpus};
+use encbench_common::output;
 
 /// Output format on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Output {
     /// Aligned tables for a terminal.
     Text,
-    /// One JSON object: `results`, `rows`, `capacity`, `oltp_comparison`, `machine`, `settings`.
+    /// One JSON object: the result header (`schema_version`, `tool`, `started_at`,
+    /// `ended_at`, `machine`), `version`, `settings`, `results`, `rows`,
+    /// `capacity`, `oltp_comparison`.
     Json,
     /// The `results` table, a blank line, then the `capacity` table.
     Csv,
@@ -339,20 +342,12 @@ pub fn execute(cli: &Cli) -> Result<String> {
     let cfg = cli.config()?;
     if let Some(p) = &cli.svg {
         // Fail on an unwritable path before the run, not after it.
-        let dir = output_dir(p, "--svg")?;
-        // Can a file be created there (read-only file systems, /proc, permissions)?
-        if tempfile::NamedTempFile::new_in(dir).is_err() {
-            invalid!(
-                "--svg {}: cannot create files in {}: give a writable directory",
-                p.display(),
-                dir.display()
-            );
-        }
+        output::check_writable(p, "--svg")?;
     }
     let progress = !cli.no_progress && std::io::stderr().is_terminal();
     let report = crate::bench::run(&cfg, progress)?;
     if let Some(p) = &cli.svg {
-        write_atomically(p, report.to_svg()?.as_bytes(), "--svg")?;
+        output::write_atomically(p, report.to_svg()?.as_bytes(), "--svg")?;
     }
     render(&report, cli.output)
 }
@@ -370,65 +365,32 @@ pub fn render(report: &Report, format: Output) -> Result<String> {
     }
 }
 
-/// The error and its causes on one line, each cause once: a cause whose message
-/// the line already contains is skipped, and a `": "`-separated segment equal
-/// to the one before it is dropped (`mysql_async`'s I/O errors print
-/// "Input/output error: Input/output error: ...").
-pub fn error_line(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut line = String::new();
-    let mut cause = Some(e);
-    while let Some(c) = cause {
-        let text = c.to_string();
-        if !line.contains(&text) {
-            if !line.is_empty() {
-                line.push_str(": ");
-            }
-            line.push_str(&text);
-        }
-        cause = c.source();
+/// `column-bench --list-backends`: one line per compiled-in `BACKEND:ALGORITHM`
+/// with key, nonce and tag sizes in bytes, then the CPU and its crypto flags.
+pub fn list_backends() -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let all = encbench_registry::all();
+    let width = all.iter().map(|d| d.name().len()).max().unwrap_or(0);
+    for d in all {
+        let a = d.algorithm;
+        let _ = writeln!(
+            s,
+            "{:width$}  key {:>2} B  nonce {:>2} B  tag {:>2} B  envelope overhead {} B",
+            d.name(),
+            a.key_len(),
+            a.nonce_len(),
+            a.tag_len(),
+            encbench_registry::envelope::overhead(a),
+        );
     }
-    let line = line.replace('\n', " ");
-    let mut out: Vec<&str> = Vec::new();
-    for seg in line.split(": ") {
-        if out.last() != Some(&seg) {
-            out.push(seg);
-        }
-    }
-    out.join(": ")
-}
-
-/// clap's error for bad command-line input on one line, without its `error:`
-/// prefix: the problem, the possible values where clap lists them, and which
-/// `--help` to read (`help`, e.g. `column-bench`). clap's "a similar value exists" tip
-/// is left out: the possible values are listed, and the nearest spelling is
-/// often not the value meant.
-pub fn usage_error_line(e: &clap::Error, help: &str) -> String {
-    let text = e.to_string();
-    let mut line = String::new();
-    for raw in text.lines() {
-        let l = raw.trim();
-        if l.starts_with("Usage:") || l.starts_with("For more information") {
-            break;
-        }
-        if l.is_empty() || l.starts_with("tip: a similar value exists") {
-            continue;
-        }
-        if line.is_empty() {
-            line.push_str(l.strip_prefix("error: ").unwrap_or(l));
-        } else if let Some(list) = l.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
-            // "[possible values: a, b]"
-            line.push_str(": ");
-            line.push_str(list);
-        } else if let Some(tip) = l.strip_prefix("tip: ") {
-            line.push_str("; ");
-            line.push_str(tip);
-        } else {
-            line.push_str(if line.ends_with(':') { " " } else { "; " });
-            line.push_str(l);
-        }
-    }
-    if line.is_empty() {
-        line.push_str("invalid arguments");
-    }
-    format!("{line}; see {help} --help")
+    let m = Machine::detect();
+    let _ = writeln!(
+        s,
+        "CPU: {} ({} logical CPUs); features: {}",
+        m.cpu_model,
+        m.logical_cpus,
+        m.flags_label()
+    );
+    s
 }

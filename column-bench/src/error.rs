@@ -56,6 +56,9 @@ pub enum Error {
         /// What the encoder reported.
         detail: String,
     },
+    /// An output file (`--svg`) cannot be written; the message names the flag and the fix.
+    #[error(transparent)]
+    File(#[from] encbench_common::OutputError),
     /// A measurement thread panicked (a bug: please report it).
     #[error("a measurement thread panicked")]
     ThreadPanicked,

@@ -11,7 +11,6 @@ pub mod capacity;
 pub mod cli;
 pub mod config;
 pub mod error;
-pub mod machine;
 pub mod measure;
 pub mod oltp_result;
 pub mod report;

@@ -1,27 +1,17 @@
 //! `column-bench`: see the crate documentation and `column-bench --help`.
+//! Thin: parse the command line, run the library, print the report, or
+//! `Error: ...` (one line) and exit non-zero: 2 for a usage error, 1 otherwise.
 
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::Parser as _;
-use clap::error::ErrorKind;
-use column_bench::cli::{Cli, error_line, execute, usage_error_line};
+use column_bench::cli::{Cli, execute};
+use encbench_common::cli_error::{error_line, parse_args};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli: Cli = match parse_args("column-bench") {
         Ok(cli) => cli,
-        // --help and --version: clap's own output, exit 0.
-        Err(e)
-            if !e.use_stderr()
-                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
-        {
-            e.exit()
-        }
-        Err(e) => {
-            // One line: the problem, the valid values, where to look; exit 2.
-            eprintln!("Error: {}", usage_error_line(&e, "column-bench"));
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     match execute(&cli) {
         Ok(out) => {

@@ -44,8 +44,25 @@ pub struct OltpRun {
 /// The part of `oltp`'s report that is read.
 #[derive(Clone, Debug, Deserialize)]
 struct OltpReport {
-    tool: String,
+    tool: Tool,
     runs: Vec<OltpRun>,
+}
+
+/// `tool`: the name alone (`"oltp"`, before the result header), or the
+/// header's object (`{"name": "oltp", "version": ..., "git_revision": ...}`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum Tool {
+    Name(String),
+    Info { name: String },
+}
+
+impl Tool {
+    fn name(&self) -> &str {
+        match self {
+            Tool::Name(n) | Tool::Info { name: n } => n,
+        }
+    }
 }
 
 /// Runs read from `--oltp-result` files, with the file each came from.
@@ -94,11 +111,11 @@ fn read_one(path: &Path) -> Result<Vec<OltpRun>> {
             path.display()
         )
     })?;
-    if report.tool != "oltp" {
+    if report.tool.name() != "oltp" {
         invalid!(
             "--oltp-result {} was written by {:?}, not oltp: give the file of `oltp run --json-out`",
             path.display(),
-            report.tool
+            report.tool.name()
         );
     }
     for r in &report.runs {
@@ -188,4 +205,34 @@ pub fn compare(
         );
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RUN: &str = r#"{"workload": "oltp_read_only", "threads": 1, "encrypt": "none",
+        "range_size": 100, "time_s": 1.0, "transactions": 10, "tps": 10.0, "qps": 160.0,
+        "client_cpu_s": 0.1, "complete": true}"#;
+
+    fn read(tool: &str) -> Result<Vec<OltpRun>> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("r.json");
+        std::fs::write(&path, format!(r#"{{"tool": {tool}, "runs": [{RUN}]}}"#)).expect("write");
+        read_one(&path)
+    }
+
+    #[test]
+    fn tool_is_read_as_a_name_or_as_the_result_headers_object() {
+        assert_eq!(read(r#""oltp""#).expect("name").len(), 1);
+        let header = r#"{"name": "oltp", "version": "0.1.0", "git_revision": null}"#;
+        assert_eq!(read(header).expect("object").len(), 1);
+        for other in [
+            r#""tls-bench""#,
+            r#"{"name": "column-bench", "version": "0.1.0"}"#,
+        ] {
+            let e = read(other).expect_err("not oltp").to_string();
+            assert!(e.contains("not oltp"), "{e}");
+        }
+    }
 }

@@ -2,14 +2,13 @@
 //! JSON, CSV, Markdown, and the SVG chart of ns per value against value size.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
-use crate::error::{Error, Result, invalid};
+use crate::error::{Error, Result};
+use encbench_common::ResultHeader;
 use encbench_registry::Descriptor;
 use serde::Serialize;
 
 use crate::capacity::CapacityRow;
-use crate::machine::Machine;
 use crate::measure::{KeyMode, Observations, Operation, PathKind, Timing, Variant};
 use crate::oltp_result::ComparisonRow;
 
@@ -137,15 +136,20 @@ pub struct Settings {
     pub target_qps: f64,
 }
 
+/// The version of column-bench's JSON layout (`schema_version`): raised when
+/// a field is removed, renamed or changes meaning.
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Everything `column-bench` reports; every output format is an exporter of this.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
-    /// `column-bench`.
-    pub tool: &'static str,
-    /// encbench version.
+    /// `schema_version`, `tool` {`name`: `column-bench`, `version`,
+    /// `git_revision`}, `started_at`, `ended_at` (around the measurement) and
+    /// `machine`: the head of every encbench JSON result, flattened.
+    #[serde(flatten)]
+    pub header: ResultHeader,
+    /// column-bench's version (as `tool.version`; kept from before the header).
     pub version: &'static str,
-    /// The machine measured.
-    pub machine: Machine,
     /// The run's settings.
     pub settings: Settings,
     /// Every measured point.
@@ -433,17 +437,13 @@ impl Report {
     }
 
     fn header_line(&self) -> String {
-        let m = &self.machine;
+        let m = &self.header.machine;
         format!(
             "column-bench {}: {} ({} logical CPUs; {}); table {}, columns {}; {} ms warm-up + {} ms per point, {} values per sample, {} round(s)",
             self.version,
             m.cpu_model,
             m.logical_cpus,
-            if m.cpu_features.is_empty() {
-                "no CPU features detected".to_string()
-            } else {
-                m.cpu_features.join(" ")
-            },
+            m.flags_label(),
             self.settings.table,
             self.settings.columns.join(","),
             self.settings.timing.warmup_ms,
@@ -700,61 +700,3 @@ fn svg_err(e: impl std::fmt::Display) -> Error {
 pub const CAPACITY_NOTE: &str = "Capacity counts the AEAD and envelope work per value only (single-thread ns/value of open and seal, key reused): \
 not MySQL protocol handling, envelope bytes on the wire, client-side ORDER BY/DISTINCT, or allocation. \
 oltp_read_only: 10 + 3 x range_size values of c opened per transaction, 16 queries per transaction (BEGIN and COMMIT included).";
-
-/// Writes `bytes` to `path` atomically (a temporary file in the same directory,
-/// then a rename), so a failed run never leaves a partial file. The file gets
-/// the usual mode of a new file (0666 minus the umask), not the temporary
-/// file's 0600.
-///
-/// # Errors
-/// The directory does not exist or cannot be written, or `path` is a directory;
-/// the message names `flag`.
-pub fn write_atomically(path: &Path, bytes: &[u8], flag: &str) -> Result<()> {
-    use std::io::Write as _;
-    use std::os::unix::fs::PermissionsExt as _;
-    let dir = output_dir(path, flag)?;
-    let fail = || {
-        format!(
-            "{flag} {} cannot be written (is {} a writable directory?)",
-            path.display(),
-            dir.display()
-        )
-    };
-    let io = |source| Error::Io {
-        context: fail(),
-        source,
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".column-bench-")
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(dir)
-        .map_err(io)?;
-    tmp.write_all(bytes).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
-}
-
-/// The directory an output file `path` goes in (`.` for a bare file name). It
-/// must exist (a mistyped path is refused, not created), and `path` must not be
-/// a directory.
-///
-/// # Errors
-/// [`Error::Invalid`] naming `flag`, the path and the fix.
-pub fn output_dir<'a>(path: &'a Path, flag: &str) -> Result<&'a Path> {
-    if path.is_dir() {
-        invalid!("{flag} {} is a directory: give a file name", path.display());
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        invalid!(
-            "{flag} {}: directory {} does not exist: create it first, or give another path",
-            path.display(),
-            dir.display()
-        );
-    }
-    Ok(dir)
-}

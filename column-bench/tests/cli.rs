@@ -221,6 +221,46 @@ fn assert_csv_rounded(results: &str, capacity: &str) {
 }
 
 #[test]
+fn json_has_the_header_of_every_encbench_result() {
+    let out = column_bench(&[
+        "--algorithm",
+        "ring:aes-256-gcm",
+        "--columns",
+        "c:119",
+        "--operations",
+        "open",
+        "--key-modes",
+        "reused",
+        "--paths",
+        "envelope",
+        "--batches",
+        "1",
+        "--threads",
+        "1",
+        "--warmup-ms",
+        "0",
+        "--measure-ms",
+        "5",
+        "--corpus-rows",
+        "10",
+        "--output",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
+    // schema_version integer, tool {name, version, git_revision}, RFC 3339
+    // started_at <= ended_at, machine {cpu_model, cpu_flags list, logical_cpus, kernel}.
+    encbench_common::header::check_json(&v).expect("the result header contract");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["tool"]["name"], "column-bench");
+    assert_eq!(v["tool"]["version"], env!("CARGO_PKG_VERSION"));
+    assert!(v["machine"]["cpu_flags"].is_array());
+    // The fields from before the header stay.
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["settings"]["columns"][0], "c:119");
+    assert_eq!(v["results"].as_array().expect("results").len(), 1);
+}
+
+#[test]
 fn list_backends_names_every_compiled_in_algorithm() {
     let out = stdout(&column_bench(&["--list-backends"]));
     for name in encbench_registry::names() {

@@ -300,3 +300,14 @@ pub struct CleanupArgs {
     )]
     pub encrypt: Vec<String>,
 }
+
+/// The command whose `--help` covers the arguments `args` (program name first):
+/// `oltp SUBCOMMAND` when the first argument names a subcommand, else `oltp`.
+pub fn help_command(args: &[String]) -> String {
+    use clap::CommandFactory as _;
+    let cmd = Cli::command();
+    match args.get(1).and_then(|a| cmd.find_subcommand(a)) {
+        Some(sub) => format!("oltp {}", sub.get_name()),
+        None => "oltp".to_string(),
+    }
+}

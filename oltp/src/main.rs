@@ -5,10 +5,9 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use clap::error::ErrorKind;
-use encbench_oltp::cli::Cli;
-use encbench_oltp::commands::{error_line, execute, help_command, usage_error_line};
+use encbench_common::cli_error::{error_line, parse_args};
+use encbench_oltp::cli::{Cli, help_command};
+use encbench_oltp::commands::execute;
 
 /// mimalloc: mysql_async allocates per result row (the `Row`, each `Value`, and
 /// the errors of its packet-kind probes); glibc malloc made that a quarter of the
@@ -17,22 +16,12 @@ use encbench_oltp::commands::{error_line, execute, help_command, usage_error_lin
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let cli: Cli = match parse_args(&help_command(&args)) {
         Ok(cli) => cli,
-        // --help, --version, and `oltp` alone (the help, on stderr): clap's own output.
-        Err(e)
-            if !e.use_stderr()
-                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
-        {
-            e.exit()
-        }
-        Err(e) => {
-            let args: Vec<String> = std::env::args_os()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect();
-            eprintln!("Error: {}", usage_error_line(&e, &help_command(&args)));
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -49,7 +38,7 @@ fn main() -> ExitCode {
         // A run that stopped early (server lost, Ctrl-C): its partial report was printed.
         Ok(false) => ExitCode::from(3),
         Err(e) => {
-            eprintln!("Error: {}", error_line(&e));
+            eprintln!("Error: {}", error_line(e.as_ref()));
             ExitCode::FAILURE
         }
     }

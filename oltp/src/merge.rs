@@ -511,7 +511,10 @@ mod tests {
     fn a_file_without_schema_version_is_refused_when_read() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("old.json");
-        let report = crate::report::Report::new(client("x", &[1], same, 5, 0).runs);
+        let report = crate::report::Report::new(
+            crate::report::Report::begin(),
+            client("x", &[1], same, 5, 0).runs,
+        );
         let mut v = serde_json::to_value(&report).expect("json");
         v.as_object_mut().expect("object").remove("schema_version");
         std::fs::write(&path, serde_json::to_vec(&v).expect("json")).expect("write");

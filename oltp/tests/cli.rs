@@ -6,7 +6,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use encbench_oltp::commands::{error_line, write_atomically};
+use encbench_common::cli_error::error_line;
+use encbench_oltp::commands::write_atomically;
 
 fn oltp(base: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_oltp"))
@@ -114,12 +115,12 @@ fn error_line_prints_each_cause_once() {
     let e = anyhow::anyhow!("Input/output error: Input/output error: refused")
         .context("cannot connect to 127.0.0.1:1");
     assert_eq!(
-        error_line(&e),
+        error_line(e.as_ref()),
         "cannot connect to 127.0.0.1:1: Input/output error: refused"
     );
     let e = std::io::Error::other("refused");
     let e = anyhow::Error::from(e).context("step: refused");
-    assert_eq!(error_line(&e), "step: refused");
+    assert_eq!(error_line(e.as_ref()), "step: refused");
 }
 
 #[test]
@@ -148,7 +149,7 @@ fn a_missing_output_directory_is_refused_before_the_run_and_not_created() {
         assert!(!line.contains("cannot connect"), "checked first: {line}");
     }
     assert!(!missing.exists(), "oltp must not create the directory");
-    let e = write_atomically(&json, b"{}").expect_err("no directory");
+    let e = write_atomically(&json, b"{}", "--json-out").expect_err("no directory");
     assert!(format!("{e:#}").contains("create it first"), "{e:#}");
 }
 
@@ -164,8 +165,8 @@ fn written_files_get_the_mode_of_any_new_file() {
         .mode()
         & 0o777;
     let path = dir.path().join("r.json");
-    write_atomically(&path, b"{}").expect("write");
-    write_atomically(&path, b"{\"again\": 1}").expect("overwrite");
+    write_atomically(&path, b"{}", "--json-out").expect("write");
+    write_atomically(&path, b"{\"again\": 1}", "--json-out").expect("overwrite");
     let mode = std::fs::metadata(&path).expect("stat").permissions().mode() & 0o777;
     assert_eq!(mode, want, "0666 minus the umask, got {mode:o}");
     assert_eq!(

@@ -90,7 +90,7 @@ pub async fn measure(
         })
         .await?
         .map_err(|e| Error::io("read ack", e))?;
-        Ok((start.elapsed(), est.suite))
+        Ok::<_, Error>((start.elapsed(), est.suite))
     }
     .await;
     let stopped = server.stop().await;

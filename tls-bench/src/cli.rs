@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
+use encbench_common::output;
 
 use crate::config::{self, Section};
 use crate::error::{Error, Result};
@@ -171,7 +172,7 @@ pub async fn execute(cli: Cli) -> Result<()> {
     let (cfg, format) = cli.config()?;
     // Check the outputs before minutes of measurement, not after.
     if let Some(path) = &cli.out {
-        check_writable(path)?;
+        output::check_writable(path, "--out")?;
     }
     if let Some(dir) = &cli.svg_dir {
         std::fs::create_dir_all(dir).map_err(|e| {
@@ -194,7 +195,7 @@ pub async fn execute(cli: Cli) -> Result<()> {
         }
     }
     match &cli.out {
-        Some(path) => write_atomically(path, text.as_bytes()),
+        Some(path) => Ok(output::write_atomically(path, text.as_bytes(), "--out")?),
         None => {
             use std::io::Write;
             let mut out = std::io::stdout().lock();
@@ -203,136 +204,4 @@ pub async fn execute(cli: Cli) -> Result<()> {
                 .map_err(|e| Error::io("write the report to standard output", e))
         }
     }
-}
-
-/// Checks that a file can be created next to `path` (where the report will be
-/// written atomically), leaving nothing behind. The directory must exist: a
-/// mistyped path is refused, not created.
-///
-/// # Errors
-/// [`Error::Io`] naming `--out`, the directory and the fix.
-fn check_writable(path: &std::path::Path) -> Result<()> {
-    if path.is_dir() {
-        return Err(Error::io(
-            format!("--out {}: is a directory, give a file path", path.display()),
-            std::io::Error::from(std::io::ErrorKind::IsADirectory),
-        ));
-    }
-    let dir = output_dir(path, "--out")?;
-    tempfile::NamedTempFile::new_in(dir).map(drop).map_err(|e| {
-        // The kind only: the OS error would name the temporary file, not `--out`.
-        let e = std::io::Error::from(e.kind());
-        Error::io(
-            format!(
-                "--out {}: cannot create files in {} (give a writable directory)",
-                path.display(),
-                dir.display()
-            ),
-            e,
-        )
-    })
-}
-
-/// The directory an output file `path` goes in (`.` for a bare file name),
-/// which must exist.
-///
-/// # Errors
-/// [`Error::Unsupported`] naming `flag`, the directory and the fix.
-fn output_dir<'a>(path: &'a std::path::Path, flag: &str) -> Result<&'a std::path::Path> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or_else(|| std::path::Path::new("."));
-    if !dir.is_dir() {
-        return Err(Error::Unsupported(format!(
-            "{flag} {}: directory {} does not exist: create it first, or give another path",
-            path.display(),
-            dir.display()
-        )));
-    }
-    Ok(dir)
-}
-
-/// Writes `bytes` to a temporary file next to `path`, then renames it over
-/// `path`. The directory must exist; the file gets the usual mode of a new
-/// file (0666 minus the umask), not the temporary file's 0600.
-///
-/// # Errors
-/// [`Error::Io`] naming the file; [`Error::Unsupported`] for a missing directory.
-pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::PermissionsExt as _;
-    let dir = output_dir(path, "write")?;
-    let step = || format!("write {}", path.display());
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tls-bench-")
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(step(), e))?;
-    tmp.write_all(bytes).map_err(|e| Error::io(step(), e))?;
-    tmp.persist(path).map_err(|e| Error::io(step(), e.error))?;
-    Ok(())
-}
-
-/// The error and its causes on one line, each cause once: a cause whose message
-/// the line already contains is skipped, and a `": "`-separated segment equal
-/// to the one before it is dropped (`mysql_async`'s I/O errors print
-/// "Input/output error: Input/output error: ...").
-pub fn error_line(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut line = String::new();
-    let mut cause = Some(e);
-    while let Some(c) = cause {
-        let text = c.to_string();
-        if !line.contains(&text) {
-            if !line.is_empty() {
-                line.push_str(": ");
-            }
-            line.push_str(&text);
-        }
-        cause = c.source();
-    }
-    let line = line.replace('\n', " ");
-    let mut out: Vec<&str> = Vec::new();
-    for seg in line.split(": ") {
-        if out.last() != Some(&seg) {
-            out.push(seg);
-        }
-    }
-    out.join(": ")
-}
-
-/// clap's error for bad command-line input on one line, without its `error:`
-/// prefix: the problem, the possible values where clap lists them, and which
-/// `--help` to read (`help`, e.g. `tls-bench`). clap's "a similar value exists" tip
-/// is left out: the possible values are listed, and the nearest spelling is
-/// often not the value meant.
-pub fn usage_error_line(e: &clap::Error, help: &str) -> String {
-    let text = e.to_string();
-    let mut line = String::new();
-    for raw in text.lines() {
-        let l = raw.trim();
-        if l.starts_with("Usage:") || l.starts_with("For more information") {
-            break;
-        }
-        if l.is_empty() || l.starts_with("tip: a similar value exists") {
-            continue;
-        }
-        if line.is_empty() {
-            line.push_str(l.strip_prefix("error: ").unwrap_or(l));
-        } else if let Some(list) = l.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
-            // "[possible values: a, b]"
-            line.push_str(": ");
-            line.push_str(list);
-        } else if let Some(tip) = l.strip_prefix("tip: ") {
-            line.push_str("; ");
-            line.push_str(tip);
-        } else {
-            line.push_str(if line.ends_with(':') { " " } else { "; " });
-            line.push_str(l);
-        }
-    }
-    if line.is_empty() {
-        line.push_str("invalid arguments");
-    }
-    format!("{line}; see {help} --help")
 }

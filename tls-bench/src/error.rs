@@ -71,6 +71,9 @@ pub enum Error {
     /// A footprint program is missing or could not be measured.
     #[error("footprint: {0}")]
     Footprint(String),
+    /// An output file (`--out`) cannot be written; the message names the flag and the fix.
+    #[error(transparent)]
+    File(#[from] encbench_common::OutputError),
     /// A result did not meet its check (for example a resumption that did not resume).
     #[error("check failed: {0}")]
     Check(String),

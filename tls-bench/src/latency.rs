@@ -134,7 +134,7 @@ pub async fn measure(
                 joined.map_err(|e| Error::Protocol(format!("a client task failed: {e}")))??;
             all.merge(&lat);
         }
-        Ok(all)
+        Ok::<_, Error>(all)
     }
     .await;
     let stopped = server.stop().await;

@@ -4,25 +4,13 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use clap::error::ErrorKind;
-use tls_bench::cli::{Cli, error_line, execute, usage_error_line};
+use encbench_common::cli_error::{error_line, parse_args};
+use tls_bench::cli::{Cli, execute};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli: Cli = match parse_args("tls-bench") {
         Ok(cli) => cli,
-        // --help and --version: clap's own output, exit 0.
-        Err(e)
-            if !e.use_stderr()
-                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
-        {
-            e.exit()
-        }
-        Err(e) => {
-            // One line: the problem, the valid values, where to look; exit 2.
-            eprintln!("Error: {}", usage_error_line(&e, "tls-bench"));
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let result = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

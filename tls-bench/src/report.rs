@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use encbench_common::ResultHeader;
 use serde::Serialize;
 
 use crate::bulk::BulkRow;
@@ -26,9 +27,17 @@ pub struct Environment {
     pub quick: bool,
 }
 
+/// The version of tls-bench's JSON layout (`schema_version`): raised when a
+/// field is removed, renamed or changes meaning.
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Everything a run measured; every exporter reads only this.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// `schema_version`, `tool`, `started_at`, `ended_at` (around the sections)
+    /// and `machine`: the head of every encbench JSON result, flattened.
+    #[serde(flatten)]
+    pub header: ResultHeader,
     /// Where and with what.
     pub environment: Environment,
     /// Handshake rows (socket and in-memory harness).

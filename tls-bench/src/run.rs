@@ -14,9 +14,10 @@ use crate::handshake::{self, HandshakeOptions};
 use crate::latency::Exchange;
 use crate::pki::Pki;
 use crate::record::MESSAGES;
-use crate::report::{Environment, Report};
+use crate::report::{Environment, Report, SCHEMA_VERSION};
 use crate::tls::TlsParams;
 use crate::{bulk, footprint, latency, record};
+use encbench_common::{ResultHeader, tool_info};
 
 /// What to run and for how long.
 #[derive(Clone, Debug)]
@@ -168,6 +169,7 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
     }
     let pb = progress(total);
     let mut report = Report {
+        header: ResultHeader::begin(SCHEMA_VERSION, tool_info!("tls-bench")),
         environment: Environment {
             tool_version: env!("CARGO_PKG_VERSION"),
             openssl: openssl::version::version().to_string(),
@@ -290,5 +292,6 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
         }
     }
     pb.finish_and_clear();
+    report.header.end();
     Ok(report)
 }

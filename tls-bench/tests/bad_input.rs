@@ -244,10 +244,30 @@ fn reports_are_written_with_the_mode_of_any_new_file() {
     let mode =
         |p: &std::path::Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
     let report = dir.path().join("report.csv");
-    tls_bench::cli::write_atomically(&report, b"a,b\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_tls-bench"))
+        .args([
+            "--sections",
+            "record",
+            "--transports",
+            "plain",
+            "--output",
+            "csv",
+        ])
+        .arg("--out")
+        .arg(&report)
+        .output()
+        .expect("run tls-bench");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(&report).expect("report written");
+    assert!(csv.starts_with("section,transport,"), "{csv}");
     assert_eq!(mode(&report), mode(&reference), "0666 minus the umask");
-    let e = tls_bench::cli::write_atomically(&dir.path().join("no/report.csv"), b"")
-        .expect_err("missing directory");
-    assert!(e.to_string().contains("create it first"), "{e}");
-    assert!(!dir.path().join("no").exists());
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no temporary file left: {names:?}");
 }

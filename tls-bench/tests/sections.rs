@@ -138,6 +138,36 @@ fn json_output_follows_the_contract() {
 }
 
 #[test]
+fn json_has_the_header_of_every_encbench_result() {
+    let out = tls_bench(&[
+        "--sections",
+        "record",
+        "--transports",
+        "plain,rustls-ring",
+        "--tls-versions",
+        "1.3",
+        "--output",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    // schema_version integer, tool {name, version, git_revision}, RFC 3339
+    // started_at <= ended_at, machine {cpu_model, cpu_flags list, logical_cpus, kernel}.
+    encbench_common::header::check_json(&v).expect("the result header contract");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["tool"]["name"], "tls-bench");
+    assert_eq!(v["tool"]["version"], env!("CARGO_PKG_VERSION"));
+    assert!(v["machine"]["cpu_flags"].is_array());
+    // The fields from before the header stay.
+    assert_eq!(v["environment"]["tool_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["record"].as_array().expect("record rows").len(), 2 * 4);
+}
+
+#[test]
 fn csv_markdown_file_and_charts() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let report = dir.path().join("report.md");

@@ -23,10 +23,13 @@ pub fn merge(a: &MergeArgs) -> Result<bool> {
         .iter()
         .map(|f| crate::merge::read_runs(f))
         .collect::<Result<Vec<_>>>()?;
-    let report = Report::new(crate::merge::merge(&clients)?);
+    let mut header = Report::begin();
+    let runs = crate::merge::merge(&clients)?;
+    header.end();
+    let report = Report::new(header, runs);
     print_report(&report, a.output, true);
     if let Some(path) = &a.json_out {
-        write_atomically(path, report.to_json()?.as_bytes())?;
+        write_atomically(path, report.to_json()?.as_bytes(), "--json-out")?;
     }
     write_svg(a.svg.as_deref(), &report)?;
     Ok(report.complete)

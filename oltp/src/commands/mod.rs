@@ -10,14 +10,12 @@ use crate::server::{Lease, Profile};
 use output::check_writable;
 
 mod cleanup;
-mod errors;
 mod merge;
 mod output;
 mod prepare;
 mod run;
 mod server;
 
-pub use errors::{error_line, help_command, usage_error_line};
 pub use output::write_atomically;
 
 /// Runs a parsed command line. Returns `false` when a run stopped early (the

@@ -96,14 +96,16 @@ pub async fn run(a: &RunArgs, cfg: &RunConfig) -> Result<bool> {
         text,
         intervals_to_stderr: cfg.intervals_to_stderr,
     });
+    let mut header = Report::begin();
     let outcome = run_grid(cfg, console.clone()).await;
+    header.end();
     console.bar().finish_and_clear();
     let results = outcome?;
-    let report = Report::new(results);
+    let report = Report::new(header, results);
     print_report(&report, a.output, false);
     write_svg(a.svg.as_deref(), &report)?;
     if let Some(path) = &a.json_out {
-        write_atomically(path, report.to_json()?.as_bytes())?;
+        write_atomically(path, report.to_json()?.as_bytes(), "--json-out")?;
         if text {
             println!("JSON report written to {}", path.display());
         }

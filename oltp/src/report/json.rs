@@ -8,8 +8,10 @@ use super::model::RunResult;
 
 /// The version of the JSON report's layout, its top-level `schema_version`.
 /// 1: before the field existed; 2: `schema_version` added (the run objects
-/// are those of 1). Raise it when a field a reader relies on changes.
-pub const SCHEMA_VERSION: u32 = 2;
+/// are those of 1); 3: the header every encbench result has (`tool` an
+/// object, `started_at`, `ended_at`, `machine`). Raise it when a field a
+/// reader relies on changes.
+pub const SCHEMA_VERSION: u32 = 3;
 
 impl Report {
     /// JSON (pretty-printed).
@@ -69,7 +71,8 @@ pub fn check_schema(schema_version: u32) -> Result<(), ReadError> {
 pub fn parse(bytes: &[u8]) -> Result<ReportFile, ReadError> {
     #[derive(Deserialize)]
     struct Header {
-        tool: String,
+        /// `"oltp"` (schema 1 and 2) or `{"name": "oltp", ...}` (3 on).
+        tool: serde_json::Value,
         #[serde(default = "schema_one")]
         schema_version: u32,
     }
@@ -81,9 +84,13 @@ pub fn parse(bytes: &[u8]) -> Result<ReportFile, ReadError> {
         1
     }
     let header: Header = serde_json::from_slice(bytes)?;
-    if header.tool != "oltp" {
+    let name = header
+        .tool
+        .as_str()
+        .or_else(|| header.tool.get("name").and_then(serde_json::Value::as_str));
+    if name != Some("oltp") {
         return Err(ReadError::NotAReport(serde::de::Error::custom(format!(
-            "tool is {:?}",
+            "tool is {}",
             header.tool
         ))));
     }
@@ -121,7 +128,10 @@ mod tests {
             version: "TLSv1.3".to_string(),
             cipher: "TLS_AES_256_GCM_SHA384".to_string(),
         });
-        let report = Report::new(vec![run(s, 10, 0), run(settings(2, "none"), 10, 0)]);
+        let report = Report::new(
+            Report::begin(),
+            vec![run(s, 10, 0), run(settings(2, "none"), 10, 0)],
+        );
         let v: serde_json::Value =
             serde_json::from_str(&report.to_json().expect("json")).expect("json");
         assert_eq!(
@@ -199,7 +209,7 @@ mod tests {
 
     #[test]
     fn parse_reads_back_what_to_json_wrote() {
-        let report = Report::new(vec![run(settings(1, "none"), 5, 1)]);
+        let report = Report::new(Report::begin(), vec![run(settings(1, "none"), 5, 1)]);
         let json = report.to_json().expect("json");
         let file = parse(json.as_bytes()).expect("parse");
         assert_eq!(file.schema_version, SCHEMA_VERSION);
@@ -215,7 +225,7 @@ mod tests {
 
     #[test]
     fn parse_refuses_other_schema_versions() {
-        let report = Report::new(vec![run(settings(1, "none"), 5, 1)]);
+        let report = Report::new(Report::begin(), vec![run(settings(1, "none"), 5, 1)]);
         let mut v = serde_json::to_value(&report).expect("json");
         let obj = v.as_object_mut().expect("object");
         obj.remove("schema_version");

@@ -10,7 +10,7 @@ impl Report {
     /// tables.
     pub fn to_markdown(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "## oltp {}\n", self.version);
+        let _ = writeln!(s, "## oltp {}\n", self.header.tool.version);
         if let Some(r) = self.runs.first() {
             let _ = writeln!(
                 s,

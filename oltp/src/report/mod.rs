@@ -20,6 +20,7 @@ pub mod summary;
 pub mod svg;
 pub mod text;
 
+use encbench_common::ResultHeader;
 use serde::Serialize;
 
 pub use json::SCHEMA_VERSION;
@@ -34,14 +35,13 @@ pub use text::{comparison_text, summary_text, thousands};
 /// `--json-out`; every exporter reads it.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
-    /// `oltp`.
-    pub tool: &'static str,
-    /// encbench version.
-    pub version: &'static str,
-    /// The layout of this JSON ([`SCHEMA_VERSION`]); `oltp merge` refuses others.
-    pub schema_version: u32,
-    // The shared header of every encbench tool (tool {name, version,
-    // git_revision}, started_at, ended_at, machine) goes here.
+    /// The head every encbench result has: `schema_version` (the layout of
+    /// this JSON, [`SCHEMA_VERSION`]; `oltp merge` refuses others), `tool`
+    /// {`name`: `oltp`, `version`, `git_revision`}, `started_at` and
+    /// `ended_at` (RFC 3339, UTC) and `machine` (the client's CPU model,
+    /// crypto CPU flags, logical CPUs, kernel).
+    #[serde(flatten)]
+    pub header: ResultHeader,
     /// False when any run stopped early.
     pub complete: bool,
     /// Every run, in the order run.
@@ -53,12 +53,16 @@ pub struct Report {
 }
 
 impl Report {
-    /// Builds the report of `runs`.
-    pub fn new(runs: Vec<RunResult>) -> Report {
+    /// The header of a report begun now ([`ResultHeader::end`] it when the
+    /// runs are done).
+    pub fn begin() -> ResultHeader {
+        ResultHeader::begin(SCHEMA_VERSION, encbench_common::tool_info!("oltp"))
+    }
+
+    /// Builds the report of `runs` under `header`.
+    pub fn new(header: ResultHeader, runs: Vec<RunResult>) -> Report {
         Report {
-            tool: "oltp",
-            version: env!("CARGO_PKG_VERSION"),
-            schema_version: SCHEMA_VERSION,
+            header,
             complete: runs.iter().all(|r| r.complete),
             summary: summary(&runs),
             comparison: comparison(&runs),

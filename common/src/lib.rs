@@ -1,0 +1,20 @@
+//! What the three encbench tools (`oltp`, `column-bench`, `tls-bench`) share,
+//! written once:
+//!
+//! - [`cli_error`]: the one-line `Error: ...` of a binary, for clap's usage
+//!   errors and for an error with its chain of causes (each cause once).
+//! - [`output`]: output files written atomically (temporary file in the same
+//!   directory, fsync, rename), and the check before a run that they can be.
+//! - [`machine`]: the machine a result was measured on (CPU model, the
+//!   crypto-relevant CPU flags, logical CPUs, kernel).
+//! - [`header`]: the self-describing head of every JSON result
+//!   (`schema_version`, `tool`, `started_at`, `ended_at`, `machine`).
+
+pub mod cli_error;
+pub mod header;
+pub mod machine;
+pub mod output;
+
+pub use header::{ResultHeader, ToolInfo};
+pub use machine::Machine;
+pub use output::OutputError;
