@@ -8,7 +8,9 @@ use anyhow::{Context, Result, bail};
 
 use crate::columns::{Codec, Column, Encrypt, keys::load_codec};
 use crate::config::RunConfig;
-use crate::driver::{ConnectOptions, Connection, MysqlConnection, TlsOptions, TlsSession};
+use crate::driver::{
+    ConnectOptions, Connection, MysqlConnection, Row as _, TlsOptions, TlsSession,
+};
 use crate::schema::{check_prepared, connect};
 use crate::workload::{Options, Workload};
 
@@ -256,7 +258,7 @@ pub async fn check_keys(url: &str, db: &str, codec: &Codec) -> Result<()> {
     let mut first: Option<(Option<i64>, [Vec<u8>; 3])> = None;
     conn.simple_query(
         "SELECT id, k, c, pad FROM sbtest1 ORDER BY id LIMIT 1",
-        &mut |row: &mut dyn crate::driver::Row| {
+        |row: &mut crate::driver::mysql::MysqlRow| {
             let id = row.int(0);
             let mut col = |i: usize| row.take_bytes(i).unwrap_or_default();
             first = Some((id, [col(1), col(2), col(3)]));

@@ -265,6 +265,10 @@ pub trait Connection: Sized + Send {
     /// A prepared statement (or, in text mode, the SQL ready for inlining).
     type Statement: Send + Sync;
 
+    /// The driver's row, handed to the row callbacks (a concrete type, so the
+    /// per-row path is statically dispatched and inlined).
+    type Row: Row;
+
     /// Connects; with `opts.tls`, checks that the session is encrypted.
     ///
     /// # Errors
@@ -288,11 +292,11 @@ pub trait Connection: Sized + Send {
     ///
     /// # Errors
     /// Server or connection errors; a parameter count that does not match.
-    fn query(
+    fn query<F: FnMut(&mut Self::Row) + Send>(
         &mut self,
         statement: &Self::Statement,
         params: &[Param<'_>],
-        each: &mut (dyn FnMut(&mut dyn Row) + Send),
+        each: F,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 
     /// Runs a statement that returns no rows (DML); returns the affected rows.
@@ -328,10 +332,10 @@ pub trait Connection: Sized + Send {
     ///
     /// # Errors
     /// Server or connection errors.
-    fn simple_query(
+    fn simple_query<F: FnMut(&mut Self::Row) + Send>(
         &mut self,
         sql: &str,
-        each: &mut (dyn FnMut(&mut dyn Row) + Send),
+        each: F,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 
     /// Closes the connection politely (errors are of no interest by then).
@@ -349,7 +353,7 @@ pub trait Connection: Sized + Send {
     ) -> impl Future<Output = Result<Vec<Vec<Option<String>>>, DbError>> + Send {
         async move {
             let mut rows = Vec::new();
-            self.simple_query(sql, &mut |row: &mut dyn Row| {
+            self.simple_query(sql, |row: &mut Self::Row| {
                 let mut cols = Vec::new();
                 let mut i = 0;
                 while let Some(c) = row.column(i) {

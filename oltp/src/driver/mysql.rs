@@ -116,7 +116,8 @@ fn positional(params: &[Param<'_>]) -> mysql_async::Params {
 
 /// A `mysql_async` row behind [`Row`]: values are moved out of the row on
 /// first access (no copy); [`Row::bytes`] keeps the last one it handed out.
-struct MysqlRow {
+#[derive(Debug)]
+pub struct MysqlRow {
     row: mysql_async::Row,
     slot: Option<(usize, Vec<u8>)>,
 }
@@ -201,6 +202,7 @@ async fn tls_session(conn: &mut Conn) -> Result<TlsSession, DbError> {
 
 impl Connection for MysqlConnection {
     type Statement = MysqlStatement;
+    type Row = MysqlRow;
 
     async fn connect(opts: &ConnectOptions) -> Result<Self, DbError> {
         let mut conn = Conn::new(mysql_opts(opts)?).await.map_err(db_error)?;
@@ -227,11 +229,11 @@ impl Connection for MysqlConnection {
         })
     }
 
-    async fn query(
+    async fn query<F: FnMut(&mut MysqlRow) + Send>(
         &mut self,
         statement: &MysqlStatement,
         params: &[Param<'_>],
-        each: &mut (dyn FnMut(&mut dyn Row) + Send),
+        mut each: F,
     ) -> Result<(), DbError> {
         let f = |row| {
             let mut r = MysqlRow { row, slot: None };
@@ -289,10 +291,10 @@ impl Connection for MysqlConnection {
         Ok(self.conn.affected_rows())
     }
 
-    async fn simple_query(
+    async fn simple_query<F: FnMut(&mut MysqlRow) + Send>(
         &mut self,
         sql: &str,
-        each: &mut (dyn FnMut(&mut dyn Row) + Send),
+        mut each: F,
     ) -> Result<(), DbError> {
         self.conn
             .query_iter(sql)

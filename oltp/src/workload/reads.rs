@@ -19,7 +19,7 @@ impl<C: Connection> Session<C> {
         let (name, st) = stmt(&self.tables, self.workload, table, |t| t.point.as_ref())?;
         let rows = &mut self.rows;
         self.conn
-            .query(st, &[id.into()], &mut |row: &mut dyn Row| {
+            .query(st, &[id.into()], |row: &mut C::Row| {
                 if let Some(v) = row.take_bytes(0) {
                     rows.push(v);
                 }
@@ -56,7 +56,7 @@ impl<C: Connection> Session<C> {
         let codec = &self.codec;
         let mut failure = None;
         self.conn
-            .query(st, &[lo.into(), hi.into()], &mut |row: &mut dyn Row| {
+            .query(st, &[lo.into(), hi.into()], |row: &mut C::Row| {
                 if failure.is_some() {
                     return;
                 }
@@ -106,7 +106,7 @@ impl<C: Connection> Session<C> {
             // The proxy's SUM: every k in the range, opened and added up.
             let mut rows: Vec<(Option<i64>, Option<Vec<u8>>)> = Vec::new();
             self.conn
-                .query(st, &params, &mut |row: &mut dyn Row| {
+                .query(st, &params, |row: &mut C::Row| {
                     rows.push((row.int(0), row.take_bytes(1)));
                 })
                 .await?;
@@ -127,7 +127,7 @@ impl<C: Connection> Session<C> {
         // SUM() is a DECIMAL: its digits, or NULL when no row matched.
         let mut sum: Option<Result<i64, String>> = None;
         self.conn
-            .query(st, &params, &mut |row: &mut dyn Row| {
+            .query(st, &params, |row: &mut C::Row| {
                 if sum.is_none() {
                     sum = row.bytes(0).map(|b| {
                         let s = String::from_utf8_lossy(b);
@@ -198,7 +198,7 @@ impl<C: Connection> Session<C> {
         );
         let mut rows: Vec<Fetched> = Vec::new();
         self.conn
-            .query(st, &params, &mut |row: &mut dyn Row| {
+            .query(st, &params, |row: &mut C::Row| {
                 let id = row.int(0);
                 let (k_int, k_bytes) = if k_mode == ColumnMode::Plain {
                     (row.int(1), None)

@@ -85,7 +85,7 @@ impl<C: Connection> Session<C> {
         for _ in 0..RMW_ATTEMPTS {
             let mut old: Option<Vec<u8>> = None;
             self.conn
-                .query(read, &[id.into()], &mut |row: &mut dyn Row| {
+                .query(read, &[id.into()], |row: &mut C::Row| {
                     if old.is_none() {
                         old = row.take_bytes(0);
                     }
