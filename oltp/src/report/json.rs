@@ -134,16 +134,21 @@ mod tests {
         );
         let v: serde_json::Value =
             serde_json::from_str(&report.to_json().expect("json")).expect("json");
+        // The header every encbench result has (schema 3 on).
+        encbench_common::header::check_json(&v).expect("the result header contract");
+        assert_eq!(v["tool"]["name"], "oltp");
         assert_eq!(
             keys(&v),
             [
                 "comparison",
                 "complete",
+                "ended_at",
+                "machine",
                 "runs",
                 "schema_version",
+                "started_at",
                 "summary",
-                "tool",
-                "version"
+                "tool"
             ]
         );
         assert_eq!(v["schema_version"], SCHEMA_VERSION);
