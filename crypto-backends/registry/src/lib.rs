@@ -27,8 +27,8 @@
 
 pub use encbench_crypto::envelope::{self, ColumnCipher, EnvelopeError, Location};
 pub use encbench_crypto::{
-    Aead, Algorithm, BatchError, Descriptor, DeterministicAead, DeterministicDescriptor, Error,
-    Key, KeyId, Keyring, OpenItem, SealItem, always_encrypted,
+    Aead, Algorithm, Descriptor, DetachedAead, DeterministicAead, DeterministicDescriptor, Error,
+    Key, KeyId, Keyring, always_encrypted,
 };
 
 /// A backend this version of encbench knows, whether or not it was compiled in.

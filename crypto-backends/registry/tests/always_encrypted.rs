@@ -63,7 +63,7 @@ fn deterministic_cells_match_the_published_description() {
         .into_iter()
         .filter(|d| d.algorithm == encbench_crypto::Algorithm::Aes256CbcHmacSha256)
     {
-        let det = (d.new_key)(&CEK).expect("key setup");
+        let det = d.new_key(&CEK).expect("key setup");
         for &len in LENGTHS {
             let pt = random(len);
             let cell = det.seal_to_vec(b"", &pt).expect("seal");
@@ -91,7 +91,7 @@ fn randomized_values_match_the_published_description() {
         .into_iter()
         .filter(|d| d.algorithm == encbench_crypto::Algorithm::Aes256CbcHmacSha256)
     {
-        let aead = (d.new_key)(&CEK).expect("key setup");
+        let aead = d.new_key(&CEK).expect("key setup");
         for &len in LENGTHS {
             let pt = random(len);
             let iv = random(16);
@@ -125,7 +125,7 @@ fn deterministic_algorithms_are_deterministic_and_agree_across_backends() {
         let key = random(algorithm.key_len());
         let keyed: Vec<(String, Box<dyn DeterministicAead>)> = ds
             .iter()
-            .map(|d| (d.name(), (d.new_key)(&key).expect("key setup")))
+            .map(|d| (d.name(), d.new_key(&key).expect("key setup")))
             .collect();
         for len in [1usize, 16, 59, 119, 1000] {
             let pt = random(len);
@@ -173,7 +173,9 @@ fn deterministic_algorithms_are_deterministic_and_agree_across_backends() {
 #[test]
 fn deterministic_debug_hides_the_key_and_lookup_names_the_valid_ones() {
     for d in encbench_registry::deterministic() {
-        let det = (d.new_key)(&vec![0xc3; d.algorithm.key_len()]).expect("key setup");
+        let det = d
+            .new_key(&vec![0xc3; d.algorithm.key_len()])
+            .expect("key setup");
         let text = format!("{det:?}");
         assert!(
             text.contains("<redacted>") && !text.contains("c3c3"),
