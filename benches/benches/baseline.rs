@@ -1,7 +1,7 @@
 //! What our trait costs on top of each library, and what OpenSSL's one-shot
 //! API costs on top of a keyed context: AES-256-GCM open of one sysbench `c`
 //! value (119 bytes) and of 16 KiB, once calling the library directly and once through
-//! `encbench_crypto::Aead` (`Box<dyn Aead>` from the registry), per backend.
+//! the registry's `Box<dyn Aead>` (its detached form, `Aead::detached`), per backend.
 //!
 //! One group, `aes-256-gcm/open-baseline`; `BenchmarkId::new("BACKEND-direct" |
 //! "BACKEND-trait", SIZE)`, plus `openssl-symm-decrypt_aead`:
