@@ -47,13 +47,10 @@ pub static ALGORITHMS: &[Descriptor] = &[
     aead::descriptor(Algorithm::Aes256GcmSiv),
 ];
 
-/// aws-lc-rs's algorithm for ours: `aws_lc_rs::aead::AES_128_GCM`, `AES_256_GCM`,
-/// `CHACHA20_POLY1305` (RFC 8439), `AES_256_GCM_SIV` (RFC 8452); `None` for the rest.
-fn lib_algorithm(algorithm: Algorithm) -> Option<&'static lib::aead::Algorithm> {
+/// aws-lc-rs's algorithms beyond the GCM and ChaCha20-Poly1305 ones `aead.rs`
+/// maps: `aws_lc_rs::aead::AES_256_GCM_SIV` (RFC 8452).
+fn more_algorithms(algorithm: Algorithm) -> Option<&'static lib::aead::Algorithm> {
     match algorithm {
-        Algorithm::Aes128Gcm => Some(&lib::aead::AES_128_GCM),
-        Algorithm::Aes256Gcm => Some(&lib::aead::AES_256_GCM),
-        Algorithm::ChaCha20Poly1305 => Some(&lib::aead::CHACHA20_POLY1305),
         Algorithm::Aes256GcmSiv => Some(&lib::aead::AES_256_GCM_SIV),
         _ => None,
     }
