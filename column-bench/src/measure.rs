@@ -424,7 +424,7 @@ impl Worker {
 ///
 /// This is the one place a batch is opened. The envelope has no batch form (each
 /// value carries its own key id, nonce and AAD), so a batch is the per-value
-/// envelope open, N times in one timed unit; `Aead::open_batch` is the bare AEAD's.
+/// envelope open, N times in one timed unit.
 ///
 /// # Errors
 /// The first value that does not open.
@@ -473,7 +473,9 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
         }
         (Operation::Open, KeyMode::PerValue, PathKind::Bare) => {
             for (i, buf) in w.bufs.iter_mut().enumerate() {
-                let aead = (corpus.descriptor.new_key)(corpus.key.as_bytes())
+                let aead = corpus
+                    .descriptor
+                    .new_key(corpus.key.as_bytes())
                     .map_err(|e| crypto(corpus.descriptor, "key setup", e))?;
                 corpus.open_bare(aead.as_ref(), i, buf)?;
             }
@@ -503,23 +505,25 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
             let hdr = encbench_registry::envelope::HEADER_LEN;
             let nonce_end = hdr + corpus.nonce_len();
             let shared = corpus.cipher.keyring().active().1;
-            let detached = corpus.descriptor.algorithm.is_length_preserving();
             for (i, (buf, tag)) in w.bufs.iter_mut().zip(w.tags.iter_mut()).enumerate() {
                 let nonce = &corpus.envelopes[i][hdr..nonce_end];
                 let owned;
                 let aead: &dyn Aead = match key_mode {
                     KeyMode::Reused => shared,
                     KeyMode::PerValue => {
-                        owned = (corpus.descriptor.new_key)(corpus.key.as_bytes())
+                        owned = corpus
+                            .descriptor
+                            .new_key(corpus.key.as_bytes())
                             .map_err(|e| crypto(corpus.descriptor, "key setup", e))?;
                         owned.as_ref()
                     }
                 };
                 // The padded CBC algorithm has no detached form: it grows `buf`.
-                let sealed = if detached {
-                    aead.seal_in_place_detached(nonce, &corpus.aads[i], buf, tag)
-                } else {
-                    aead.seal_in_place(nonce, &corpus.aads[i], buf)
+                let sealed = match aead.detached() {
+                    Some(detached) => {
+                        detached.seal_in_place_detached(nonce, &corpus.aads[i], buf, tag)
+                    }
+                    None => aead.seal_in_place(nonce, &corpus.aads[i], buf),
                 };
                 sealed.map_err(|e| crypto(corpus.descriptor, "sealing a value", e))?;
             }

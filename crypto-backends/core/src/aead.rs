@@ -3,12 +3,14 @@
 use crate::{Algorithm, Error};
 
 /// One AEAD algorithm under one key, set up once (key schedule done in
-/// [`Descriptor::new_key`]) and then shared by all threads.
+/// [`Descriptor::new_key`]) and then shared by all threads. Every algorithm
+/// implements it, the padded CBC one included.
 ///
-/// The two required methods work in place on a caller's buffer with a detached
-/// tag, and must not allocate: they are the per-row hot path of a decrypting
-/// proxy. Nonce and tag lengths are [`Algorithm::nonce_len`] and
-/// [`Algorithm::tag_len`] of [`Aead::algorithm`].
+/// The required surface is in-place seal and open on a caller's buffer, with the
+/// tag appended (`ciphertext || tag`, [`Algorithm::sealed_len`] bytes). The
+/// length-preserving algorithms also have the detached form, the per-row hot
+/// path, through [`Aead::detached`]: every backend that implements
+/// [`DetachedAead`] gets this trait from it, once, in this crate.
 ///
 /// Implementations never log or print key material; `Debug` output, where
 /// implemented, shows the algorithm only.
@@ -20,81 +22,36 @@ pub trait Aead: Send + Sync {
     /// (`rustcrypto`, `openssl`).
     fn backend(&self) -> &'static str;
 
-    /// Encrypts `in_out` in place and writes the authentication tag to `tag`.
-    ///
-    /// Only for length-preserving algorithms ([`Algorithm::is_length_preserving`]);
-    /// the CBC algorithm returns [`Error::NotLengthPreserving`] and is sealed with
-    /// [`Aead::seal_in_place`].
-    ///
-    /// `nonce` must never repeat under the same key (use [`crate::random_nonce`]).
-    ///
-    /// # Errors
-    /// [`Error::NonceLength`] or [`Error::TagLength`] when a buffer has the wrong
-    /// size, [`Error::TooLong`] past the algorithm's limit, [`Error::Backend`] when
-    /// the library fails.
-    fn seal_in_place_detached(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        in_out: &mut [u8],
-        tag: &mut [u8],
-    ) -> Result<(), Error>;
-
-    /// Verifies `tag` over `nonce`, `aad` and the ciphertext in `in_out`, and
-    /// decrypts `in_out` in place. Length-preserving algorithms only, as
-    /// [`Aead::seal_in_place_detached`].
-    ///
-    /// On [`Error::Decrypt`] the contents of `in_out` are unspecified (a backend
-    /// may have decrypted before checking the tag) and must not be used.
-    ///
-    /// # Errors
-    /// [`Error::Decrypt`] when authentication fails (opaque on purpose);
-    /// [`Error::NonceLength`] or [`Error::TagLength`] for wrong buffer sizes.
-    fn open_in_place_detached(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        in_out: &mut [u8],
-        tag: &[u8],
-    ) -> Result<(), Error>;
-
     /// Seals `buf` in place: on entry it holds the plaintext; on success it holds
     /// `ciphertext || tag` ([`Algorithm::sealed_len`] bytes; it grows by the tag, and
-    /// by the padding for the CBC algorithm). Works for every algorithm; the
-    /// provided version calls [`Aead::seal_in_place_detached`].
+    /// by the padding for the CBC algorithm). `nonce` is [`Algorithm::nonce_len`]
+    /// bytes and must never repeat under the same key (use [`crate::random_nonce`]).
     ///
     /// # Errors
-    /// As [`Aead::seal_in_place_detached`]. On error `buf` is zeroed and cleared.
-    fn seal_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut Vec<u8>) -> Result<(), Error> {
-        let len = buf.len();
-        buf.resize(len + self.algorithm().tag_len(), 0);
-        let (body, tag) = buf.split_at_mut(len);
-        let sealed = self.seal_in_place_detached(nonce, aad, body, tag);
-        if sealed.is_err() {
-            buf.fill(0);
-            buf.clear();
-        }
-        sealed
-    }
+    /// [`Error::NonceLength`] for a nonce of the wrong size, [`Error::TooLong`] past
+    /// the algorithm's limit, [`Error::Backend`] when the library fails. On error
+    /// `buf` is zeroed and cleared.
+    fn seal_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut Vec<u8>) -> Result<(), Error>;
 
     /// Opens `buf` (`ciphertext || tag`) in place and returns the plaintext, a
-    /// prefix of `buf`. Works for every algorithm; the provided version calls
-    /// [`Aead::open_in_place_detached`]. Does not allocate.
+    /// prefix of `buf`. Does not allocate.
     ///
     /// # Errors
-    /// As [`Aead::open_in_place_detached`]; an input shorter than the tag is
-    /// [`Error::Decrypt`]. On [`Error::Decrypt`] `buf` holds unspecified bytes.
+    /// [`Error::Decrypt`] when authentication fails (opaque on purpose) or `buf` is
+    /// shorter than the tag; then `buf` holds unspecified bytes. [`Error::NonceLength`]
+    /// for a nonce of the wrong size.
     fn open_in_place<'b>(
         &self,
         nonce: &[u8],
         aad: &[u8],
         buf: &'b mut [u8],
-    ) -> Result<&'b mut [u8], Error> {
-        let tag_len = self.algorithm().tag_len();
-        let body_len = buf.len().checked_sub(tag_len).ok_or(Error::Decrypt)?;
-        let (body, tag) = buf.split_at_mut(body_len);
-        self.open_in_place_detached(nonce, aad, body, tag)?;
-        Ok(body)
+    ) -> Result<&'b mut [u8], Error>;
+
+    /// The detached, in-place form of this key: `Some` exactly for the
+    /// length-preserving algorithms ([`Algorithm::is_length_preserving`]: all but
+    /// the padded CBC one), `None` otherwise. The same key object, no copy.
+    fn detached(&self) -> Option<&dyn DetachedAead> {
+        None
     }
 
     /// Encrypts `plaintext` into a new vector `ciphertext || tag`.
@@ -124,91 +81,96 @@ pub trait Aead: Send + Sync {
         out.truncate(len);
         Ok(out)
     }
+}
 
-    /// Opens a batch of values (the rows of one result set) in one call, each in
-    /// place as [`Aead::open_in_place`]; `items[i].len` receives the plaintext
-    /// length of item `i` (its plaintext is `items[i].buf[..len]`).
-    ///
-    /// The provided version loops; a backend may do better (one context lookup per
-    /// batch, interleaved blocks). Stops at the first failure.
-    ///
-    /// # Errors
-    /// [`BatchError`] with the index of the first item that failed and its error
-    /// (an opaque [`Error::Decrypt`] for authentication failures).
-    fn open_batch(&self, items: &mut [OpenItem<'_>]) -> Result<(), BatchError> {
-        for (index, item) in items.iter_mut().enumerate() {
-            match self.open_in_place(item.nonce, item.aad, item.buf) {
-                Ok(plaintext) => item.len = plaintext.len(),
-                Err(error) => return Err(BatchError { index, error }),
-            }
-        }
-        Ok(())
-    }
+/// A length-preserving AEAD under one key: the ciphertext has the plaintext's
+/// length and the tag is separate. This is what a backend implements for such an
+/// algorithm (GCM, ChaCha20-Poly1305, GCM-SIV, SIV); [`Aead`] follows from it.
+/// Modeled on RustCrypto's `aead::AeadInPlace`.
+///
+/// Both methods must not allocate: they are the per-row hot path of a decrypting
+/// proxy. Callers holding a `Box<dyn Aead>` reach them through [`Aead::detached`].
+pub trait DetachedAead: Send + Sync {
+    /// The algorithm this key is for.
+    fn algorithm(&self) -> Algorithm;
 
-    /// Seals a batch of values in one call, each as [`Aead::seal_in_place`]
-    /// (`items[i].buf` holds a plaintext on entry and `ciphertext || tag` on return).
+    /// The library that implements it, as in `BACKEND:ALGORITHM` names.
+    fn backend(&self) -> &'static str;
+
+    /// Encrypts `in_out` in place and writes the authentication tag to `tag`.
+    ///
+    /// `nonce` is [`Algorithm::nonce_len`] bytes, `tag` [`Algorithm::tag_len`] bytes;
+    /// `nonce` must never repeat under the same key (use [`crate::random_nonce`]).
     ///
     /// # Errors
-    /// [`BatchError`] with the index of the first item that failed.
-    fn seal_batch(&self, items: &mut [SealItem<'_>]) -> Result<(), BatchError> {
-        for (index, item) in items.iter_mut().enumerate() {
-            self.seal_in_place(item.nonce, item.aad, item.buf)
-                .map_err(|error| BatchError { index, error })?;
+    /// [`Error::NonceLength`] or [`Error::TagLength`] when a buffer has the wrong
+    /// size, [`Error::TooLong`] past the algorithm's limit, [`Error::Backend`] when
+    /// the library fails.
+    fn seal_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &mut [u8],
+    ) -> Result<(), Error>;
+
+    /// Verifies `tag` over `nonce`, `aad` and the ciphertext in `in_out`, and
+    /// decrypts `in_out` in place (sizes as [`DetachedAead::seal_in_place_detached`]).
+    ///
+    /// On [`Error::Decrypt`] the contents of `in_out` are unspecified (a backend
+    /// may have decrypted before checking the tag) and must not be used.
+    ///
+    /// # Errors
+    /// [`Error::Decrypt`] when authentication fails (opaque on purpose);
+    /// [`Error::NonceLength`] or [`Error::TagLength`] for wrong buffer sizes.
+    fn open_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error>;
+}
+
+/// The allocating and appended-tag API, written once for every length-preserving
+/// backend on top of its two detached calls.
+impl<T: DetachedAead> Aead for T {
+    fn algorithm(&self) -> Algorithm {
+        DetachedAead::algorithm(self)
+    }
+
+    fn backend(&self) -> &'static str {
+        DetachedAead::backend(self)
+    }
+
+    fn seal_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut Vec<u8>) -> Result<(), Error> {
+        let len = buf.len();
+        buf.resize(len + DetachedAead::algorithm(self).tag_len(), 0);
+        let (body, tag) = buf.split_at_mut(len);
+        let sealed = self.seal_in_place_detached(nonce, aad, body, tag);
+        if sealed.is_err() {
+            buf.fill(0);
+            buf.clear();
         }
-        Ok(())
-    }
-}
-
-/// One value of a batch to open: nonce, AAD, and `ciphertext || tag` to open in place.
-#[derive(Debug)]
-pub struct OpenItem<'a> {
-    /// The nonce ([`Algorithm::nonce_len`] bytes).
-    pub nonce: &'a [u8],
-    /// The associated data.
-    pub aad: &'a [u8],
-    /// `ciphertext || tag` on entry; the plaintext in `buf[..len]` on success.
-    pub buf: &'a mut [u8],
-    /// Plaintext length in bytes, set by [`Aead::open_batch`].
-    pub len: usize,
-}
-
-impl<'a> OpenItem<'a> {
-    /// An item to open; `len` starts at 0.
-    pub fn new(nonce: &'a [u8], aad: &'a [u8], buf: &'a mut [u8]) -> OpenItem<'a> {
-        OpenItem {
-            nonce,
-            aad,
-            buf,
-            len: 0,
-        }
+        sealed
     }
 
-    /// The plaintext after a successful [`Aead::open_batch`].
-    pub fn plaintext(&self) -> &[u8] {
-        &self.buf[..self.len]
+    fn open_in_place<'b>(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &'b mut [u8],
+    ) -> Result<&'b mut [u8], Error> {
+        let tag_len = DetachedAead::algorithm(self).tag_len();
+        let body_len = buf.len().checked_sub(tag_len).ok_or(Error::Decrypt)?;
+        let (body, tag) = buf.split_at_mut(body_len);
+        self.open_in_place_detached(nonce, aad, body, tag)?;
+        Ok(body)
     }
-}
 
-/// One value of a batch to seal.
-#[derive(Debug)]
-pub struct SealItem<'a> {
-    /// A fresh nonce ([`Algorithm::nonce_len`] bytes), never reused under the key.
-    pub nonce: &'a [u8],
-    /// The associated data.
-    pub aad: &'a [u8],
-    /// The plaintext on entry; `ciphertext || tag` on return.
-    pub buf: &'a mut Vec<u8>,
-}
-
-/// The first failure of a batch call: which item, and why.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("batch item {index}: {error}")]
-pub struct BatchError {
-    /// Index of the failed item in the batch (0-based).
-    pub index: usize,
-    /// Its error.
-    #[source]
-    pub error: Error,
+    fn detached(&self) -> Option<&dyn DetachedAead> {
+        Some(self)
+    }
 }
 
 /// Deterministic authenticated encryption: the same key, plaintext and AAD always
@@ -278,25 +240,46 @@ impl std::fmt::Debug for dyn DeterministicAead {
 }
 
 /// What a backend exports for each deterministic algorithm it implements (static,
-/// like [`Descriptor`]).
+/// like [`Descriptor`]). Built with [`DeterministicDescriptor::new`]; keys come
+/// from [`DeterministicDescriptor::new_key`].
 #[derive(Clone, Copy)]
 pub struct DeterministicDescriptor {
     /// Backend name as used on the command line.
     pub backend: &'static str,
     /// The algorithm ([`Algorithm::has_deterministic_form`]).
     pub algorithm: Algorithm,
+    /// The backend's key setup, given [`DeterministicDescriptor::algorithm`].
+    key_setup: DeterministicKeySetup,
+}
+
+/// A backend's deterministic key setup function: `(algorithm, key bytes) -> keyed
+/// deterministic AEAD`.
+pub type DeterministicKeySetup =
+    fn(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn DeterministicAead>, Error>;
+
+impl DeterministicDescriptor {
+    /// The deterministic descriptor of `algorithm` in `backend`, whose keys
+    /// `key_setup` sets up (it is called with `algorithm`).
+    pub const fn new(
+        backend: &'static str,
+        algorithm: Algorithm,
+        key_setup: DeterministicKeySetup,
+    ) -> Self {
+        DeterministicDescriptor {
+            backend,
+            algorithm,
+            key_setup,
+        }
+    }
+
     /// Sets up a key (key schedule and, for Always Encrypted, key derivation) once.
     ///
     /// # Errors
     /// [`Error::KeyLength`] for a key of the wrong length; [`Error::Backend`].
-    #[allow(
-        clippy::type_complexity,
-        reason = "the signature, spelled out, is the documentation of what a backend provides"
-    )]
-    pub new_key: fn(key: &[u8]) -> Result<Box<dyn DeterministicAead>, Error>,
-}
+    pub fn new_key(&self, key: &[u8]) -> Result<Box<dyn DeterministicAead>, Error> {
+        (self.key_setup)(self.algorithm, key)
+    }
 
-impl DeterministicDescriptor {
     /// `BACKEND:ALGORITHM`, e.g. `openssl:aes-256-siv`.
     pub fn name(&self) -> String {
         format!("{}:{}", self.backend, self.algorithm.name())
@@ -323,27 +306,54 @@ impl std::fmt::Debug for dyn Aead {
     }
 }
 
+impl std::fmt::Debug for dyn DetachedAead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{} (detached) {{ key: <redacted> }}",
+            self.backend(),
+            self.algorithm()
+        )
+    }
+}
+
 /// What a backend crate exports for each algorithm it implements: a static
-/// value, like a rustls provider's cipher suite list.
+/// value, like a rustls provider's cipher suite list. Built with
+/// [`Descriptor::new`]; keys come from [`Descriptor::new_key`].
 #[derive(Clone, Copy)]
 pub struct Descriptor {
     /// Backend name as used on the command line (`rustcrypto`, `openssl`).
     pub backend: &'static str,
     /// The algorithm.
     pub algorithm: Algorithm,
+    /// The backend's key setup, given [`Descriptor::algorithm`] and the key bytes
+    /// (one function may serve all of a backend's algorithms).
+    key_setup: KeySetup,
+}
+
+/// A backend's key setup function: `(algorithm, key bytes) -> keyed AEAD`.
+pub type KeySetup = fn(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error>;
+
+impl Descriptor {
+    /// The descriptor of `algorithm` in `backend`, whose keys `key_setup` sets up
+    /// (it is called with `algorithm`).
+    pub const fn new(backend: &'static str, algorithm: Algorithm, key_setup: KeySetup) -> Self {
+        Descriptor {
+            backend,
+            algorithm,
+            key_setup,
+        }
+    }
+
     /// Sets up a key: runs the key schedule once and returns the keyed AEAD.
     ///
     /// # Errors
     /// [`Error::KeyLength`] when `key` is not [`Algorithm::key_len`] bytes;
     /// [`Error::Backend`] when the library cannot set the key up.
-    #[allow(
-        clippy::type_complexity,
-        reason = "the signature, spelled out, is the documentation of what a backend provides"
-    )]
-    pub new_key: fn(key: &[u8]) -> Result<Box<dyn Aead>, Error>,
-}
+    pub fn new_key(&self, key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+        (self.key_setup)(self.algorithm, key)
+    }
 
-impl Descriptor {
     /// `BACKEND:ALGORITHM`, e.g. `openssl:aes-256-gcm`.
     pub fn name(&self) -> String {
         format!("{}:{}", self.backend, self.algorithm.name())

@@ -104,10 +104,10 @@ impl Algorithm {
     }
 
     /// Whether the ciphertext has the plaintext's length (every algorithm but the
-    /// padded CBC one). Only length-preserving algorithms implement
-    /// [`crate::Aead::seal_in_place_detached`] and
-    /// [`crate::Aead::open_in_place_detached`]; every algorithm implements
-    /// [`crate::Aead::seal_in_place`] and [`crate::Aead::open_in_place`].
+    /// padded CBC one). Exactly these algorithms have the detached form
+    /// ([`crate::DetachedAead`], reached through [`crate::Aead::detached`]); every
+    /// algorithm implements [`crate::Aead::seal_in_place`] and
+    /// [`crate::Aead::open_in_place`].
     pub const fn is_length_preserving(self) -> bool {
         !matches!(self, Algorithm::Aes256CbcHmacSha256)
     }
@@ -154,14 +154,6 @@ impl Algorithm {
                 1 << 36
             }
         }
-    }
-
-    /// Looks an algorithm up by [`name`](Self::name) (ASCII case-insensitive).
-    pub fn from_name(name: &str) -> Option<Algorithm> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|a| a.name().eq_ignore_ascii_case(name))
     }
 }
 

@@ -222,30 +222,6 @@ impl<P: CbcHmacPrimitives> Aead for Randomized<P> {
         self.0.backend()
     }
 
-    fn seal_in_place_detached(
-        &self,
-        _: &[u8],
-        _: &[u8],
-        _: &mut [u8],
-        _: &mut [u8],
-    ) -> Result<(), Error> {
-        Err(Error::NotLengthPreserving {
-            algorithm: ALGORITHM,
-        })
-    }
-
-    fn open_in_place_detached(
-        &self,
-        _: &[u8],
-        _: &[u8],
-        _: &mut [u8],
-        _: &[u8],
-    ) -> Result<(), Error> {
-        Err(Error::NotLengthPreserving {
-            algorithm: ALGORITHM,
-        })
-    }
-
     fn seal_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut Vec<u8>) -> Result<(), Error> {
         Error::check_nonce(ALGORITHM, nonce.len())?;
         let plaintext_len = buf.len();

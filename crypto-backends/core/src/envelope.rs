@@ -267,19 +267,21 @@ impl ColumnCipher {
         out.resize(nonce_end, 0);
         out[..HEADER_LEN].copy_from_slice(&aad[..HEADER_LEN]);
         random_nonce(&mut out[HEADER_LEN..nonce_end]).map_err(EnvelopeError::Aead)?;
-        if !alg.is_length_preserving() {
+        let Some(detached) = aead.detached() else {
+            // The padded CBC algorithm: the ciphertext is longer than the plaintext.
             let sealed = aead
                 .seal_to_vec(&out[HEADER_LEN..nonce_end], &aad[..aad_len], plaintext)
                 .map_err(EnvelopeError::Aead)?;
             out.extend_from_slice(&sealed);
             return Ok(());
-        }
+        };
         let body_end = nonce_end + plaintext.len();
         out.extend_from_slice(plaintext);
         out.resize(body_end + alg.tag_len(), 0);
         let (head, tag) = out.split_at_mut(body_end);
         let (header_nonce, body) = head.split_at_mut(nonce_end);
-        aead.seal_in_place_detached(&header_nonce[HEADER_LEN..], &aad[..aad_len], body, tag)
+        detached
+            .seal_in_place_detached(&header_nonce[HEADER_LEN..], &aad[..aad_len], body, tag)
             .map_err(EnvelopeError::Aead)
     }
 
@@ -448,7 +450,7 @@ impl DeterministicColumnCipher {
             .ok_or_else(|| Error::KeySource("no key for the deterministic cipher".into()))?;
         let keys = keys
             .iter()
-            .map(|(id, k)| Ok((*id, (descriptor.new_key)(k.as_bytes())?)))
+            .map(|(id, k)| Ok((*id, descriptor.new_key(k.as_bytes())?)))
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(DeterministicColumnCipher {
             active,

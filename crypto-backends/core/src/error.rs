@@ -52,15 +52,6 @@ pub enum Error {
         /// The length given, in bytes.
         actual: u64,
     },
-    /// A detached, length-preserving call on an algorithm whose ciphertext is
-    /// longer than its plaintext (the PKCS#7-padded CBC algorithm).
-    #[error(
-        "{algorithm} pads the plaintext, so it has no detached in-place form: use seal_in_place / open_in_place"
-    )]
-    NotLengthPreserving {
-        /// The algorithm.
-        algorithm: Algorithm,
-    },
     /// A key could not be read from where it was said to be (file, environment
     /// variable). The text names the source and the fix, never the key.
     #[error("{0}")]

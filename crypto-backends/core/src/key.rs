@@ -128,7 +128,7 @@ impl Keyring {
     pub fn new(descriptor: &Descriptor, id: KeyId, key: &Key) -> Result<Keyring, Error> {
         Ok(Keyring {
             active: id,
-            keys: vec![(id, (descriptor.new_key)(key.as_bytes())?)],
+            keys: vec![(id, descriptor.new_key(key.as_bytes())?)],
         })
     }
 
@@ -138,7 +138,7 @@ impl Keyring {
     /// # Errors
     /// As [`Descriptor::new_key`].
     pub fn insert(&mut self, descriptor: &Descriptor, id: KeyId, key: &Key) -> Result<(), Error> {
-        let aead = (descriptor.new_key)(key.as_bytes())?;
+        let aead = descriptor.new_key(key.as_bytes())?;
         match self.keys.iter_mut().find(|(k, _)| *k == id) {
             Some(slot) => slot.1 = aead,
             None => self.keys.push((id, aead)),

@@ -3,12 +3,15 @@
 //! Layers, bottom up:
 //!
 //! - [`Aead`]: one algorithm under one key, set up once, shared by every worker
-//!   thread (`&self`, `Send + Sync`). The required surface is detached, in-place
-//!   seal and open, which never allocate; [`Aead::seal_to_vec`] and
-//!   [`Aead::open_to_vec`] are provided on top of it for everything else.
-//!   Modeled on RustCrypto's `aead` crate (`AeadInPlace`). [`Aead::seal_in_place`] /
-//!   [`Aead::open_in_place`] cover every algorithm (the padded CBC one too), and
-//!   [`Aead::open_batch`] / [`Aead::seal_batch`] take a result set in one call.
+//!   thread (`&self`, `Send + Sync`): [`Aead::seal_in_place`] /
+//!   [`Aead::open_in_place`] (`ciphertext || tag` in the caller's buffer) for every
+//!   algorithm, the padded CBC one too; [`Aead::seal_to_vec`] and
+//!   [`Aead::open_to_vec`] are provided on top.
+//! - [`DetachedAead`]: the detached, in-place seal and open of the length-preserving
+//!   algorithms (all but the CBC one), which never allocate: the per-row hot path.
+//!   Modeled on RustCrypto's `aead` crate (`AeadInPlace`). A backend implements it
+//!   and gets [`Aead`] from it; a caller holding a `Box<dyn Aead>` reaches it through
+//!   [`Aead::detached`], which is `None` for the CBC algorithm.
 //! - [`DeterministicAead`]: deterministic encryption for equality lookups (AES-SIV,
 //!   Always Encrypted's deterministic mode), a separate trait on purpose.
 //! - [`Algorithm`]: the algorithm identifiers and their key, nonce and tag lengths
@@ -28,7 +31,8 @@ mod error;
 mod key;
 
 pub use aead::{
-    Aead, BatchError, Descriptor, DeterministicAead, DeterministicDescriptor, OpenItem, SealItem,
+    Aead, Descriptor, DetachedAead, DeterministicAead, DeterministicDescriptor,
+    DeterministicKeySetup, KeySetup,
 };
 pub use algorithm::Algorithm;
 pub use error::Error;

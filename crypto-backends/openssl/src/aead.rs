@@ -4,7 +4,7 @@
 use std::cell::{RefCell, RefMut};
 use std::fmt;
 
-use encbench_crypto::{Aead, Algorithm, Descriptor, Error};
+use encbench_crypto::{Aead, Algorithm, Descriptor, DetachedAead, Error};
 use openssl::cipher::Cipher;
 use openssl::cipher_ctx::CipherCtx;
 use openssl::error::ErrorStack;
@@ -14,26 +14,13 @@ use zeroize::Zeroizing;
 /// The backend name used in `BACKEND:ALGORITHM` names.
 pub(crate) const BACKEND: &str = "openssl";
 
-/// AES-128-GCM (OpenSSL `AES-128-GCM`).
-pub(crate) const AES_128_GCM: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::Aes128Gcm,
-    new_key: new_aes_128_gcm,
-};
-
-/// AES-256-GCM (OpenSSL `AES-256-GCM`).
-pub(crate) const AES_256_GCM: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::Aes256Gcm,
-    new_key: new_aes_256_gcm,
-};
-
-/// ChaCha20-Poly1305 (OpenSSL `ChaCha20-Poly1305`, RFC 8439).
-pub(crate) const CHACHA20_POLY1305: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::ChaCha20Poly1305,
-    new_key: new_chacha20_poly1305,
-};
+/// The descriptor of `algorithm` in this backend. Its key setup, [`new_key`],
+/// fetches OpenSSL's `AES-128-GCM`, `AES-256-GCM`, `ChaCha20-Poly1305` (RFC 8439)
+/// or `AES-256-SIV` (RFC 5297, `crate::siv`), or `AES-256-CBC` for Always
+/// Encrypted's CBC-HMAC (`crate::cbc_hmac`).
+pub(crate) const fn descriptor(algorithm: Algorithm) -> Descriptor {
+    Descriptor::new(BACKEND, algorithm, new_key)
+}
 
 /// Largest slice given to one `EVP_CipherUpdate` call, in bytes: the call takes
 /// an `int` length, so longer AAD and messages go in chunks of 1 GiB.
@@ -42,18 +29,6 @@ pub(crate) const MAX_UPDATE: usize = 1 << 30;
 /// Output room for `EVP_CipherFinal_ex`, in bytes. GCM and ChaCha20-Poly1305 are
 /// stream modes and write nothing there; the openssl crate asks for a block's room.
 const FINAL_ROOM: usize = 16;
-
-fn new_aes_128_gcm(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key(Algorithm::Aes128Gcm, key)
-}
-
-fn new_aes_256_gcm(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key(Algorithm::Aes256Gcm, key)
-}
-
-fn new_chacha20_poly1305(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key(Algorithm::ChaCha20Poly1305, key)
-}
 
 /// The OpenSSL name of `algorithm`, as given to `EVP_CIPHER_fetch`.
 fn openssl_name(algorithm: Algorithm) -> Result<&'static str, Error> {
@@ -72,8 +47,13 @@ pub(crate) fn backend_error(call: &str, e: &ErrorStack) -> Error {
     Error::Backend(format!("{call}: {e}"))
 }
 
-/// Sets up a key: fetches the cipher once and checks its sizes.
+/// Sets up a key of `algorithm`: fetches the cipher once and checks its sizes.
 fn new_key(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+    match algorithm {
+        Algorithm::Aes256Siv => return crate::siv::new_aead(key),
+        Algorithm::Aes256CbcHmacSha256 => return crate::cbc_hmac::new_randomized(key),
+        _ => {}
+    }
     let name = openssl_name(algorithm)?;
     Ok(Box::new(OpensslAead::keyed(
         algorithm,
@@ -232,7 +212,7 @@ fn check_written(call: &str, written: usize, expected: usize) -> Result<(), Erro
     }
 }
 
-impl Aead for OpensslAead {
+impl DetachedAead for OpensslAead {
     fn algorithm(&self) -> Algorithm {
         self.algorithm
     }
@@ -367,7 +347,7 @@ mod tests {
 
     #[test]
     fn debug_shows_no_key_material() -> Result<(), Error> {
-        let aead = (AES_256_GCM.new_key)(&[0xa5; 32])?;
+        let aead = descriptor(Algorithm::Aes256Gcm).new_key(&[0xa5; 32])?;
         assert_eq!(
             format!("{aead:?}"),
             "openssl:aes-256-gcm { key: <redacted> }"

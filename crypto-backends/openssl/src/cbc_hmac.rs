@@ -8,9 +8,7 @@
 use encbench_crypto::always_encrypted::{
     BLOCK_LEN, CbcHmacPrimitives, DerivedKeys, Deterministic, MAC_LEN, Randomized,
 };
-use encbench_crypto::{
-    Aead, Algorithm, Descriptor, DeterministicAead, DeterministicDescriptor, Error,
-};
+use encbench_crypto::{Aead, Algorithm, DeterministicDescriptor, Error};
 use openssl::hash::MessageDigest;
 use openssl::pkey::{PKey, Private};
 use openssl::sign::Signer;
@@ -19,27 +17,16 @@ use crate::aead::{BACKEND, Direction, MAX_UPDATE, OpensslAead, backend_error};
 
 const ALGORITHM: Algorithm = Algorithm::Aes256CbcHmacSha256;
 
-/// Randomized AEAD_AES_256_CBC_HMAC_SHA_256.
-pub(crate) const AES_256_CBC_HMAC_SHA256: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: ALGORITHM,
-    new_key: new_randomized,
-};
-
 /// Deterministic AEAD_AES_256_CBC_HMAC_SHA_256.
 pub(crate) const AES_256_CBC_HMAC_SHA256_DETERMINISTIC: DeterministicDescriptor =
-    DeterministicDescriptor {
-        backend: BACKEND,
-        algorithm: ALGORITHM,
-        new_key: new_deterministic,
-    };
+    DeterministicDescriptor::new(BACKEND, ALGORITHM, |_, key| {
+        Ok(Box::new(Deterministic(Keys::derive(key)?)))
+    });
 
-fn new_randomized(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+/// Randomized AEAD_AES_256_CBC_HMAC_SHA_256 (the key setup of
+/// `openssl:aes-256-cbc-hmac-sha256`).
+pub(crate) fn new_randomized(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
     Ok(Box::new(Randomized(Keys::derive(key)?)))
-}
-
-fn new_deterministic(key: &[u8]) -> Result<Box<dyn DeterministicAead>, Error> {
-    Ok(Box::new(Deterministic(Keys::derive(key)?)))
 }
 
 /// HMAC-SHA-256 of the pieces under `key`.

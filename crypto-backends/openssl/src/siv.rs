@@ -10,7 +10,7 @@
 use std::fmt;
 
 use encbench_crypto::{
-    Aead, Algorithm, Descriptor, DeterministicAead, DeterministicDescriptor, Error,
+    Aead, Algorithm, DetachedAead, DeterministicAead, DeterministicDescriptor, Error,
 };
 use openssl::cipher_ctx::CipherCtx;
 
@@ -21,30 +21,19 @@ const ALGORITHM: Algorithm = Algorithm::Aes256Siv;
 /// SIV length in bytes (one AES block).
 const SIV_LEN: usize = 16;
 
-/// AES-256-SIV as a nonce-based AEAD.
-pub(crate) const AES_256_SIV: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: ALGORITHM,
-    new_key: new_aead,
-};
-
 /// Deterministic AES-256-SIV.
-pub(crate) const AES_256_SIV_DETERMINISTIC: DeterministicDescriptor = DeterministicDescriptor {
-    backend: BACKEND,
-    algorithm: ALGORITHM,
-    new_key: new_deterministic,
-};
+pub(crate) const AES_256_SIV_DETERMINISTIC: DeterministicDescriptor =
+    DeterministicDescriptor::new(BACKEND, ALGORITHM, |_, key| {
+        Ok(Box::new(DeterministicSiv(keyed(key)?)))
+    });
 
 fn keyed(key: &[u8]) -> Result<OpensslAead, Error> {
     OpensslAead::keyed(ALGORITHM, "AES-256-SIV", key, ALGORITHM.key_len(), 0)
 }
 
-fn new_aead(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+/// AES-256-SIV as a nonce-based AEAD (the key setup of `openssl:aes-256-siv`).
+pub(crate) fn new_aead(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
     Ok(Box::new(Siv(keyed(key)?)))
-}
-
-fn new_deterministic(key: &[u8]) -> Result<Box<dyn DeterministicAead>, Error> {
-    Ok(Box::new(DeterministicSiv(keyed(key)?)))
 }
 
 /// S2V headers as separate AAD updates (an empty header still counts, RFC 5297 S2V).
@@ -136,7 +125,7 @@ fn open(aead: &OpensslAead, hdrs: &[&[u8]], in_out: &mut [u8], siv: &[u8]) -> Re
 /// Nonce-based AES-256-SIV.
 pub(crate) struct Siv(OpensslAead);
 
-impl Aead for Siv {
+impl DetachedAead for Siv {
     fn algorithm(&self) -> Algorithm {
         ALGORITHM
     }

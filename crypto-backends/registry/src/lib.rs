@@ -4,12 +4,15 @@
 //!
 //! Each backend is a cargo feature named after its library, all on by default:
 //!
-//! | feature      | backend crate         | names                                     |
-//! |--------------|-----------------------|-------------------------------------------|
-//! | `aws-lc-rs`  | `encbench-aws-lc`     | `aws-lc-rs:aes-128-gcm`, `aws-lc-rs:aes-256-gcm`, `aws-lc-rs:chacha20-poly1305` |
-//! | `openssl`    | `encbench-openssl`    | `openssl:aes-128-gcm`, `openssl:aes-256-gcm`, `openssl:chacha20-poly1305` |
-//! | `ring`       | `encbench-ring`       | `ring:aes-128-gcm`, `ring:aes-256-gcm`, `ring:chacha20-poly1305` |
-//! | `rustcrypto` | `encbench-rustcrypto` | `rustcrypto:aes-128-gcm`, `rustcrypto:aes-256-gcm`, `rustcrypto:chacha20-poly1305` |
+//! | feature      | backend crate         | algorithms (`BACKEND:ALGORITHM`)            |
+//! |--------------|-----------------------|---------------------------------------------|
+//! | `aws-lc-rs`  | `encbench-aws-lc`     | `aes-128-gcm`, `aes-256-gcm`, `chacha20-poly1305`, `aes-256-gcm-siv` |
+//! | `openssl`    | `encbench-openssl`    | `aes-128-gcm`, `aes-256-gcm`, `chacha20-poly1305`, `aes-256-siv`, `aes-256-cbc-hmac-sha256` |
+//! | `ring`       | `encbench-ring`       | `aes-128-gcm`, `aes-256-gcm`, `chacha20-poly1305` |
+//! | `rustcrypto` | `encbench-rustcrypto` | `aes-128-gcm`, `aes-256-gcm`, `chacha20-poly1305`, `xchacha20-poly1305`, `aes-256-gcm-siv`, `aes-256-siv`, `aes-256-cbc-hmac-sha256` |
+//!
+//! The deterministic forms ([`deterministic`], [`lookup_deterministic`]):
+//! `openssl:` and `rustcrypto:` `aes-256-siv` and `aes-256-cbc-hmac-sha256`.
 //!
 //! A name whose backend exists but was not compiled in gives an error naming the
 //! feature that enables it; every error lists the valid names.
@@ -27,8 +30,8 @@
 
 pub use encbench_crypto::envelope::{self, ColumnCipher, EnvelopeError, Location};
 pub use encbench_crypto::{
-    Aead, Algorithm, BatchError, Descriptor, DeterministicAead, DeterministicDescriptor, Error,
-    Key, KeyId, Keyring, OpenItem, SealItem, always_encrypted,
+    Aead, Algorithm, Descriptor, DetachedAead, DeterministicAead, DeterministicDescriptor, Error,
+    Key, KeyId, Keyring, always_encrypted,
 };
 
 /// A backend this version of encbench knows, whether or not it was compiled in.

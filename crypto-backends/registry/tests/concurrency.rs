@@ -17,7 +17,7 @@ fn threads_share_one_key_and_open_each_others_values() {
     for d in encbench_registry::all() {
         let mut key = vec![0u8; d.algorithm.key_len()];
         random_nonce(&mut key).expect("OS random number generator");
-        let aead: Box<dyn Aead> = (d.new_key)(&key).expect("key setup");
+        let aead: Box<dyn Aead> = d.new_key(&key).expect("key setup");
         let aead = aead.as_ref();
         let (send, receive) = mpsc::channel::<(usize, usize, Vec<u8>, Vec<u8>)>();
         std::thread::scope(|scope| {

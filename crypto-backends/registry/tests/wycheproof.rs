@@ -49,7 +49,7 @@ fn run(algorithm: Algorithm, name: TestName) -> Counts {
                     entry.2 += 1;
                     continue;
                 }
-                let aead = (d.new_key)(&case.key).expect("key setup");
+                let aead = d.new_key(&case.key).expect("key setup");
                 match case.result {
                     TestResult::Valid => {
                         let got = aead

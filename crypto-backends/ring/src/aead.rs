@@ -1,110 +1,83 @@
-//! The keyed AEAD: one wrapper over `ring::aead::LessSafeKey` for the three
-//! algorithms.
+//! The keyed AEAD: one wrapper over `lib::aead::LessSafeKey`, shared by the ring
+//! and aws-lc-rs backends (aws-lc-rs has ring's API), as rustls shares its provider
+//! modules. `lib` is `ring` in `encbench-ring` and `aws_lc_rs` in `encbench-aws-lc`
+//! (`#[path = "../../ring/src/aead.rs"]`); what differs between the two libraries
+//! is in each crate's `lib.rs`: [`BACKEND`], `more_algorithms` (aws-lc-rs has
+//! AES-GCM-SIV too), `max_message_len` (the library's limits) and
+//! `open_separate_tag` (ring takes a `Tag`, aws-lc-rs a slice).
 
 use std::fmt;
 
-use encbench_crypto::{Aead, Algorithm, Descriptor, Error};
-use ring::aead::{Aad, LessSafeKey, Nonce, Tag, UnboundKey};
+use encbench_crypto::{Algorithm, Descriptor, DetachedAead, Error};
 
-/// The backend name used in `BACKEND:ALGORITHM` names.
-pub(crate) const BACKEND: &str = "ring";
+use super::lib;
+use super::{BACKEND, max_message_len, more_algorithms, open_separate_tag};
+use lib::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
 
-/// AES-128-GCM (`ring::aead::AES_128_GCM`).
-pub(crate) const AES_128_GCM: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::Aes128Gcm,
-    new_key: new_aes_128_gcm,
-};
-
-/// AES-256-GCM (`ring::aead::AES_256_GCM`).
-pub(crate) const AES_256_GCM: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::Aes256Gcm,
-    new_key: new_aes_256_gcm,
-};
-
-/// ChaCha20-Poly1305 (`ring::aead::CHACHA20_POLY1305`, RFC 8439).
-pub(crate) const CHACHA20_POLY1305: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::ChaCha20Poly1305,
-    new_key: new_chacha20_poly1305,
-};
-
-fn new_aes_128_gcm(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key(Algorithm::Aes128Gcm, key)
+/// The descriptor of `algorithm` in this backend (`algorithm` must be one that
+/// `lib_algorithm` maps; the unit tests check every exported one).
+pub(crate) const fn descriptor(algorithm: Algorithm) -> Descriptor {
+    Descriptor::new(BACKEND, algorithm, new_key)
 }
 
-fn new_aes_256_gcm(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key(Algorithm::Aes256Gcm, key)
-}
-
-fn new_chacha20_poly1305(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key(Algorithm::ChaCha20Poly1305, key)
-}
-
-/// ring's algorithm for `algorithm`.
-fn ring_algorithm(algorithm: Algorithm) -> Result<&'static ring::aead::Algorithm, Error> {
+/// The library's algorithm for ours: `lib::aead::AES_128_GCM`, `AES_256_GCM` and
+/// `CHACHA20_POLY1305` (RFC 8439) in both libraries, then the crate's own
+/// `more_algorithms`; `None` for an algorithm the library does not have.
+fn lib_algorithm(algorithm: Algorithm) -> Option<&'static lib::aead::Algorithm> {
     match algorithm {
-        Algorithm::Aes128Gcm => Ok(&ring::aead::AES_128_GCM),
-        Algorithm::Aes256Gcm => Ok(&ring::aead::AES_256_GCM),
-        Algorithm::ChaCha20Poly1305 => Ok(&ring::aead::CHACHA20_POLY1305),
-        other => Err(Error::Backend(format!(
-            "{BACKEND} does not implement {other}"
-        ))),
+        Algorithm::Aes128Gcm => Some(&lib::aead::AES_128_GCM),
+        Algorithm::Aes256Gcm => Some(&lib::aead::AES_256_GCM),
+        Algorithm::ChaCha20Poly1305 => Some(&lib::aead::CHACHA20_POLY1305),
+        other => more_algorithms(other),
     }
 }
 
-/// Sets up a key: ring's key schedule, run once.
-fn new_key(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+/// Sets up a key: the library's key schedule, run once (`UnboundKey::new`; in
+/// aws-lc-rs that is `EVP_AEAD_CTX_init`).
+fn new_key(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn encbench_crypto::Aead>, Error> {
     Error::check_key(algorithm, key.len())?;
-    let unbound = UnboundKey::new(ring_algorithm(algorithm)?, key).map_err(|_| {
+    let lib = lib_algorithm(algorithm)
+        .ok_or_else(|| Error::Backend(format!("{BACKEND} does not implement {algorithm}")))?;
+    let unbound = UnboundKey::new(lib, key).map_err(|_| {
         Error::Backend(format!(
-            "ring UnboundKey::new refused a {}-byte {algorithm} key",
+            "{BACKEND} UnboundKey::new refused a {}-byte {algorithm} key",
             key.len()
         ))
     })?;
-    Ok(Box::new(RingAead {
+    Ok(Box::new(LessSafeAead {
         algorithm,
+        max_len: max_message_len(algorithm),
         key: LessSafeKey::new(unbound),
     }))
 }
 
-/// One ring AEAD under one key. `Debug` shows the algorithm only.
-pub(crate) struct RingAead {
+/// One AEAD under one key. `Debug` shows the algorithm only.
+pub(crate) struct LessSafeAead {
     algorithm: Algorithm,
-    /// The keyed cipher (expanded key).
+    /// Longest message in bytes (`max_message_len`).
+    max_len: u64,
+    /// The keyed cipher (expanded key; an `EVP_AEAD_CTX` in aws-lc-rs, read-only
+    /// after setup, so one serves every thread).
     key: LessSafeKey,
 }
 
-/// Checks nonce, tag and message lengths before ring sees them.
-///
-/// ring's own limits are the algorithms' ([`Algorithm::max_plaintext_len`]):
-/// 2^36 - 32 bytes for AES-GCM, 2^38 - 64 for ChaCha20-Poly1305.
-fn check_lengths(
-    algorithm: Algorithm,
-    nonce_len: usize,
-    tag_len: usize,
-    len: usize,
-) -> Result<(), Error> {
-    Error::check_lengths(
-        algorithm,
-        algorithm.max_plaintext_len(),
-        nonce_len,
-        tag_len,
-        len,
-    )
+impl LessSafeAead {
+    /// Checks nonce, tag and message lengths before the library sees them.
+    fn check_lengths(&self, nonce_len: usize, tag_len: usize, len: usize) -> Result<(), Error> {
+        Error::check_lengths(self.algorithm, self.max_len, nonce_len, tag_len, len)
+    }
+
+    /// The library's nonce from checked bytes.
+    fn nonce(&self, nonce: &[u8]) -> Result<Nonce, Error> {
+        Nonce::try_assume_unique_for_key(nonce).map_err(|_| Error::NonceLength {
+            algorithm: self.algorithm,
+            expected: self.algorithm.nonce_len(),
+            actual: nonce.len(),
+        })
+    }
 }
 
-/// ring's nonce from checked bytes.
-fn ring_nonce(algorithm: Algorithm, nonce: &[u8]) -> Result<Nonce, Error> {
-    Nonce::try_assume_unique_for_key(nonce).map_err(|_| Error::NonceLength {
-        algorithm,
-        expected: algorithm.nonce_len(),
-        actual: nonce.len(),
-    })
-}
-
-impl Aead for RingAead {
+impl DetachedAead for LessSafeAead {
     fn algorithm(&self) -> Algorithm {
         self.algorithm
     }
@@ -120,8 +93,8 @@ impl Aead for RingAead {
         in_out: &mut [u8],
         tag: &mut [u8],
     ) -> Result<(), Error> {
-        check_lengths(self.algorithm, nonce.len(), tag.len(), in_out.len())?;
-        let nonce = ring_nonce(self.algorithm, nonce)?;
+        self.check_lengths(nonce.len(), tag.len(), in_out.len())?;
+        let nonce = self.nonce(nonce)?;
         let computed = self
             .key
             .seal_in_place_separate_tag(nonce, Aad::from(aad), in_out)
@@ -133,7 +106,16 @@ impl Aead for RingAead {
                     aad.len()
                 ))
             })?;
-        tag.copy_from_slice(computed.as_ref());
+        let computed = computed.as_ref();
+        if computed.len() != tag.len() {
+            return Err(Error::Backend(format!(
+                "{BACKEND} {} seal_in_place_separate_tag returned a {}-byte tag, expected {}",
+                self.algorithm,
+                computed.len(),
+                tag.len()
+            )));
+        }
+        tag.copy_from_slice(computed);
         Ok(())
     }
 
@@ -144,21 +126,13 @@ impl Aead for RingAead {
         in_out: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        check_lengths(self.algorithm, nonce.len(), tag.len(), in_out.len())?;
-        let nonce = ring_nonce(self.algorithm, nonce)?;
-        let tag = Tag::try_from(tag).map_err(|_| Error::TagLength {
-            algorithm: self.algorithm,
-            expected: self.algorithm.tag_len(),
-            actual: tag.len(),
-        })?;
-        // Lengths are checked above, so ring's one (opaque) error is an
+        self.check_lengths(nonce.len(), tag.len(), in_out.len())?;
+        let nonce = self.nonce(nonce)?;
+        // Lengths are checked above, so the library's one (opaque) error is an
         // authentication failure.
-        let opened = self
-            .key
-            .open_in_place_separate_tag(nonce, Aad::from(aad), tag, in_out, 0..)
-            .map(|_| ());
-        if opened.is_err() {
-            // Whatever ring leaves in the buffer on failure: leave nothing behind.
+        if open_separate_tag(&self.key, nonce, Aad::from(aad), tag, in_out).is_err() {
+            // Both libraries leave the buffer "overwritten in an unspecified way" on
+            // failure: leave nothing behind.
             in_out.fill(0);
             return Err(Error::Decrypt);
         }
@@ -166,9 +140,9 @@ impl Aead for RingAead {
     }
 }
 
-impl fmt::Debug for RingAead {
+impl fmt::Debug for LessSafeAead {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RingAead")
+        f.debug_struct("LessSafeAead")
             .field("algorithm", &self.algorithm)
             .finish_non_exhaustive()
     }
@@ -189,56 +163,87 @@ mod tests {
     }
 
     #[test]
-    fn ring_agrees_with_our_sizes() -> Result<(), Error> {
+    fn the_library_agrees_with_our_sizes() {
         for algorithm in crate::ALGORITHMS.iter().map(|d| d.algorithm) {
-            let ring = ring_algorithm(algorithm)?;
-            assert_eq!(ring.key_len(), algorithm.key_len(), "{algorithm}");
-            assert_eq!(ring.nonce_len(), algorithm.nonce_len(), "{algorithm}");
-            assert_eq!(ring.tag_len(), algorithm.tag_len(), "{algorithm}");
+            let lib = lib_algorithm(algorithm);
+            assert!(lib.is_some(), "{algorithm} is exported but not mapped");
+            if let Some(lib) = lib {
+                assert_eq!(lib.key_len(), algorithm.key_len(), "{algorithm}");
+                assert_eq!(lib.nonce_len(), algorithm.nonce_len(), "{algorithm}");
+                assert_eq!(lib.tag_len(), algorithm.tag_len(), "{algorithm}");
+            }
         }
+    }
+
+    #[test]
+    fn an_algorithm_not_implemented_is_a_typed_error() {
+        let key = [0u8; 64];
+        let result = descriptor(Algorithm::Aes256Siv).new_key(&key);
+        assert!(
+            matches!(&result, Err(Error::Backend(m)) if m.contains("does not implement")),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn too_long_is_a_typed_error() -> Result<(), Error> {
+        let aead = LessSafeAead {
+            algorithm: Algorithm::Aes128Gcm,
+            max_len: 4,
+            key: LessSafeKey::new(
+                UnboundKey::new(&lib::aead::AES_128_GCM, &[1u8; 16]).map_err(|_| Error::Decrypt)?,
+            ),
+        };
+        // The library's limit (here 4 bytes) is checked before the library sees the
+        // message, on both paths.
+        let too_long = Err(Error::TooLong {
+            algorithm: Algorithm::Aes128Gcm,
+            max: 4,
+            actual: 5,
+        });
+        let (mut data, mut tag) = ([0u8; 5], [0u8; 16]);
+        let sealed = aead.seal_in_place_detached(&[0u8; 12], b"", &mut data, &mut tag);
+        assert_eq!(sealed, too_long);
+        let opened = aead.open_in_place_detached(&[0u8; 12], b"", &mut data, &tag);
+        assert_eq!(opened, too_long);
+        let mut data = [0u8; 4];
+        assert_eq!(
+            aead.seal_in_place_detached(&[0u8; 12], b"", &mut data, &mut tag),
+            Ok(())
+        );
         Ok(())
     }
 
     #[test]
-    fn too_long_is_a_typed_error() {
-        let max = (1u64 << 38) - 64;
-        let algorithm = Algorithm::ChaCha20Poly1305;
-        assert_eq!(check_lengths(algorithm, 12, 16, 1000), Ok(()));
-        if let Ok(len) = usize::try_from(max + 1) {
-            assert_eq!(
-                check_lengths(algorithm, 12, 16, len),
-                Err(Error::TooLong {
-                    algorithm,
-                    max,
-                    actual: max + 1
-                })
-            );
-        }
-    }
-
-    #[test]
     fn failed_open_wipes_the_buffer() -> Result<(), Error> {
-        let aead = (AES_128_GCM.new_key)(&[3u8; 16])?;
-        let nonce = [9u8; 12];
-        let mut data = *b"a row of data";
-        let mut tag = [0u8; 16];
-        aead.seal_in_place_detached(&nonce, b"aad", &mut data, &mut tag)?;
-        tag[0] ^= 1;
-        let opened = aead.open_in_place_detached(&nonce, b"aad", &mut data, &tag);
-        assert_eq!(opened, Err(Error::Decrypt));
-        assert!(data.iter().all(|&b| b == 0));
+        for d in crate::ALGORITHMS {
+            let aead = d.new_key(&vec![3u8; d.algorithm.key_len()])?;
+            let detached = aead.detached().ok_or(Error::Decrypt)?;
+            let nonce = vec![9u8; d.algorithm.nonce_len()];
+            let mut data = *b"a row of data";
+            let mut tag = [0u8; 16];
+            detached.seal_in_place_detached(&nonce, b"aad", &mut data, &mut tag)?;
+            tag[15] ^= 0x80;
+            let opened = detached.open_in_place_detached(&nonce, b"aad", &mut data, &tag);
+            assert_eq!(opened, Err(Error::Decrypt), "{}", d.name());
+            assert!(data.iter().all(|&b| b == 0), "{}", d.name());
+        }
         Ok(())
     }
 
     #[test]
     fn debug_shows_no_key_material() -> Result<(), Error> {
         let key = [0x5a_u8; 32];
-        let aead = (AES_256_GCM.new_key)(&key)?;
-        assert_eq!(format!("{aead:?}"), "ring:aes-256-gcm { key: <redacted> }");
-        let inner = RingAead {
+        let aead = descriptor(Algorithm::Aes256Gcm).new_key(&key)?;
+        assert_eq!(
+            format!("{aead:?}"),
+            format!("{BACKEND}:aes-256-gcm {{ key: <redacted> }}")
+        );
+        let inner = LessSafeAead {
             algorithm: Algorithm::Aes256Gcm,
+            max_len: 0,
             key: LessSafeKey::new(
-                UnboundKey::new(&ring::aead::AES_256_GCM, &key).map_err(|_| Error::Decrypt)?,
+                UnboundKey::new(&lib::aead::AES_256_GCM, &key).map_err(|_| Error::Decrypt)?,
             ),
         };
         let text = format!("{inner:?}");

@@ -20,15 +20,61 @@
 //!   [`encbench_crypto::Error::Decrypt`].
 //! - Key bytes never appear in `Debug` output. ring does not zeroize its
 //!   expanded keys on drop.
+//!
+//! `src/aead.rs` is written against `lib::aead` and is also the source of the
+//! aws-lc-rs backend (`encbench-aws-lc`, whose `lib` is `aws_lc_rs`); this file
+//! holds what is ring's own.
 
 mod aead;
 
-use encbench_crypto::Descriptor;
+use encbench_crypto::{Algorithm, Descriptor};
+use ring as lib;
+
+/// The backend name used in `BACKEND:ALGORITHM` names.
+const BACKEND: &str = "ring";
 
 /// Every algorithm this backend implements, in [`encbench_crypto::Algorithm`]
 /// order: AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305.
 pub static ALGORITHMS: &[Descriptor] = &[
-    aead::AES_128_GCM,
-    aead::AES_256_GCM,
-    aead::CHACHA20_POLY1305,
+    aead::descriptor(Algorithm::Aes128Gcm),
+    aead::descriptor(Algorithm::Aes256Gcm),
+    aead::descriptor(Algorithm::ChaCha20Poly1305),
 ];
+
+/// ring's algorithms beyond the GCM and ChaCha20-Poly1305 ones `aead.rs` maps:
+/// none.
+fn more_algorithms(_: Algorithm) -> Option<&'static lib::aead::Algorithm> {
+    None
+}
+
+/// The longest message, in bytes, ring seals or opens for `algorithm`: the
+/// algorithm's own limit ([`Algorithm::max_plaintext_len`]: 2^36 - 32 for AES-GCM,
+/// 2^38 - 64 for ChaCha20-Poly1305).
+fn max_message_len(algorithm: Algorithm) -> u64 {
+    algorithm.max_plaintext_len()
+}
+
+/// `LessSafeKey::open_in_place_separate_tag` with the tag as bytes (ring wants a
+/// `Tag`: a tag of the wrong length fails as a wrong tag would).
+fn open_separate_tag(
+    key: &lib::aead::LessSafeKey,
+    nonce: lib::aead::Nonce,
+    aad: lib::aead::Aad<&[u8]>,
+    tag: &[u8],
+    in_out: &mut [u8],
+) -> Result<(), lib::error::Unspecified> {
+    let tag = lib::aead::Tag::try_from(tag)?;
+    key.open_in_place_separate_tag(nonce, aad, tag, in_out, 0..)
+        .map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_limits_are_the_algorithms() {
+        assert_eq!(max_message_len(Algorithm::Aes128Gcm), (1 << 36) - 32);
+        assert_eq!(max_message_len(Algorithm::ChaCha20Poly1305), (1 << 38) - 64);
+    }
+}

@@ -9,76 +9,35 @@ use aes_gcm::{Aes128Gcm, Aes256Gcm};
 use aes_gcm_siv::Aes256GcmSiv;
 use aes_siv::Aes256SivAead;
 use chacha20poly1305::{ChaCha20Poly1305, XChaCha20Poly1305};
-use encbench_crypto::{Aead, Algorithm, Descriptor, Error};
+use encbench_crypto::{Aead, Algorithm, Descriptor, DetachedAead, Error};
 
 /// The backend name used in `BACKEND:ALGORITHM` names.
 pub(crate) const BACKEND: &str = "rustcrypto";
 
-/// AES-128-GCM (`aes_gcm::Aes128Gcm`).
-pub(crate) const AES_128_GCM: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::Aes128Gcm,
-    new_key: new_aes_128_gcm,
-};
-
-/// AES-256-GCM (`aes_gcm::Aes256Gcm`).
-pub(crate) const AES_256_GCM: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::Aes256Gcm,
-    new_key: new_aes_256_gcm,
-};
-
-/// ChaCha20-Poly1305 (`chacha20poly1305::ChaCha20Poly1305`).
-pub(crate) const CHACHA20_POLY1305: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::ChaCha20Poly1305,
-    new_key: new_chacha20_poly1305,
-};
-
-/// XChaCha20-Poly1305 (`chacha20poly1305::XChaCha20Poly1305`, 24-byte nonce).
-pub(crate) const XCHACHA20_POLY1305: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::XChaCha20Poly1305,
-    new_key: new_xchacha20_poly1305,
-};
-
-/// AES-256-GCM-SIV (`aes_gcm_siv::Aes256GcmSiv`, RFC 8452).
-pub(crate) const AES_256_GCM_SIV: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::Aes256GcmSiv,
-    new_key: new_aes_256_gcm_siv,
-};
-
-/// AES-256-SIV as a nonce-based AEAD (`aes_siv::Aes256SivAead`: S2V headers AAD, then
-/// the nonce, RFC 5297 section 3). The crate runs the key schedule on every call.
-pub(crate) const AES_256_SIV: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: Algorithm::Aes256Siv,
-    new_key: new_aes_256_siv,
-};
-
-fn new_xchacha20_poly1305(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key::<XChaCha20Poly1305>(Algorithm::XChaCha20Poly1305, key)
+/// The descriptor of `algorithm` in this backend; its key setup, [`new_key`],
+/// picks the RustCrypto cipher: `aes_gcm::Aes128Gcm` / `Aes256Gcm`,
+/// `chacha20poly1305::ChaCha20Poly1305` / `XChaCha20Poly1305` (24-byte nonce),
+/// `aes_gcm_siv::Aes256GcmSiv` (RFC 8452), and `aes_siv::Aes256SivAead` (AES-256-SIV
+/// as a nonce-based AEAD: S2V headers AAD, then the nonce, RFC 5297 section 3; the
+/// crate runs the key schedule on every call).
+pub(crate) const fn descriptor(algorithm: Algorithm) -> Descriptor {
+    Descriptor::new(BACKEND, algorithm, new_key)
 }
 
-fn new_aes_256_gcm_siv(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key::<Aes256GcmSiv>(Algorithm::Aes256GcmSiv, key)
-}
-
-fn new_aes_256_siv(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key::<Aes256SivAead>(Algorithm::Aes256Siv, key)
-}
-
-fn new_aes_128_gcm(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key::<Aes128Gcm>(Algorithm::Aes128Gcm, key)
-}
-
-fn new_aes_256_gcm(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key::<Aes256Gcm>(Algorithm::Aes256Gcm, key)
-}
-
-fn new_chacha20_poly1305(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    new_key::<ChaCha20Poly1305>(Algorithm::ChaCha20Poly1305, key)
+/// Sets up a key of `algorithm` with the RustCrypto cipher that implements it.
+fn new_key(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+    match algorithm {
+        Algorithm::Aes128Gcm => new_cipher::<Aes128Gcm>(algorithm, key),
+        Algorithm::Aes256Gcm => new_cipher::<Aes256Gcm>(algorithm, key),
+        Algorithm::ChaCha20Poly1305 => new_cipher::<ChaCha20Poly1305>(algorithm, key),
+        Algorithm::XChaCha20Poly1305 => new_cipher::<XChaCha20Poly1305>(algorithm, key),
+        Algorithm::Aes256GcmSiv => new_cipher::<Aes256GcmSiv>(algorithm, key),
+        Algorithm::Aes256Siv => new_cipher::<Aes256SivAead>(algorithm, key),
+        Algorithm::Aes256CbcHmacSha256 => crate::cbc_hmac::new_randomized(key),
+        other => Err(Error::Backend(format!(
+            "{BACKEND} does not implement {other}"
+        ))),
+    }
 }
 
 /// The longest message, in bytes, this backend seals or opens for `algorithm`.
@@ -97,7 +56,7 @@ pub(crate) fn max_message_len(algorithm: Algorithm) -> u64 {
 }
 
 /// Sets up a key: the RustCrypto key schedule, run once.
-fn new_key<C>(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error>
+fn new_cipher<C>(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error>
 where
     C: KeyInit + AeadCore<TagSize = U16> + AeadInPlace + Send + Sync + 'static,
 {
@@ -130,7 +89,7 @@ impl<C> RustCryptoAead<C> {
     }
 }
 
-impl<C> Aead for RustCryptoAead<C>
+impl<C> DetachedAead for RustCryptoAead<C>
 where
     C: AeadCore<TagSize = U16> + AeadInPlace + Send + Sync,
 {
@@ -239,7 +198,7 @@ mod tests {
     #[test]
     fn debug_shows_no_key_material() -> Result<(), Error> {
         let key = [0x5a_u8; 32];
-        let aead = (AES_256_GCM.new_key)(&key)?;
+        let aead = descriptor(Algorithm::Aes256Gcm).new_key(&key)?;
         let text = format!("{aead:?}");
         assert_eq!(text, "rustcrypto:aes-256-gcm { key: <redacted> }");
         let inner = RustCryptoAead {

@@ -9,9 +9,7 @@ use aes::cipher::{BlockDecryptMut, BlockEncryptMut, InnerIvInit, KeyInit};
 use encbench_crypto::always_encrypted::{
     CbcHmacPrimitives, DerivedKeys, Deterministic, MAC_LEN, Randomized,
 };
-use encbench_crypto::{
-    Aead, Algorithm, Descriptor, DeterministicAead, DeterministicDescriptor, Error,
-};
+use encbench_crypto::{Aead, Algorithm, DeterministicDescriptor, Error};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
@@ -21,27 +19,16 @@ type HmacSha256 = Hmac<Sha256>;
 
 const ALGORITHM: Algorithm = Algorithm::Aes256CbcHmacSha256;
 
-/// Randomized AEAD_AES_256_CBC_HMAC_SHA_256.
-pub(crate) const AES_256_CBC_HMAC_SHA256: Descriptor = Descriptor {
-    backend: BACKEND,
-    algorithm: ALGORITHM,
-    new_key: new_randomized,
-};
-
 /// Deterministic AEAD_AES_256_CBC_HMAC_SHA_256.
 pub(crate) const AES_256_CBC_HMAC_SHA256_DETERMINISTIC: DeterministicDescriptor =
-    DeterministicDescriptor {
-        backend: BACKEND,
-        algorithm: ALGORITHM,
-        new_key: new_deterministic,
-    };
+    DeterministicDescriptor::new(BACKEND, ALGORITHM, |_, key| {
+        Ok(Box::new(Deterministic(Keys::derive(key)?)))
+    });
 
-fn new_randomized(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
+/// Randomized AEAD_AES_256_CBC_HMAC_SHA_256 (the key setup of
+/// `rustcrypto:aes-256-cbc-hmac-sha256`).
+pub(crate) fn new_randomized(key: &[u8]) -> Result<Box<dyn Aead>, Error> {
     Ok(Box::new(Randomized(Keys::derive(key)?)))
-}
-
-fn new_deterministic(key: &[u8]) -> Result<Box<dyn DeterministicAead>, Error> {
-    Ok(Box::new(Deterministic(Keys::derive(key)?)))
 }
 
 /// HMAC-SHA-256 keyed with `key`.

@@ -26,18 +26,19 @@ mod aead;
 mod cbc_hmac;
 mod siv;
 
-use encbench_crypto::{Descriptor, DeterministicDescriptor};
+use encbench_crypto::{Algorithm, Descriptor, DeterministicDescriptor};
 
-/// Every algorithm this backend implements, in [`encbench_crypto::Algorithm`]
-/// order: AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305.
+/// Every algorithm this backend implements, in [`Algorithm`] order: AES-128-GCM,
+/// AES-256-GCM, ChaCha20-Poly1305, XChaCha20-Poly1305, AES-256-GCM-SIV,
+/// AES-256-SIV, AES-256-CBC-HMAC-SHA256 (Always Encrypted, randomized).
 pub static ALGORITHMS: &[Descriptor] = &[
-    aead::AES_128_GCM,
-    aead::AES_256_GCM,
-    aead::CHACHA20_POLY1305,
-    aead::XCHACHA20_POLY1305,
-    aead::AES_256_GCM_SIV,
-    aead::AES_256_SIV,
-    cbc_hmac::AES_256_CBC_HMAC_SHA256,
+    aead::descriptor(Algorithm::Aes128Gcm),
+    aead::descriptor(Algorithm::Aes256Gcm),
+    aead::descriptor(Algorithm::ChaCha20Poly1305),
+    aead::descriptor(Algorithm::XChaCha20Poly1305),
+    aead::descriptor(Algorithm::Aes256GcmSiv),
+    aead::descriptor(Algorithm::Aes256Siv),
+    aead::descriptor(Algorithm::Aes256CbcHmacSha256),
 ];
 
 /// Every deterministic algorithm this backend implements: AES-256-SIV and

@@ -19,14 +19,11 @@ const ALGORITHM: Algorithm = Algorithm::Aes256Siv;
 const SIV_LEN: usize = 16;
 
 /// Deterministic AES-256-SIV.
-pub(crate) const AES_256_SIV_DETERMINISTIC: DeterministicDescriptor = DeterministicDescriptor {
-    backend: BACKEND,
-    algorithm: ALGORITHM,
-    new_key,
-};
+pub(crate) const AES_256_SIV_DETERMINISTIC: DeterministicDescriptor =
+    DeterministicDescriptor::new(BACKEND, ALGORITHM, new_key);
 
-fn new_key(key: &[u8]) -> Result<Box<dyn DeterministicAead>, Error> {
-    Error::check_key(ALGORITHM, key.len())?;
+fn new_key(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn DeterministicAead>, Error> {
+    Error::check_key(algorithm, key.len())?;
     Ok(Box::new(Siv {
         key: Zeroizing::new(key.to_vec()),
     }))

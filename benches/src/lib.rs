@@ -1,1 +1,0 @@
-//! criterion benches of encbench live in `benches/`; this library is empty.
