@@ -1,4 +1,8 @@
 //! The command line: flags (clap derive), checked into a [`Config`], run, and printed.
+//!
+//! The doc comments of the flags are their `--help` texts: a syntax such as
+//! `NAME;queries=Q;open=COL*N[,COL*N]` stays readable on a terminal.
+#![allow(rustdoc::broken_intra_doc_links)]
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -180,7 +184,7 @@ pub struct Cli {
     pub rounds: u32,
 
     /// Capacity workloads, comma separated: oltp_read_only, oltp_read_write,
-    /// oltp_point_select, or none [default: oltp_read_only when the shape has a column c].
+    /// oltp_point_select, or none (default: oltp_read_only when the shape has a column c).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub workloads: Vec<String>,
 

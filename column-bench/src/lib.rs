@@ -2,7 +2,7 @@
 //! and algorithm, and how many proxy cores a workload needs.
 //!
 //! Data flows one way: configuration ([`cli`], [`config`], [`shape`]) -> work
-//! ([`bench`], timing the per-value path of [`measure`], which is `oltp`'s own
+//! ([`mod@bench`], timing the per-value path of [`measure`], which is `oltp`'s own
 //! `ColumnCipher` path) -> model ([`capacity`], [`oltp_result`]) -> report
 //! ([`report`]: text, JSON, CSV, Markdown, SVG).
 

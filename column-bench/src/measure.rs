@@ -15,7 +15,7 @@
 //!   on the same nonce, AAD, ciphertext and tag
 //!   (AAD built beforehand), so the difference is the envelope's own cost.
 //! - batches: `batch_rows` values of a result set opened as one unit by
-//!   [`open_batch`] (today a loop over the per-value call).
+//!   `open_batch` (a loop over the per-value call).
 //!
 //! How a point is timed: a corpus of `corpus_rows` sealed values is copied into
 //! working buffers (not timed, allocations reused), then one *sample* times the

@@ -1,6 +1,10 @@
 //! The command line of `oltp`: clap types only. [`crate::commands`] does what
 //! each subcommand says; `main.rs` only parses, calls
 //! [`crate::commands::execute`], and prints errors.
+//!
+//! The doc comments of the flags are their `--help` texts, read by people on a
+//! terminal: placeholders such as <base-dir> stay as they are.
+#![allow(rustdoc::invalid_html_tags)]
 
 use std::path::PathBuf;
 

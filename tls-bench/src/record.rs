@@ -1,5 +1,5 @@
 //! Record overhead on the wire: one connection per transport and version, the
-//! client's socket wrapped in [`Counting`](crate::counting::Counting), and one
+//! client's socket wrapped in [`crate::counting::Counting`], and one
 //! write of each MySQL-sized message; the server checks every byte and acks.
 
 use std::net::SocketAddr;

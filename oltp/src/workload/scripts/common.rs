@@ -1,12 +1,13 @@
 //! sysbench's `oltp_common.lua`: the statement groups the OLTP scripts share,
 //! each picking one table and drawing its ids in the Lua order.
+//! `oltp_update_index.lua` and `oltp_update_non_index.lua` are
+//! [`index_updates`] and [`non_index_updates`] alone.
 
 use crate::driver::Connection;
 use crate::measure::{Aggregate, StatementKind};
-use crate::rand::SbRng;
-use crate::workload::{QueryError, RangeKind, Session};
+use crate::workload::RangeKind;
 
-use super::timed;
+use super::{Done, Event, timed};
 
 /// sysbench's class of a DML statement: write when it changed rows, else other.
 pub(super) fn count_dml(agg: &mut Aggregate, changed: bool) {
@@ -18,150 +19,136 @@ pub(super) fn count_dml(agg: &mut Aggregate, changed: bool) {
 }
 
 /// `begin()`: BEGIN unless `--skip-trx`.
-pub(super) async fn begin<C: Connection>(
-    s: &mut Session<C>,
-    agg: &mut Aggregate,
-) -> Result<(), QueryError> {
-    if !s.params.opts.skip_trx {
-        timed!(agg, StatementKind::Begin, s.text("BEGIN").await)?;
-        agg.other += 1;
+pub(super) async fn begin<C: Connection>(e: &mut Event<'_, C>) -> Done {
+    if !e.s.params.opts.skip_trx {
+        timed!(e.agg, StatementKind::Begin, e.s.text("BEGIN").await)?;
+        e.agg.other += 1;
     }
     Ok(())
 }
 
 /// `commit()`: COMMIT unless `--skip-trx`.
-pub(super) async fn commit<C: Connection>(
-    s: &mut Session<C>,
-    agg: &mut Aggregate,
-) -> Result<(), QueryError> {
-    if !s.params.opts.skip_trx {
-        timed!(agg, StatementKind::Commit, s.text("COMMIT").await)?;
-        agg.other += 1;
+pub(super) async fn commit<C: Connection>(e: &mut Event<'_, C>) -> Done {
+    if !e.s.params.opts.skip_trx {
+        timed!(e.agg, StatementKind::Commit, e.s.text("COMMIT").await)?;
+        e.agg.other += 1;
     }
     Ok(())
 }
 
+/// The four range groups, in `oltp_common.lua`'s order.
+#[derive(Clone, Copy)]
+enum Range {
+    Rows(RangeKind, StatementKind),
+    Sum,
+}
+
 /// `execute_point_selects()` and, with `--range-selects`, the four range
-/// kinds (`execute_simple_ranges()` ... `execute_distinct_ranges()`).
-pub(super) async fn reads<C: Connection>(
-    s: &mut Session<C>,
-    rng: &mut SbRng,
-    agg: &mut Aggregate,
-) -> Result<(), QueryError> {
-    let p = s.params;
+/// groups (`execute_simple_ranges()` ... `execute_distinct_ranges()`).
+pub(super) async fn reads<C: Connection>(e: &mut Event<'_, C>) -> Done {
+    let p = e.s.params;
     let o = p.opts;
-    let t = rng.uniform(1, p.tables);
+    let t = e.rng.uniform(1, p.tables);
     for _ in 0..o.point_selects {
-        let id = rng.id(1, p.table_size);
-        timed!(agg, StatementKind::PointSelect, s.point_select(t, id).await)?;
-        agg.read += 1;
+        let id = e.rng.id(1, p.table_size);
+        timed!(
+            e.agg,
+            StatementKind::PointSelect,
+            e.s.point_select(t, id).await
+        )?;
+        e.agg.read += 1;
     }
     if !o.range_selects {
         return Ok(());
     }
     let span = o.range_size - 1;
-    let t = rng.uniform(1, p.tables);
-    for _ in 0..o.simple_ranges {
-        let lo = rng.id(1, p.table_size);
-        timed!(
-            agg,
-            StatementKind::SimpleRange,
-            s.range(RangeKind::Simple, t, lo, lo + span).await
-        )?;
-        agg.read += 1;
-    }
-    let t = rng.uniform(1, p.tables);
-    for _ in 0..o.sum_ranges {
-        let lo = rng.id(1, p.table_size);
-        timed!(
-            agg,
-            StatementKind::SumRange,
-            s.sum_range(t, lo, lo + span).await
-        )?;
-        agg.read += 1;
-    }
-    let t = rng.uniform(1, p.tables);
-    for _ in 0..o.order_ranges {
-        let lo = rng.id(1, p.table_size);
-        timed!(
-            agg,
-            StatementKind::OrderRange,
-            s.range(RangeKind::Order, t, lo, lo + span).await
-        )?;
-        agg.read += 1;
-    }
-    let t = rng.uniform(1, p.tables);
-    for _ in 0..o.distinct_ranges {
-        let lo = rng.id(1, p.table_size);
-        timed!(
-            agg,
-            StatementKind::DistinctRange,
-            s.range(RangeKind::Distinct, t, lo, lo + span).await
-        )?;
-        agg.read += 1;
+    for (count, range) in [
+        (
+            o.simple_ranges,
+            Range::Rows(RangeKind::Simple, StatementKind::SimpleRange),
+        ),
+        (o.sum_ranges, Range::Sum),
+        (
+            o.order_ranges,
+            Range::Rows(RangeKind::Order, StatementKind::OrderRange),
+        ),
+        (
+            o.distinct_ranges,
+            Range::Rows(RangeKind::Distinct, StatementKind::DistinctRange),
+        ),
+    ] {
+        let t = e.rng.uniform(1, p.tables);
+        for _ in 0..count {
+            let lo = e.rng.id(1, p.table_size);
+            match range {
+                Range::Rows(kind, stat) => {
+                    timed!(e.agg, stat, e.s.range(kind, t, lo, lo + span).await)?;
+                }
+                Range::Sum => {
+                    timed!(
+                        e.agg,
+                        StatementKind::SumRange,
+                        e.s.sum_range(t, lo, lo + span).await
+                    )?;
+                }
+            }
+            e.agg.read += 1;
+        }
     }
     Ok(())
 }
 
 /// `execute_index_updates()`.
-pub(super) async fn index_updates<C: Connection>(
-    s: &mut Session<C>,
-    rng: &mut SbRng,
-    agg: &mut Aggregate,
-) -> Result<(), QueryError> {
-    let p = s.params;
-    let t = rng.uniform(1, p.tables);
+pub(super) async fn index_updates<C: Connection>(e: &mut Event<'_, C>) -> Done {
+    let p = e.s.params;
+    let t = e.rng.uniform(1, p.tables);
     for _ in 0..p.opts.index_updates {
-        let id = rng.id(1, p.table_size);
-        let changed = timed!(agg, StatementKind::IndexUpdate, s.index_update(t, id).await)?;
-        count_dml(agg, changed);
+        let id = e.rng.id(1, p.table_size);
+        let changed = timed!(
+            e.agg,
+            StatementKind::IndexUpdate,
+            e.s.index_update(t, id).await
+        )?;
+        count_dml(e.agg, changed);
     }
     Ok(())
 }
 
 /// `execute_non_index_updates()`.
-pub(super) async fn non_index_updates<C: Connection>(
-    s: &mut Session<C>,
-    rng: &mut SbRng,
-    agg: &mut Aggregate,
-) -> Result<(), QueryError> {
-    let p = s.params;
-    let t = rng.uniform(1, p.tables);
+pub(super) async fn non_index_updates<C: Connection>(e: &mut Event<'_, C>) -> Done {
+    let p = e.s.params;
+    let t = e.rng.uniform(1, p.tables);
     for _ in 0..p.opts.non_index_updates {
         // sysbench sets the new c before drawing the id.
-        let c = rng.c_value();
-        let id = rng.id(1, p.table_size);
+        let c = e.rng.c_value();
+        let id = e.rng.id(1, p.table_size);
         let changed = timed!(
-            agg,
+            e.agg,
             StatementKind::NonIndexUpdate,
-            s.non_index_update(t, id, &c).await
+            e.s.non_index_update(t, id, &c).await
         )?;
-        count_dml(agg, changed);
+        count_dml(e.agg, changed);
     }
     Ok(())
 }
 
 /// `execute_delete_inserts()`.
-pub(super) async fn delete_inserts<C: Connection>(
-    s: &mut Session<C>,
-    rng: &mut SbRng,
-    agg: &mut Aggregate,
-) -> Result<(), QueryError> {
-    let p = s.params;
-    let t = rng.uniform(1, p.tables);
+pub(super) async fn delete_inserts<C: Connection>(e: &mut Event<'_, C>) -> Done {
+    let p = e.s.params;
+    let t = e.rng.uniform(1, p.tables);
     for _ in 0..p.opts.delete_inserts {
-        let id = rng.id(1, p.table_size);
-        let k = rng.id(1, p.table_size);
-        let c = rng.c_value();
-        let pad = rng.pad_value();
-        let changed = timed!(agg, StatementKind::Delete, s.delete(t, id).await)?;
-        count_dml(agg, changed);
+        let id = e.rng.id(1, p.table_size);
+        let k = e.rng.id(1, p.table_size);
+        let c = e.rng.c_value();
+        let pad = e.rng.pad_value();
+        let changed = timed!(e.agg, StatementKind::Delete, e.s.delete(t, id).await)?;
+        count_dml(e.agg, changed);
         let changed = timed!(
-            agg,
+            e.agg,
             StatementKind::Insert,
-            s.insert(t, id, k, &c, &pad).await
+            e.s.insert(t, id, k, &c, &pad).await
         )?;
-        count_dml(agg, changed);
+        count_dml(e.agg, changed);
     }
     Ok(())
 }

@@ -1,30 +1,22 @@
-//! sysbench's `oltp_insert.lua`: one INSERT over the text protocol (auto-increment id 0 in plaintext with `--auto-inc on`).
+//! sysbench's `oltp_insert.lua`: one INSERT over the text protocol (an
+//! auto-increment id 0 in plaintext with `--auto-inc on`).
 
 use crate::driver::Connection;
-use crate::measure::Aggregate;
-use crate::rand::SbRng;
-use crate::workload::{QueryError, Session};
-
 use crate::measure::StatementKind;
 
 use super::common::count_dml;
-use super::timed;
+use super::{Done, Event, timed};
 
-pub(super) async fn event<C: Connection>(
-    s: &mut Session<C>,
-    rng: &mut SbRng,
-    agg: &mut Aggregate,
-) -> Result<(), QueryError> {
-    let p = s.params;
-    let t = rng.uniform(1, p.tables);
-    let k = rng.id(1, p.table_size);
-    let c = rng.c_value();
-    let pad = rng.pad_value();
+pub(super) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
+    let p = e.s.params;
+    let t = e.rng.uniform(1, p.tables);
+    let k = e.rng.id(1, p.table_size);
+    let (c, pad) = (e.rng.c_value(), e.rng.pad_value());
     let changed = timed!(
-        agg,
+        e.agg,
         StatementKind::Insert,
-        s.text_insert(t, k, &c, &pad).await
+        e.s.text_insert(t, k, &c, &pad).await
     )?;
-    count_dml(agg, changed);
+    count_dml(e.agg, changed);
     Ok(())
 }

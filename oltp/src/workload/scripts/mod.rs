@@ -1,6 +1,7 @@
 //! The event scripts: one file per sysbench 1.0 script (`oltp_*.lua`,
 //! `select_random_points.lua`), each its `event()` over a [`Session`], with
-//! the helpers of `oltp_common.lua` in [`common`]. Each draws its random
+//! the helpers of `oltp_common.lua` in [`common`] (`oltp_update_index.lua` and
+//! `oltp_update_non_index.lua` are one of them each, so they have no file). Each draws its random
 //! numbers in the Lua script's order, so a seeded run repeats sysbench's.
 
 use crate::driver::Connection;
@@ -16,9 +17,18 @@ mod point_select;
 mod random_points;
 mod read_only;
 mod read_write;
-mod update_index;
-mod update_non_index;
 mod write_only;
+
+/// What an event script works with: the worker's session, its random numbers
+/// and its aggregate.
+pub(super) struct Event<'a, C: Connection> {
+    pub(super) s: &'a mut Session<C>,
+    pub(super) rng: &'a mut SbRng,
+    pub(super) agg: &'a mut Aggregate,
+}
+
+/// What an event script returns: done, or the error that stopped it.
+pub(super) type Done = Result<(), QueryError>;
 
 /// Times one statement into `agg` under `kind`.
 macro_rules! timed {
@@ -40,16 +50,18 @@ impl<C: Connection> Session<C> {
     /// # Errors
     /// Any query error.
     pub async fn event(&mut self, rng: &mut SbRng, agg: &mut Aggregate) -> Result<(), QueryError> {
-        match self.workload {
-            Workload::OltpPointSelect => point_select::event(self, rng, agg).await,
-            Workload::OltpReadOnly => read_only::event(self, rng, agg).await,
-            Workload::OltpReadWrite => read_write::event(self, rng, agg).await,
-            Workload::OltpWriteOnly => write_only::event(self, rng, agg).await,
-            Workload::OltpUpdateIndex => update_index::event(self, rng, agg).await,
-            Workload::OltpUpdateNonIndex => update_non_index::event(self, rng, agg).await,
-            Workload::OltpDelete => delete::event(self, rng, agg).await,
-            Workload::OltpInsert => insert::event(self, rng, agg).await,
-            Workload::SelectRandomPoints => random_points::event(self, rng, agg).await,
+        let workload = self.workload;
+        let e = &mut Event { s: self, rng, agg };
+        match workload {
+            Workload::OltpPointSelect => point_select::event(e).await,
+            Workload::OltpReadOnly => read_only::event(e).await,
+            Workload::OltpReadWrite => read_write::event(e).await,
+            Workload::OltpWriteOnly => write_only::event(e).await,
+            Workload::OltpUpdateIndex => common::index_updates(e).await,
+            Workload::OltpUpdateNonIndex => common::non_index_updates(e).await,
+            Workload::OltpDelete => delete::event(e).await,
+            Workload::OltpInsert => insert::event(e).await,
+            Workload::SelectRandomPoints => random_points::event(e).await,
         }
     }
 }

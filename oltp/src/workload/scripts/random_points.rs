@@ -1,24 +1,22 @@
-//! sysbench's `select_random_points.lua`: `SELECT id, k, c, pad FROM sbtest1 WHERE k IN (...)` with `--random-points` values from this thread's slice of 1..=table-size (1 read query).
+//! sysbench's `select_random_points.lua`: `SELECT id, k, c, pad FROM sbtest1
+//! WHERE k IN (...)` with `--random-points` values from this thread's slice of
+//! 1..=table-size (1 read query).
 
 use crate::driver::Connection;
-use crate::measure::Aggregate;
-use crate::rand::SbRng;
-use crate::workload::{QueryError, Session};
-
 use crate::measure::StatementKind;
 
-use super::timed;
+use super::{Done, Event, timed};
 
-pub(super) async fn event<C: Connection>(
-    s: &mut Session<C>,
-    rng: &mut SbRng,
-    agg: &mut Aggregate,
-) -> Result<(), QueryError> {
-    let (lo, hi) = s.params.random_points_range();
-    let ks: Vec<u32> = (0..s.params.opts.random_points)
-        .map(|_| rng.id(lo, hi))
+pub(super) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
+    let (lo, hi) = e.s.params.random_points_range();
+    let ks: Vec<u32> = (0..e.s.params.opts.random_points)
+        .map(|_| e.rng.id(lo, hi))
         .collect();
-    timed!(agg, StatementKind::RandomPoints, s.random_points(&ks).await)?;
-    agg.read += 1;
+    timed!(
+        e.agg,
+        StatementKind::RandomPoints,
+        e.s.random_points(&ks).await
+    )?;
+    e.agg.read += 1;
     Ok(())
 }
