@@ -114,56 +114,63 @@ fn positional(params: &[Param<'_>]) -> mysql_async::Params {
     mysql_async::Params::Positional(params.iter().map(value).collect())
 }
 
-/// A `mysql_async` row behind [`Row`]: values are moved out of the row on
-/// first access (no copy); [`Row::bytes`] keeps the last one it handed out.
+/// A `mysql_async` row behind [`Row`]: its values, taken out of the row
+/// whole (no copy); bytes are handed out in place, integers in a text row are
+/// parsed from their digits.
 #[derive(Debug)]
 pub struct MysqlRow {
-    row: mysql_async::Row,
-    slot: Option<(usize, Vec<u8>)>,
+    values: Vec<Option<Value>>,
+}
+
+impl MysqlRow {
+    #[inline]
+    fn new(row: mysql_async::Row) -> MysqlRow {
+        MysqlRow {
+            values: row.unwrap_raw(),
+        }
+    }
 }
 
 impl Row for MysqlRow {
+    #[inline]
     fn int(&mut self, i: usize) -> Option<i64> {
-        if let Some((j, b)) = &self.slot
-            && *j == i
-        {
-            return std::str::from_utf8(b).ok()?.parse().ok();
-        }
-        match self.row.take::<Value, _>(i)? {
-            Value::Int(n) => Some(n),
-            Value::UInt(n) => i64::try_from(n).ok(),
-            Value::Bytes(b) => std::str::from_utf8(&b).ok()?.trim().parse().ok(),
+        match self.values.get(i)?.as_ref()? {
+            Value::Int(n) => Some(*n),
+            Value::UInt(n) => i64::try_from(*n).ok(),
+            Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
             _ => None,
         }
     }
 
+    #[inline]
     fn bytes(&mut self, i: usize) -> Option<&mut [u8]> {
-        if self.slot.as_ref().is_none_or(|(j, _)| *j != i) {
-            let v = match self.row.take::<Value, _>(i)? {
-                Value::Bytes(b) => b,
-                Value::Int(n) => n.to_string().into_bytes(),
-                Value::UInt(n) => n.to_string().into_bytes(),
-                _ => return None,
-            };
-            self.slot = Some((i, v));
+        let slot = self.values.get_mut(i)?;
+        let digits = match slot.as_ref()? {
+            Value::Bytes(_) => None,
+            Value::Int(n) => Some(n.to_string()),
+            Value::UInt(n) => Some(n.to_string()),
+            _ => return None,
+        };
+        if let Some(d) = digits {
+            *slot = Some(Value::Bytes(d.into_bytes()));
         }
-        self.slot.as_mut().map(|(_, v)| v.as_mut_slice())
+        match slot {
+            Some(Value::Bytes(b)) => Some(b.as_mut_slice()),
+            _ => None,
+        }
     }
 
+    #[inline]
     fn column(&mut self, i: usize) -> Option<Option<&[u8]>> {
-        if i >= self.row.len() {
+        if i >= self.values.len() {
             return None;
         }
         Some(self.bytes(i).map(|b| &*b))
     }
 
+    #[inline]
     fn take_bytes(&mut self, i: usize) -> Option<Vec<u8>> {
-        if let Some((j, _)) = &self.slot
-            && *j == i
-        {
-            return self.slot.take().map(|(_, v)| v);
-        }
-        match self.row.take::<Value, _>(i)? {
+        match self.values.get_mut(i)?.take()? {
             Value::Bytes(b) => Some(b),
             Value::Int(n) => Some(n.to_string().into_bytes()),
             Value::UInt(n) => Some(n.to_string().into_bytes()),
@@ -235,10 +242,7 @@ impl Connection for MysqlConnection {
         params: &[Param<'_>],
         mut each: F,
     ) -> Result<(), DbError> {
-        let f = |row| {
-            let mut r = MysqlRow { row, slot: None };
-            each(&mut r);
-        };
+        let f = |row| each(&mut MysqlRow::new(row));
         match statement {
             MysqlStatement::Prepared(st) => {
                 self.conn
@@ -300,10 +304,7 @@ impl Connection for MysqlConnection {
             .query_iter(sql)
             .await
             .map_err(db_error)?
-            .for_each_and_drop(|row| {
-                let mut r = MysqlRow { row, slot: None };
-                each(&mut r);
-            })
+            .for_each_and_drop(|row| each(&mut MysqlRow::new(row)))
             .await
             .map_err(db_error)
     }
