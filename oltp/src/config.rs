@@ -1,5 +1,5 @@
 //! `oltp run`'s configuration, validated once from the command line
-//! ([`crate::commands::run`]) and read by every later step.
+//! ([`crate::commands`]) and read by every later step.
 
 use std::path::PathBuf;
 use std::time::Duration;

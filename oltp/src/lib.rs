@@ -2,14 +2,14 @@
 //! server, measuring the three encryption layers: column encryption by any
 //! compiled-in encbench backend ([`columns`]), TLS to the server ([`driver`]), and
 //! InnoDB encryption at rest (the private server's [`server::server_config`],
-//! checked by [`preflight`]).
+//! checked by `preflight`).
 //!
 //! Data flows one way: command line ([`cli`]) -> validated configuration
-//! ([`config`]) -> checks ([`preflight`]) -> server ([`server`], or a URL) ->
-//! workers ([`worker`], running the [`workload`] event scripts over the
+//! ([`config`]) -> checks (`preflight`) -> server ([`server`], or a URL) ->
+//! workers (`worker`, running the [`workload`] event scripts over the
 //! [`driver`] seam, values through the column codec) -> measurement
 //! ([`measure`]) -> result and report ([`report`], one exporter per format;
-//! [`merge`] for several clients). Only [`commands`] prints.
+//! `merge` for several clients). Only [`commands`] prints.
 
 pub mod cli;
 pub mod columns;
@@ -17,12 +17,12 @@ pub mod commands;
 pub mod config;
 pub mod driver;
 pub mod measure;
-pub mod merge;
-pub mod preflight;
+mod merge;
+mod preflight;
 pub mod rand;
 pub mod report;
 pub mod run;
 pub mod schema;
 pub mod server;
-pub mod worker;
+mod worker;
 pub mod workload;

@@ -1,6 +1,6 @@
-//! The run: after [`crate::preflight`], the grid of (threads, mode)
+//! The run: after the checks (`preflight`), the grid of (threads, mode)
 //! combinations in rotated rounds, each measured by worker threads
-//! ([`crate::worker`], one connection each) and turned into a [`RunResult`].
+//! (`worker`, one connection each) and turned into a [`RunResult`].
 //!
 //! Nothing here prints: progress, interval lines and finished runs go to a
 //! [`Observer`] that the command supplies.
@@ -99,7 +99,7 @@ pub async fn run_grid(cfg: &RunConfig, observer: Arc<dyn Observer>) -> Result<Ve
 ///
 /// # Errors
 /// Connecting the workers or preparing their statements failed.
-pub async fn run_one<C: Connection + 'static>(
+pub(crate) async fn run_one<C: Connection + 'static>(
     cfg: &RunConfig,
     info: &ServerInfo,
     mode: &Mode,

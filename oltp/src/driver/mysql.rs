@@ -4,7 +4,7 @@
 //! mysql_async's rustls with the aws-lc-rs provider, verified against the given
 //! CA only, and checked on every connection: the server must report a
 //! non-empty `Ssl_cipher`. `--db-ps-mode disable` sends statements over the
-//! text protocol with the values inlined ([`super::mysql_text`]).
+//! text protocol with the values inlined (`mysql_text`).
 
 use mysql_async::prelude::*;
 use mysql_async::{Conn, Opts, OptsBuilder, SslOpts, Statement, Value};

@@ -4,7 +4,7 @@
 //! - [`model`]: a run's result ([`RunResult`]), built once from the
 //!   [`measure::Aggregate`](crate::measure::Aggregate) of its workers, with the
 //!   settings it ran with ([`RunSettings`]).
-//! - [`summary`]: the [`RunKey`] of a run, the summary of each combination over
+//! - [`mod@summary`]: the [`RunKey`] of a run, the summary of each combination over
 //!   its `--repeat` rounds, the comparison of every mode with the baseline.
 //! - One file per format, each over [`Report`]: [`text`] (sysbench's layout),
 //!   [`json`] (written by `--json-out`, read back by `oltp merge`), [`csv`],

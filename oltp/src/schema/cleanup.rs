@@ -10,7 +10,7 @@ use super::{DataSet, connect, existing_tables, quoted, scalar};
 
 /// The encrypted databases under base name `db` (any algorithm and column
 /// layout, finished or not): databases named `db_<algorithm>` or
-/// `db_<algorithm>_<layout>` ([`Columns::db_suffix`]), as `prepare` names them.
+/// `db_<algorithm>_<layout>` ([`crate::columns::Columns::db_suffix`]), as `prepare` names them.
 ///
 /// # Errors
 /// Query failures.

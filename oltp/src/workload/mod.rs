@@ -1,6 +1,6 @@
 //! What is sent: sysbench 1.0's OLTP transactions (`oltp_common.lua` and the
 //! eight `oltp_*.lua` scripts) over server-side prepared statements (or the text
-//! protocol with `--db-ps-mode disable`, see [`crate::ps_mode`]), one
+//! protocol with `--db-ps-mode disable`, see [`crate::driver::PsMode`]), one
 //! connection per worker, and what a decrypting proxy does with each statement.
 //!
 //! Statements (sysbench `oltp_common.lua`), prepared for every table on every
