@@ -497,7 +497,7 @@ fn preparing_a_layout_again_names_its_cleanup() {
         .await
         .expect_err("already prepared");
         assert!(
-            e.contains("oltp cleanup --mysql-db collay --encrypt rustcrypto:aes-256-siv --encrypt-columns k,c,pad --deterministic k"),
+            e.contains("oltp cleanup --encrypt rustcrypto:aes-256-siv --encrypt-columns k,c,pad --deterministic k"),
             "{e}"
         );
 
