@@ -3,19 +3,14 @@
 //! server's error with each cause once, and output files (directory refused when
 //! missing, file mode as for any new file).
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use encbench_common::cli_error::error_line;
 use encbench_oltp::commands::write_atomically;
 
-fn oltp(base: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oltp"))
-        .args(args)
-        .env("ENCBENCH_HOME", base)
-        .output()
-        .expect("run the oltp binary")
-}
+#[allow(dead_code)] // each test binary uses a subset of the helpers
+mod common;
+use common::oltp_bin as oltp;
 
 /// The one line on stderr of a failed command.
 fn one_error_line(args: &[&str], out: &Output) -> String {

@@ -1,88 +1,44 @@
 //! `--encrypt-columns` and `--deterministic` against a real private MariaDB
-//! (no mocks): with `k`, `c` and `pad` encrypted (randomized, or `k`
+//! (no mocks), one server shared by the tests of this file (each its own
+//! `--mysql-db`): with `k`, `c` and `pad` encrypted (randomized, or `k`
 //! deterministic with AES-SIV), every query a sysbench workload sends returns
 //! what the plaintext tables return, including SUM(k) and k=k+1 done in the
 //! client; `select_random_points` finds rows by equality on a deterministic `k`;
 //! layouts that cannot work are refused with one-line errors.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-use clap::Parser;
-use encbench_oltp::cli::Cli;
 use encbench_oltp::columns::keys::load_codec;
 use encbench_oltp::columns::{Columns, Encrypt};
-use encbench_oltp::commands::execute;
-use encbench_oltp::driver::ConnectOptions;
-use encbench_oltp::driver::PsMode;
-use encbench_oltp::driver::mysql::mysql_opts;
-use encbench_oltp::schema::DataSet;
-use encbench_oltp::server::{PrivateServer, ServerConfig};
+use encbench_oltp::driver::{ConnectOptions, PsMode};
 use encbench_oltp::workload::{Params, PointRow, QueryError, RangeKind, Session, Workload};
 use mysql_async::prelude::*;
 
-const TABLES: u32 = 2;
-const ROWS: u32 = 1000;
+#[allow(dead_code)] // each test binary uses a subset of the helpers
+mod common;
+use common::{
+    ROWS, TABLES, Use, cli, conn, data_set, once, prepare, read_json, runtime, shared_server,
+    strings,
+};
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
+fn all() -> Columns {
+    Columns::parse(&strings(&["all"]), &strings(&["none"])).expect("all")
 }
 
-async fn cli(args: &[&str]) -> Result<bool, String> {
-    let cli = Cli::try_parse_from(std::iter::once("oltp").chain(args.iter().copied()))
-        .map_err(|e| e.to_string())?;
-    execute(cli).await.map_err(|e| format!("{e:#}"))
-}
-
-fn strings(v: &[&str]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
-}
-
-/// `prepare` of `encrypt` with the layout flags `extra`.
-async fn prepare(url: &str, base: &Path, encrypt: &str, extra: &[&str]) {
-    let base = base.to_str().expect("utf-8 path");
-    let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
-    let mut args = vec![
-        "prepare",
-        "--mysql-url",
-        url,
-        "--base-dir",
-        base,
-        "--tables",
-        &tables,
-        "--table-size",
-        &rows,
-        "--threads",
-        "2",
-        "--encrypt",
-        encrypt,
-    ];
-    args.extend_from_slice(extra);
-    assert_eq!(cli(&args).await, Ok(true), "prepare {encrypt} {extra:?}");
+fn det_k() -> Columns {
+    Columns::parse(&strings(&["all"]), &strings(&["k"])).expect("det k")
 }
 
 async fn session(
     url: &str,
     base: &Path,
+    db: &str,
     encrypt: &str,
     columns: Columns,
     workload: Workload,
 ) -> Session {
-    let encrypt = Encrypt::parse(encrypt).expect("name");
-    let data = DataSet {
-        db: "sbtest".into(),
-        tables: TABLES,
-        table_size: ROWS,
-        columns,
-    };
-    let codec = load_codec(encrypt, columns, None, base).expect("keys");
-    let opts = ConnectOptions::new(url).database(data.database(encrypt));
-    Session::connect(opts, workload, codec, Params::new(TABLES, ROWS))
-        .await
-        .expect("session")
+    common::session(url, base, db, encrypt, columns, workload, PsMode::Auto).await
 }
 
 fn sorted(mut rows: Vec<PointRow>) -> Vec<PointRow> {
@@ -90,65 +46,99 @@ fn sorted(mut rows: Vec<PointRow>) -> Vec<PointRow> {
     rows
 }
 
-#[test]
-fn every_query_on_encrypted_k_c_pad_returns_the_plaintext_result() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let server = PrivateServer::start(&ServerConfig::new(dir.path()))
-        .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"));
-    let url = server.url();
-    let base = dir.path().join("home");
-    let all = Columns::parse(&strings(&["all"]), &strings(&["none"])).expect("all");
-    let det_k = Columns::parse(&strings(&["all"]), &strings(&["k"])).expect("det k");
-    runtime().block_on(async {
-        prepare(&url, &base, "none", &[]).await;
-        prepare(&url, &base, "rustcrypto:aes-256-gcm", &["--encrypt-columns", "all"]).await;
-        prepare(
-            &url,
-            &base,
-            "rustcrypto:aes-256-siv",
-            &["--encrypt-columns", "all", "--deterministic", "k"],
-        )
-        .await;
+/// Plaintext, `aes-256-gcm` on k, c, pad and `aes-256-siv` with k deterministic,
+/// prepared in a fresh database `db`; the base directory of their keys.
+async fn prepare_three(t: &Use, db: &str) -> PathBuf {
+    let (url, base) = (t.url.clone(), t.shared.dir().join(format!("{db}-home")));
+    prepare(&url, &base, db, "none", &[]).await;
+    prepare(
+        &url,
+        &base,
+        db,
+        "rustcrypto:aes-256-gcm",
+        &["--encrypt-columns", "all"],
+    )
+    .await;
+    prepare(
+        &url,
+        &base,
+        db,
+        "rustcrypto:aes-256-siv",
+        &["--encrypt-columns", "all", "--deterministic", "k"],
+    )
+    .await;
+    base
+}
 
+/// Database `colq`: the three layouts, prepared once and only read.
+static READ_ONLY: OnceLock<PathBuf> = OnceLock::new();
+
+#[test]
+fn stored_envelopes_have_the_documented_sizes_and_deterministic_k_repeats_where_k_does() {
+    let t = shared_server();
+    once(&READ_ONLY, prepare_three(&t, "colq"));
+    let url = t.url.clone();
+    runtime().block_on(async {
         // What is stored: envelopes of the documented sizes, and a deterministic
         // k repeats exactly where the plaintext k repeats.
-        let mut conn = mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts"))
-            .await
-            .expect("conn");
+        let mut conn = conn(&url, None).await;
         let lens: Vec<(u64, u64, u64)> = conn
-            .query("SELECT DISTINCT LENGTH(k), LENGTH(c), LENGTH(pad) FROM sbtest_aes_256_gcm_kcp.sbtest1")
+            .query("SELECT DISTINCT LENGTH(k), LENGTH(c), LENGTH(pad) FROM colq_aes_256_gcm_kcp.sbtest1")
             .await
             .expect("lengths");
         assert_eq!(lens, vec![(4 + 33, 119 + 33, 59 + 33)]);
         let lens: Vec<(u64, u64)> = conn
-            .query("SELECT DISTINCT LENGTH(k), LENGTH(c) FROM sbtest_aes_256_siv_kdcp.sbtest1")
+            .query("SELECT DISTINCT LENGTH(k), LENGTH(c) FROM colq_aes_256_siv_kdcp.sbtest1")
             .await
             .expect("lengths");
         assert_eq!(lens, vec![(4 + 21, 119 + 37)]);
         let dup = |db: &str| {
             format!("SELECT COUNT(*) FROM (SELECT k FROM {db}.sbtest1 GROUP BY k HAVING COUNT(*) > 1) d")
         };
-        let plain_dups: Option<u64> = conn.query_first(dup("sbtest")).await.expect("dups");
+        let plain_dups: Option<u64> = conn.query_first(dup("colq")).await.expect("dups");
         let det_dups: Option<u64> = conn
-            .query_first(dup("sbtest_aes_256_siv_kdcp"))
+            .query_first(dup("colq_aes_256_siv_kdcp"))
             .await
             .expect("dups");
         let rnd_dups: Option<u64> = conn
-            .query_first(dup("sbtest_aes_256_gcm_kcp"))
+            .query_first(dup("colq_aes_256_gcm_kcp"))
             .await
             .expect("dups");
         assert!(plain_dups.unwrap_or(0) > 10, "1000 draws from 1..=1000 repeat some k");
         assert_eq!(det_dups, plain_dups, "deterministic k must repeat where k repeats");
         assert_eq!(rnd_dups, Some(0), "randomized envelopes never repeat");
         conn.disconnect().await.expect("disconnect");
+    });
+}
 
+#[test]
+fn reads_and_writes_on_encrypted_k_c_pad_return_the_plaintext_results() {
+    let t = shared_server();
+    let url = t.url.clone();
+    let (all, det_k) = (all(), det_k());
+    runtime().block_on(async {
+        let db = "colrw";
+        let base = prepare_three(&t, db).await;
+        let base = &base;
         let rw = Workload::OltpReadWrite;
-        let mut plain = session(&url, &base, "none", Columns::default(), rw).await;
+        let mut plain = session(&url, base, db, "none", Columns::default(), rw).await;
         let mut encs = vec![
-            ("rustcrypto:aes-256-gcm all", session(&url, &base, "rustcrypto:aes-256-gcm", all, rw).await),
-            ("openssl:aes-256-gcm all", session(&url, &base, "openssl:aes-256-gcm", all, rw).await),
-            ("rustcrypto:aes-256-siv det k", session(&url, &base, "rustcrypto:aes-256-siv", det_k, rw).await),
-            ("openssl:aes-256-siv det k", session(&url, &base, "openssl:aes-256-siv", det_k, rw).await),
+            (
+                "rustcrypto:aes-256-gcm all",
+                session(&url, base, db, "rustcrypto:aes-256-gcm", all, rw).await,
+            ),
+            (
+                "openssl:aes-256-gcm all",
+                session(&url, base, db, "openssl:aes-256-gcm", all, rw).await,
+            ),
+            (
+                "rustcrypto:aes-256-siv det k",
+                session(&url, base, db, "rustcrypto:aes-256-siv", det_k, rw).await,
+            ),
+            (
+                "openssl:aes-256-siv det k",
+                session(&url, base, db, "openssl:aes-256-siv", det_k, rw).await,
+            ),
         ];
         let ranges = [(1, 100), (450, 549), (950, 1049), (2000, 2099)];
         for (choice, enc) in &mut encs {
@@ -160,8 +150,16 @@ fn every_query_on_encrypted_k_c_pad_returns_the_plaintext_result() {
                 }
                 for (lo, hi) in ranges {
                     for kind in [RangeKind::Simple, RangeKind::Order, RangeKind::Distinct] {
-                        let a = plain.range(kind, table, lo, hi).await.expect("range").to_vec();
-                        let b = enc.range(kind, table, lo, hi).await.expect("range").to_vec();
+                        let a = plain
+                            .range(kind, table, lo, hi)
+                            .await
+                            .expect("range")
+                            .to_vec();
+                        let b = enc
+                            .range(kind, table, lo, hi)
+                            .await
+                            .expect("range")
+                            .to_vec();
                         assert_eq!(a, b, "{choice} {kind:?} {table} [{lo},{hi}]");
                     }
                     let a = plain.sum_range(table, lo, hi).await.expect("sum");
@@ -189,7 +187,10 @@ fn every_query_on_encrypted_k_c_pad_returns_the_plaintext_result() {
             for &w in &writers {
                 let (choice, enc) = &mut encs[w];
                 assert!(enc.delete(2, id).await.expect("delete"), "{choice}");
-                assert!(enc.insert(2, id, k, &c, &pad).await.expect("insert"), "{choice}");
+                assert!(
+                    enc.insert(2, id, k, &c, &pad).await.expect("insert"),
+                    "{choice}"
+                );
             }
         }
         // An update of a missing row changes nothing, as in sysbench.
@@ -201,8 +202,16 @@ fn every_query_on_encrypted_k_c_pad_returns_the_plaintext_result() {
                     let a = plain.sum_range(table, lo, hi).await.expect("sum");
                     let b = enc.sum_range(table, lo, hi).await.expect("sum");
                     assert_eq!(a, b, "{choice} SUM(k) after writes {table} [{lo},{hi}]");
-                    let a = plain.range(RangeKind::Simple, table, lo, hi).await.expect("r").to_vec();
-                    let b = enc.range(RangeKind::Simple, table, lo, hi).await.expect("r").to_vec();
+                    let a = plain
+                        .range(RangeKind::Simple, table, lo, hi)
+                        .await
+                        .expect("r")
+                        .to_vec();
+                    let b = enc
+                        .range(RangeKind::Simple, table, lo, hi)
+                        .await
+                        .expect("r")
+                        .to_vec();
                     assert_eq!(a, b, "{choice} rows after writes {table} [{lo},{hi}]");
                 }
             }
@@ -211,17 +220,30 @@ fn every_query_on_encrypted_k_c_pad_returns_the_plaintext_result() {
         for (_, enc) in encs {
             enc.close().await;
         }
+    });
+}
 
+#[test]
+fn select_random_points_finds_rows_through_deterministic_k_in_both_protocols() {
+    let t = shared_server();
+    let base = once(&READ_ONLY, prepare_three(&t, "colq"));
+    let url = t.url.clone();
+    let (all, det_k) = (all(), det_k());
+    runtime().block_on(async {
+        let db = "colq";
         // select_random_points: IN (...) on k finds the same rows through the
         // deterministic envelopes as on plaintext k.
         let srp = Workload::SelectRandomPoints;
-        let mut plain = session(&url, &base, "none", Columns::default(), srp).await;
+        let mut plain = session(&url, base, db, "none", Columns::default(), srp).await;
         let mut dets = [
-            session(&url, &base, "rustcrypto:aes-256-siv", det_k, srp).await,
-            session(&url, &base, "openssl:aes-256-siv", det_k, srp).await,
+            session(&url, base, db, "rustcrypto:aes-256-siv", det_k, srp).await,
+            session(&url, base, db, "openssl:aes-256-siv", det_k, srp).await,
         ];
         let mut found = 0;
-        for probe in [[1u32, 2, 3, 4, 5, 6, 7, 8, 9, 10], [78, 500, 501, 502, 503, 999, 1000, 17, 18, 19]] {
+        for probe in [
+            [1u32, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+            [78, 500, 501, 502, 503, 999, 1000, 17, 18, 19],
+        ] {
             let a = sorted(plain.random_points(&probe).await.expect("plain points"));
             found += a.len();
             assert!(a.iter().all(|r| probe.contains(&(r.k as u32))));
@@ -236,22 +258,25 @@ fn every_query_on_encrypted_k_c_pad_returns_the_plaintext_result() {
         let mut text_params = Params::new(TABLES, ROWS);
         text_params.opts.db_ps_mode = PsMode::Disable;
         let encrypt = Encrypt::parse("rustcrypto:aes-256-siv").expect("siv");
-        let data = DataSet { db: "sbtest".into(), tables: TABLES, table_size: ROWS, columns: det_k };
+        let data = data_set(db, det_k);
         let mut text: Session = Session::connect(
             ConnectOptions::new(url.as_str()).database(data.database(encrypt)),
             srp,
-            load_codec(encrypt, det_k, None, &base).expect("keys"),
+            load_codec(encrypt, det_k, None, base).expect("keys"),
             text_params,
         )
         .await
         .expect("text session");
-        for probe in [[1u32, 2, 3, 4, 5, 6, 7, 8, 9, 10], [78, 500, 501, 502, 503, 999, 1000, 17, 18, 19]] {
+        for probe in [
+            [1u32, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+            [78, 500, 501, 502, 503, 999, 1000, 17, 18, 19],
+        ] {
             let a = sorted(plain.random_points(&probe).await.expect("plain points"));
             let b = sorted(text.random_points(&probe).await.expect("text points"));
             assert_eq!(a, b, "text protocol select_random_points {probe:?}");
         }
         text.close().await;
-        let mut rnd = session(&url, &base, "rustcrypto:aes-256-gcm", all, srp).await;
+        let mut rnd = session(&url, base, db, "rustcrypto:aes-256-gcm", all, srp).await;
         match rnd.random_points(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]).await {
             Err(QueryError::Protocol(m)) => assert!(m.contains("--deterministic k"), "{m}"),
             other => panic!("randomized k must be refused, got {other:?}"),
@@ -264,74 +289,209 @@ fn every_query_on_encrypted_k_c_pad_returns_the_plaintext_result() {
     });
 }
 
+/// The layout of the run tests: plaintext and `aes-256-siv` with k deterministic.
+const LAYOUT: [&str; 4] = ["--encrypt-columns", "all", "--deterministic", "k"];
+
+/// Database `collay`: [`LAYOUT`] prepared once (runs write to it; nothing reads its rows).
+static LAYOUT_DB: OnceLock<PathBuf> = OnceLock::new();
+
+/// `oltp run` flags on database `db` with the keys of `b`, then `extra`.
+fn run_args(url: &str, b: &str, db: &str, extra: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = strings(&[
+        "run",
+        "--mysql-url",
+        url,
+        "--base-dir",
+        b,
+        "--mysql-db",
+        db,
+        "--tables",
+        "2",
+        "--table-size",
+        "1000",
+        "--no-progress",
+        "--output",
+        "json",
+    ]);
+    v.extend(strings(extra));
+    v
+}
+
+/// The shared server and the prepared [`LAYOUT_DB`]: url, base dir (str), db.
+fn layout_db(t: &Use) -> (String, String, &'static str) {
+    let base = once(&LAYOUT_DB, async {
+        let base = t.shared.dir().join("collay-home");
+        prepare(
+            &t.url,
+            &base,
+            "collay",
+            "none,rustcrypto:aes-256-siv",
+            &LAYOUT,
+        )
+        .await;
+        base
+    });
+    (
+        t.url.clone(),
+        base.to_str().expect("utf-8").to_string(),
+        "collay",
+    )
+}
+
 #[test]
-fn layouts_run_end_to_end_and_bad_layouts_are_refused() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let server = PrivateServer::start(&ServerConfig::new(dir.path()))
-        .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"));
-    let url = server.url();
-    let base = dir.path().join("home");
-    let b = base.to_str().expect("utf-8").to_string();
+fn layouts_run_end_to_end_in_both_protocols() {
+    let t = shared_server();
+    let (url, b, db) = layout_db(&t);
+    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
+    let run = |args: Vec<String>| async move { cli(&args).await };
     runtime().block_on(async {
-        prepare(&url, &base, "none,rustcrypto:aes-256-siv", &["--encrypt-columns", "all", "--deterministic", "k"]).await;
-        let common = |extra: &[&'static str]| {
-            let mut v: Vec<String> = strings(&[
-                "run", "--mysql-url", &url, "--base-dir", &b, "--tables", "2", "--table-size", "1000",
-                "--no-progress", "--output", "json",
-            ]);
-            v.extend(extra.iter().map(|s| s.to_string()));
-            v
-        };
-        let run = |args: Vec<String>| async move {
-            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-            cli(&refs).await
-        };
         // Real runs of a writing workload and of select_random_points on the layout.
         // Both protocols: prepared statements and sysbench's --db-ps-mode disable
         // (values inlined, envelopes as X'..').
         for ps_mode in ["auto", "disable"] {
-            for workload in ["oltp_read_write", "select_random_points", "oltp_update_index"] {
+            for workload in [
+                "oltp_read_write",
+                "select_random_points",
+                "oltp_update_index",
+            ] {
                 let r = run(common(&[
-                    "--workload", workload, "--encrypt", "none,rustcrypto:aes-256-siv",
-                    "--encrypt-columns", "all", "--deterministic", "k", "--threads", "2",
-                    "--time", "0", "--events", "200", "--db-ps-mode", ps_mode,
+                    "--workload",
+                    workload,
+                    "--encrypt",
+                    "none,rustcrypto:aes-256-siv",
+                    "--encrypt-columns",
+                    "all",
+                    "--deterministic",
+                    "k",
+                    "--threads",
+                    "2",
+                    "--time",
+                    "0",
+                    "--events",
+                    "200",
+                    "--db-ps-mode",
+                    ps_mode,
                 ]))
                 .await;
                 assert_eq!(r, Ok(true), "{workload} --db-ps-mode {ps_mode}");
             }
         }
+    });
+}
+
+#[test]
+fn bad_layouts_are_refused_in_one_line_naming_the_fix() {
+    let t = shared_server();
+    let (url, b, db) = layout_db(&t);
+    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
+    let run = |args: Vec<String>| async move { cli(&args).await };
+    runtime().block_on(async {
         // Refusals, each one line naming the fix.
         let cases: [(&[&'static str], &str); 5] = [
-            (&["--workload", "select_random_points", "--encrypt", "rustcrypto:aes-256-gcm", "--encrypt-columns", "all"], "--deterministic k"),
-            (&["--encrypt", "rustcrypto:aes-256-gcm", "--encrypt-columns", "all", "--deterministic", "k"], "has none: use one of"),
-            (&["--encrypt", "rustcrypto:aes-256-siv", "--encrypt-columns", "id"], "id stays plaintext"),
-            (&["--encrypt", "rustcrypto:aes-256-siv", "--encrypt-columns", "k", "--deterministic", "c"], "c is not encrypted"),
+            (
+                &[
+                    "--workload",
+                    "select_random_points",
+                    "--encrypt",
+                    "rustcrypto:aes-256-gcm",
+                    "--encrypt-columns",
+                    "all",
+                ],
+                "--deterministic k",
+            ),
+            (
+                &[
+                    "--encrypt",
+                    "rustcrypto:aes-256-gcm",
+                    "--encrypt-columns",
+                    "all",
+                    "--deterministic",
+                    "k",
+                ],
+                "has none: use one of",
+            ),
+            (
+                &[
+                    "--encrypt",
+                    "rustcrypto:aes-256-siv",
+                    "--encrypt-columns",
+                    "id",
+                ],
+                "id stays plaintext",
+            ),
+            (
+                &[
+                    "--encrypt",
+                    "rustcrypto:aes-256-siv",
+                    "--encrypt-columns",
+                    "k",
+                    "--deterministic",
+                    "c",
+                ],
+                "c is not encrypted",
+            ),
             // Tables prepared with k deterministic, run asking for randomized k.
-            (&["--encrypt", "rustcrypto:aes-256-siv", "--encrypt-columns", "all"], "not found"),
+            (
+                &[
+                    "--encrypt",
+                    "rustcrypto:aes-256-siv",
+                    "--encrypt-columns",
+                    "all",
+                ],
+                "not found",
+            ),
         ];
         for (extra, want) in cases {
             let e = run(common(extra)).await.expect_err("must be refused");
             assert!(e.contains(want), "{extra:?}: {e}");
             assert!(!e.contains('\n'), "one line: {e}");
         }
+    });
+}
+
+#[test]
+fn a_rotated_deterministic_key_is_refused_before_the_run() {
+    let t = shared_server();
+    let (url, b, db) = layout_db(&t);
+    let base = Path::new(&b);
+    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
+    let run = |args: Vec<String>| async move { cli(&args).await };
+    runtime().block_on(async {
         // A rotated key file (a new highest id) would make every equality
         // lookup on the deterministic k miss: refused before the run.
         let keys = std::fs::read_to_string(base.join("keys/aes-256-siv.keys")).expect("key file");
-        let rotated = dir.path().join("rotated.keys");
+        let rotated = t.file("rotated.keys");
         std::fs::write(&rotated, format!("{keys}2;{}\n", "ab".repeat(64))).expect("write keys");
         let mut args = common(&[
-            "--workload", "select_random_points", "--encrypt", "rustcrypto:aes-256-siv",
-            "--encrypt-columns", "all", "--deterministic", "k",
+            "--workload",
+            "select_random_points",
+            "--encrypt",
+            "rustcrypto:aes-256-siv",
+            "--encrypt-columns",
+            "all",
+            "--deterministic",
+            "k",
         ]);
-        args.extend(["--key-file".to_string(), rotated.to_str().expect("utf-8").to_string()]);
-        let e = run(args)
-        .await
-        .expect_err("rotated deterministic key");
-        assert!(e.contains("sealed under key id 1") && e.contains("highest) key id is 2"), "{e}");
+        args.extend([
+            "--key-file".to_string(),
+            rotated.to_str().expect("utf-8").to_string(),
+        ]);
+        let e = run(args).await.expect_err("rotated deterministic key");
+        assert!(
+            e.contains("sealed under key id 1") && e.contains("highest) key id is 2"),
+            "{e}"
+        );
+    });
+}
 
+#[test]
+fn preparing_a_layout_again_names_its_cleanup() {
+    let t = shared_server();
+    let (url, b, db) = layout_db(&t);
+    runtime().block_on(async {
         // Preparing a layout again names the cleanup of that layout.
         let e = cli(&[
-            "prepare", "--mysql-url", &url, "--base-dir", &b, "--tables", "2", "--table-size", "1000",
+            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", "2", "--table-size", "1000",
             "--encrypt", "rustcrypto:aes-256-siv", "--encrypt-columns", "all", "--deterministic", "k",
         ])
         .await
@@ -341,39 +501,73 @@ fn layouts_run_end_to_end_and_bad_layouts_are_refused() {
             "{e}"
         );
 
+    });
+}
+
+#[test]
+fn reports_name_the_encrypted_columns() {
+    let t = shared_server();
+    let (url, b, db) = layout_db(&t);
+    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
+    let run = |args: Vec<String>| async move { cli(&args).await };
+    runtime().block_on(async {
         // The summary, comparison and CSV name the encrypted columns.
-        let json = dir.path().join("layout.json");
+        let json = t.file("layout.json");
         let mut args = common(&[
-            "--workload", "oltp_point_select", "--encrypt", "none,rustcrypto:aes-256-siv",
-            "--encrypt-columns", "all", "--deterministic", "k", "--time", "0", "--events", "50",
+            "--workload",
+            "oltp_point_select",
+            "--encrypt",
+            "none,rustcrypto:aes-256-siv",
+            "--encrypt-columns",
+            "all",
+            "--deterministic",
+            "k",
+            "--time",
+            "0",
+            "--events",
+            "50",
         ]);
-        args.extend(["--json-out".to_string(), json.to_str().expect("utf-8").to_string()]);
+        args.extend([
+            "--json-out".to_string(),
+            json.to_str().expect("utf-8").to_string(),
+        ]);
         assert_eq!(run(args).await, Ok(true));
-        let report: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("json");
-        assert_eq!(report["summary"][1]["encrypted_columns"], "k (deterministic), c, pad");
+        let report = read_json(&json);
+        assert_eq!(
+            report["summary"][1]["encrypted_columns"],
+            "k (deterministic), c, pad"
+        );
         assert_eq!(
             report["comparison"][0]["mode"],
             "rustcrypto:aes-256-siv [k (deterministic), c, pad]"
         );
+    });
+}
 
+#[test]
+fn cleanup_all_drops_every_layout_and_nothing_else() {
+    let t = shared_server();
+    let (url, base, db) = (t.url.clone(), t.base(), "colclean");
+    let b = base.to_str().expect("utf-8").to_string();
+    runtime().block_on(async {
+        prepare(&url, &base, db, "none,rustcrypto:aes-256-siv", &LAYOUT).await;
         // cleanup --encrypt all drops every layout's database, also one that a
         // prepare left half-loaded (no encbench_meta), and nothing else.
-        let mut conn = mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts")).await.expect("conn");
+        let mut conn = conn(&url, None).await;
         for sql in [
-            "CREATE DATABASE sbtest_aes_256_gcm_kcp",
-            "CREATE TABLE sbtest_aes_256_gcm_kcp.sbtest1 (id INT PRIMARY KEY)",
-            "CREATE DATABASE sbtest_sb",
-            "CREATE TABLE sbtest_sb.sbtest1 (id INT PRIMARY KEY)",
+            "CREATE DATABASE colclean_aes_256_gcm_kcp",
+            "CREATE TABLE colclean_aes_256_gcm_kcp.sbtest1 (id INT PRIMARY KEY)",
+            "CREATE DATABASE colclean_sb",
+            "CREATE TABLE colclean_sb.sbtest1 (id INT PRIMARY KEY)",
         ] {
             conn.query_drop(sql).await.expect(sql);
         }
-        assert_eq!(cli(&["cleanup", "--mysql-url", &url, "--base-dir", &b]).await, Ok(true));
+        assert_eq!(cli(&["cleanup", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db]).await, Ok(true));
         let left: Vec<String> = conn
-            .query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'sbtest%' ORDER BY 1")
+            .query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'colclean%' ORDER BY 1")
             .await
             .expect("schemas");
-        assert_eq!(left, ["sbtest", "sbtest_sb"], "left: {left:?}");
+        assert_eq!(left, ["colclean", "colclean_sb"], "left: {left:?}");
         conn.disconnect().await.expect("disconnect");
     });
 }

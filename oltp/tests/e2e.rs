@@ -1,112 +1,71 @@
 //! End-to-end tests of `oltp` against a real private MariaDB server started by
-//! the project's own launcher (no mocks). Each test gets its own server in a
-//! temporary directory. A server that cannot start fails the test (never skips).
+//! the project's own launcher (no mocks). The tests share one server per test
+//! binary (each its own `--mysql-db`), except the one that kills its server.
+//! A server that cannot start fails the test (never skips).
 
-use std::path::Path;
-use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use clap::Parser;
-use encbench_oltp::cli::Cli;
-use encbench_oltp::columns::keys::load_cipher;
-use encbench_oltp::columns::{Codec, Encrypt};
-use encbench_oltp::commands::execute;
-use encbench_oltp::driver::ConnectOptions;
-use encbench_oltp::driver::mysql::mysql_opts;
+use encbench_oltp::columns::{Columns, Encrypt};
+use encbench_oltp::driver::PsMode;
 use encbench_oltp::schema::DataSet;
-use encbench_oltp::server::{PrivateServer, ServerConfig};
-use encbench_oltp::workload::{Params, RangeKind, Session, Workload};
+use encbench_oltp::workload::{RangeKind, Workload};
 use mysql_async::prelude::*;
 
-const TABLES: u32 = 2;
-const ROWS: u32 = 1000;
+#[allow(dead_code)] // each test binary uses a subset of the helpers
+mod common;
+use common::{
+    ROWS, TABLES, Use, cli, conn, oltp_bin, once, prepare, read_json, runtime,
+    set_max_prepared_stmt_count, shared_server, shared_server_alone, start_server, strings, utf8,
+};
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
+/// The three choices prepared for the result tests, in database `e2e`.
+const PREPARED: &str = "none,rustcrypto:aes-256-gcm,openssl:chacha20-poly1305";
+
+/// The base directory (key files) of the tables prepared in `db`, prepared once
+/// per test binary on the shared server.
+fn prepared(
+    t: &Use,
+    cell: &'static OnceLock<std::path::PathBuf>,
+    db: &str,
+    encrypt: &str,
+) -> &'static std::path::Path {
+    once(cell, async {
+        let base = t.shared.dir().join(format!("{db}-home"));
+        prepare(&t.url, &base, db, encrypt, &[]).await;
+        base
+    })
+    .as_path()
 }
 
-fn start_server(dir: &Path) -> PrivateServer {
-    PrivateServer::start(&ServerConfig::new(dir))
-        .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"))
-}
+static E2E: OnceLock<std::path::PathBuf> = OnceLock::new();
 
-/// Runs the CLI in-process with `args`; returns Ok(complete) or the error text.
-async fn cli(args: &[&str]) -> Result<bool, String> {
-    let cli = Cli::try_parse_from(std::iter::once("oltp").chain(args.iter().copied()))
-        .map_err(|e| e.to_string())?;
-    execute(cli).await.map_err(|e| format!("{e:#}"))
-}
-
-fn oltp_bin(base: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_oltp"))
-        .args(args)
-        .env("ENCBENCH_HOME", base)
-        .output()
-        .expect("run the oltp binary")
-}
-
-async fn prepare(url: &str, base: &Path, encrypt: &str) {
-    let base = base.to_str().expect("utf-8 path");
-    let tables = TABLES.to_string();
-    let rows = ROWS.to_string();
-    let r = cli(&[
-        "prepare",
-        "--mysql-url",
+async fn session(
+    url: &str,
+    base: &std::path::Path,
+    encrypt: &str,
+) -> encbench_oltp::workload::Session {
+    common::session(
         url,
-        "--base-dir",
         base,
-        "--tables",
-        &tables,
-        "--table-size",
-        &rows,
-        "--threads",
-        "2",
-        "--encrypt",
+        "e2e",
         encrypt,
-    ])
-    .await;
-    assert_eq!(r, Ok(true), "prepare {encrypt}");
-}
-
-async fn session(url: &str, base: &Path, encrypt: Encrypt) -> Session {
-    let data = DataSet {
-        db: "sbtest".into(),
-        tables: TABLES,
-        table_size: ROWS,
-        columns: Default::default(),
-    };
-    let codec = match load_cipher(encrypt, None, base).expect("key file") {
-        None => Codec::plaintext(),
-        Some(c) => Codec::encrypted(c),
-    };
-    let opts = ConnectOptions::new(url).database(data.database(encrypt));
-    Session::connect(
-        opts,
+        Columns::default(),
         Workload::OltpReadOnly,
-        codec,
-        Params::new(TABLES, ROWS),
+        PsMode::Auto,
     )
     .await
-    .expect("session")
 }
 
 #[test]
-fn encrypted_results_equal_plaintext_and_runs_report_sysbench_counts() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let server = start_server(dir.path());
-    let url = server.url();
-    let base = dir.path().join("home");
+fn stored_values_are_envelopes_not_the_plaintext() {
+    let t = shared_server();
+    prepared(&t, &E2E, "e2e", PREPARED);
     runtime().block_on(async {
-        prepare(&url, &base, "none,rustcrypto:aes-256-gcm,openssl:chacha20-poly1305").await;
-
         // The stored values really are envelopes: 119 + 33 bytes, not the plaintext.
-        let mut conn = mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts")).await.expect("conn");
+        let mut conn = conn(&t.url, None).await;
         let (plain_c, enc_c): (Vec<u8>, Vec<u8>) = conn
-            .query_first("SELECT p.c, e.c FROM sbtest.sbtest1 p JOIN sbtest_aes_256_gcm.sbtest1 e USING (id) WHERE id = 7")
+            .query_first("SELECT p.c, e.c FROM e2e.sbtest1 p JOIN e2e_aes_256_gcm.sbtest1 e USING (id) WHERE id = 7")
             .await
             .expect("query")
             .expect("row 7");
@@ -114,22 +73,55 @@ fn encrypted_results_equal_plaintext_and_runs_report_sysbench_counts() {
         assert_eq!(enc_c.len(), 119 + 33);
         assert!(!enc_c.windows(11).any(|w| plain_c.starts_with(w)), "ciphertext must not contain the plaintext");
         conn.disconnect().await.expect("disconnect");
+    });
+}
 
-        let mut plain = session(&url, &base, Encrypt::parse("none").expect("none")).await;
-        for choice in ["rustcrypto:aes-256-gcm", "openssl:aes-256-gcm", "ring:aes-256-gcm", "aws-lc-rs:aes-256-gcm", "openssl:chacha20-poly1305", "rustcrypto:chacha20-poly1305", "ring:chacha20-poly1305", "aws-lc-rs:chacha20-poly1305"] {
-            let mut enc = session(&url, &base, Encrypt::parse(choice).expect("name")).await;
+#[test]
+fn encrypted_reads_equal_plaintext_for_every_backend() {
+    let t = shared_server();
+    let base = prepared(&t, &E2E, "e2e", PREPARED);
+    let url = t.url.clone();
+    runtime().block_on(async {
+        let mut plain = session(&url, base, "none").await;
+        for choice in [
+            "rustcrypto:aes-256-gcm",
+            "openssl:aes-256-gcm",
+            "ring:aes-256-gcm",
+            "aws-lc-rs:aes-256-gcm",
+            "openssl:chacha20-poly1305",
+            "rustcrypto:chacha20-poly1305",
+            "ring:chacha20-poly1305",
+            "aws-lc-rs:chacha20-poly1305",
+        ] {
+            let mut enc = session(&url, base, choice).await;
             for table in 1..=TABLES {
                 for id in [1, 2, 500, 999, 1000, 1001] {
-                    let a = plain.point_select(table, id).await.expect("plain point").to_vec();
-                    let b = enc.point_select(table, id).await.expect("enc point").to_vec();
+                    let a = plain
+                        .point_select(table, id)
+                        .await
+                        .expect("plain point")
+                        .to_vec();
+                    let b = enc
+                        .point_select(table, id)
+                        .await
+                        .expect("enc point")
+                        .to_vec();
                     assert_eq!(a, b, "{choice} point select table {table} id {id}");
                     assert_eq!(a.len(), usize::from(id <= ROWS));
                 }
                 // Ranges inside, across the end of, and beyond the table.
                 for (lo, hi) in [(1, 100), (450, 549), (950, 1049), (2000, 2099)] {
                     for kind in [RangeKind::Simple, RangeKind::Order, RangeKind::Distinct] {
-                        let a = plain.range(kind, table, lo, hi).await.expect("plain range").to_vec();
-                        let b = enc.range(kind, table, lo, hi).await.expect("enc range").to_vec();
+                        let a = plain
+                            .range(kind, table, lo, hi)
+                            .await
+                            .expect("plain range")
+                            .to_vec();
+                        let b = enc
+                            .range(kind, table, lo, hi)
+                            .await
+                            .expect("enc range")
+                            .to_vec();
                         assert_eq!(a, b, "{choice} {kind:?} table {table} [{lo},{hi}]");
                         if kind != RangeKind::Simple {
                             assert!(a.windows(2).all(|w| w[0] <= w[1]), "ORDER BY c must sort");
@@ -144,20 +136,46 @@ fn encrypted_results_equal_plaintext_and_runs_report_sysbench_counts() {
             enc.close().await;
         }
         plain.close().await;
+    });
+}
 
+#[test]
+fn read_only_runs_report_sysbench_counts() {
+    let t = shared_server();
+    let base = prepared(&t, &E2E, "e2e", PREPARED);
+    let url = t.url.clone();
+    runtime().block_on(async {
         // 2 s of read_only per mode, through the CLI, JSON written.
         // The directory of --json-out must exist (oltp refuses to create it).
-        let json = dir.path().join("out/result.json");
-        std::fs::create_dir(dir.path().join("out")).expect("create out/");
-        let base_s = base.to_str().expect("utf-8");
+        let json = t.file("out/result.json");
+        std::fs::create_dir(t.file("out")).expect("create out/");
+        let base_s = utf8(base);
         let r = cli(&[
-            "run", "--mysql-url", &url, "--base-dir", base_s, "--tables", "2", "--table-size", "1000", "--time", "2",
-            "--threads", "1,2", "--encrypt", "none,rustcrypto:aes-256-gcm,openssl:aes-256-gcm", "--output", "json",
-            "--json-out", json.to_str().expect("utf-8"),
+            "run",
+            "--mysql-url",
+            &url,
+            "--base-dir",
+            base_s,
+            "--mysql-db",
+            "e2e",
+            "--tables",
+            "2",
+            "--table-size",
+            "1000",
+            "--time",
+            "2",
+            "--threads",
+            "1,2",
+            "--encrypt",
+            "none,rustcrypto:aes-256-gcm,openssl:aes-256-gcm",
+            "--output",
+            "json",
+            "--json-out",
+            json.to_str().expect("utf-8"),
         ])
         .await;
         assert_eq!(r, Ok(true));
-        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).expect("json file")).expect("valid json");
+        let report = read_json(&json);
         assert_eq!(report["complete"], true);
         let runs = report["runs"].as_array().expect("runs");
         assert_eq!(runs.len(), 6, "2 thread counts x 3 choices");
@@ -171,9 +189,22 @@ fn encrypted_results_equal_plaintext_and_runs_report_sysbench_counts() {
             assert_eq!(run["queries"]["write"].as_u64(), Some(0));
             assert_eq!(run["queries"]["total"].as_u64(), Some(16 * tx));
             let l = &run["latency_ms"];
-            let (min, p95, max, avg) = (l["min"].as_f64(), l["p95"].as_f64(), l["max"].as_f64(), l["avg"].as_f64());
-            let (min, p95, max, avg) = (min.expect("min"), p95.expect("p95"), max.expect("max"), avg.expect("avg"));
-            assert!(min > 0.0 && min <= avg && avg <= max && min <= p95 && p95 <= max, "{l}");
+            let (min, p95, max, avg) = (
+                l["min"].as_f64(),
+                l["p95"].as_f64(),
+                l["max"].as_f64(),
+                l["avg"].as_f64(),
+            );
+            let (min, p95, max, avg) = (
+                min.expect("min"),
+                p95.expect("p95"),
+                max.expect("max"),
+                avg.expect("avg"),
+            );
+            assert!(
+                min > 0.0 && min <= avg && avg <= max && min <= p95 && p95 <= max,
+                "{l}"
+            );
             let qps = run["qps"].as_f64().expect("qps");
             let tps = run["tps"].as_f64().expect("tps");
             assert!((qps / tps - 16.0).abs() < 1e-6);
@@ -181,9 +212,11 @@ fn encrypted_results_equal_plaintext_and_runs_report_sysbench_counts() {
             assert_eq!(run["reconnects"], 0);
             assert!(run["time_s"].as_f64().expect("time") >= 2.0);
         }
-        assert_eq!(report["comparison"].as_array().expect("comparison").len(), 4);
+        assert_eq!(
+            report["comparison"].as_array().expect("comparison").len(),
+            4
+        );
     });
-    server.stop().expect("stop");
 }
 
 #[test]
@@ -226,51 +259,65 @@ fn bad_input_gives_one_line_errors() {
     }
 }
 
-#[test]
-fn run_before_prepare_wrong_keys_and_limits_are_clear_errors() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let server = start_server(dir.path());
-    let url = server.url();
-    let base = dir.path().join("home");
-    let base_s = base.to_str().expect("utf-8").to_string();
-    runtime().block_on(async {
-        let run = |extra: Vec<String>| {
-            let mut args: Vec<String> = [
-                "run",
-                "--mysql-url",
-                &url,
-                "--base-dir",
-                &base_s,
-                "--tables",
-                "2",
-                "--table-size",
-                "1000",
-                "--time",
-                "1",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-            args.extend(extra);
-            async move {
-                let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-                cli(&refs).await
-            }
-        };
-        let e = run(vec![]).await.expect_err("run before prepare");
-        assert!(e.contains("oltp prepare"), "{e}");
-        let e = run(vec!["--encrypt".into(), "openssl:aes-256-gcm".into()])
-            .await
-            .expect_err("encrypted before prepare");
-        assert!(e.contains("oltp prepare"), "{e}");
+/// `oltp run` on database `db` of the shared server, `--time 1`, with `extra` flags.
+async fn run_on(t: &Use, base: &std::path::Path, db: &str, extra: &[&str]) -> Result<bool, String> {
+    let mut args = strings(&[
+        "run",
+        "--mysql-url",
+        &t.url,
+        "--base-dir",
+        utf8(base),
+        "--mysql-db",
+        db,
+        "--tables",
+        "2",
+        "--table-size",
+        "1000",
+        "--time",
+        "1",
+    ]);
+    args.extend(strings(extra));
+    cli(&args).await
+}
 
-        prepare(&url, &base, "openssl:aes-256-gcm").await;
+/// Tables of `openssl:aes-256-gcm` in database `e2ekeys`, prepared once.
+static KEYS: OnceLock<std::path::PathBuf> = OnceLock::new();
+
+#[test]
+fn run_before_prepare_names_oltp_prepare() {
+    let t = shared_server();
+    let base = t.base();
+    runtime().block_on(async {
+        let e = run_on(&t, &base, "e2enoprep", &[])
+            .await
+            .expect_err("run before prepare");
+        assert!(e.contains("oltp prepare"), "{e}");
+        let e = run_on(
+            &t,
+            &base,
+            "e2enoprep",
+            &["--encrypt", "openssl:aes-256-gcm"],
+        )
+        .await
+        .expect_err("encrypted before prepare");
+        assert!(e.contains("oltp prepare"), "{e}");
+    });
+}
+
+#[test]
+fn another_table_size_and_a_second_prepare_are_refused() {
+    let t = shared_server();
+    let base = prepared(&t, &KEYS, "e2ekeys", "openssl:aes-256-gcm");
+    let (url, base_s) = (t.url.clone(), utf8(base));
+    runtime().block_on(async {
         let e = cli(&[
             "run",
             "--mysql-url",
             &url,
             "--base-dir",
-            &base_s,
+            base_s,
+            "--mysql-db",
+            "e2ekeys",
             "--tables",
             "2",
             "--table-size",
@@ -286,7 +333,9 @@ fn run_before_prepare_wrong_keys_and_limits_are_clear_errors() {
             "--mysql-url",
             &url,
             "--base-dir",
-            &base_s,
+            base_s,
+            "--mysql-db",
+            "e2ekeys",
             "--tables",
             "2",
             "--table-size",
@@ -297,10 +346,17 @@ fn run_before_prepare_wrong_keys_and_limits_are_clear_errors() {
         .await
         .expect_err("second prepare");
         assert!(e.contains("cleanup"), "{e}");
+    });
+}
 
+#[test]
+fn wrong_key_files_are_refused_naming_the_key_id_or_the_fix() {
+    let t = shared_server();
+    let base = prepared(&t, &KEYS, "e2ekeys", "openssl:aes-256-gcm");
+    runtime().block_on(async {
         // Wrong key files, each refused before the run with the key id or the fix named:
         // (file contents, backend, what the error must say).
-        let other = dir.path().join("other.keys");
+        let other = t.file("other.keys");
         let wrong_keys = [
             // Key id 1 is not in this file.
             (
@@ -323,57 +379,62 @@ fn run_before_prepare_wrong_keys_and_limits_are_clear_errors() {
         ];
         for (contents, encrypt, needles) in wrong_keys {
             std::fs::write(&other, &contents).expect("write");
-            let e = run(vec![
-                "--encrypt".into(),
-                encrypt.into(),
-                "--key-file".into(),
-                other.display().to_string(),
-            ])
+            let e = run_on(
+                &t,
+                base,
+                "e2ekeys",
+                &["--encrypt", encrypt, "--key-file", utf8(&other)],
+            )
             .await
             .expect_err("wrong key file");
             assert!(needles.iter().all(|n| e.contains(n)), "{contents}: {e}");
         }
+        // And the real thing works with the right key.
+        assert_eq!(
+            run_on(&t, base, "e2ekeys", &["--encrypt", "openssl:aes-256-gcm"]).await,
+            Ok(true)
+        );
+    });
+}
 
-        // Too many prepared statements for the server: refused before the run.
-        let mut conn =
-            mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts"))
-                .await
-                .expect("conn");
-        conn.query_drop("SET GLOBAL max_prepared_stmt_count = 15")
-            .await
-            .expect("set");
-        let e = run(vec![
-            "--encrypt".into(),
-            "openssl:aes-256-gcm".into(),
-            "--threads".into(),
-            "2".into(),
-        ])
+#[test]
+fn too_many_prepared_statements_for_the_server_are_refused_before_the_run() {
+    // Changes a global setting: no other test uses the server meanwhile.
+    let t = shared_server_alone();
+    let base = prepared(&t, &KEYS, "e2ekeys", "openssl:aes-256-gcm");
+    runtime().block_on(async {
+        let mut conn = conn(&t.url, None).await;
+        let old = set_max_prepared_stmt_count(&mut conn, 15).await;
+        let e = run_on(
+            &t,
+            base,
+            "e2ekeys",
+            &["--encrypt", "openssl:aes-256-gcm", "--threads", "2"],
+        )
         .await
         .expect_err("statement budget");
+        set_max_prepared_stmt_count(&mut conn, old).await;
         assert!(e.contains("max_prepared_stmt_count"), "{e}");
-        conn.query_drop("SET GLOBAL max_prepared_stmt_count = 16382")
-            .await
-            .expect("set");
         conn.disconnect().await.expect("disconnect");
+    });
+}
 
-        // Wrong password.
+#[test]
+fn a_wrong_password_cannot_connect() {
+    let t = shared_server();
+    let base = t.base();
+    let url = t.url.clone();
+    runtime().block_on(async {
         let bad = url.replacen(":encbench@", ":wrong@", 1);
         assert_ne!(bad, url, "url carries the password: {url}");
-        let e = cli(&["run", "--mysql-url", &bad, "--base-dir", &base_s])
+        let e = cli(&["run", "--mysql-url", &bad, "--base-dir", utf8(&base)])
             .await
             .expect_err("wrong password");
         assert!(
             e.contains("cannot connect") && e.contains("Access denied"),
             "{e}"
         );
-
-        // And the real thing works with the right key.
-        assert_eq!(
-            run(vec!["--encrypt".into(), "openssl:aes-256-gcm".into()]).await,
-            Ok(true)
-        );
     });
-    server.stop().expect("stop");
 }
 
 #[test]
@@ -383,7 +444,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
     let url = server.url();
     let base = dir.path().join("home");
     let rt = runtime();
-    rt.block_on(prepare(&url, &base, "none"));
+    rt.block_on(prepare(&url, &base, "sbtest", "none", &[]));
     let opts = encbench_oltp::config::RunConfig {
         url: url.clone(),
         data: DataSet {

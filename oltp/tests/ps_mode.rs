@@ -1,78 +1,63 @@
 //! `--db-ps-mode disable` (sysbench's text protocol, values inlined) against
-//! `auto` (server-side prepared statements) on one real private MariaDB server:
-//! the same results, the same counts for the same seeded run, plaintext and
-//! encrypted, and the text mode as the way past a small `max_prepared_stmt_count`.
+//! `auto` (server-side prepared statements) on one real private MariaDB server
+//! shared by the tests of this file (each its own `--mysql-db`): the same
+//! results, the same counts for the same seeded run, plaintext and encrypted,
+//! and the text mode as the way past a small `max_prepared_stmt_count`.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-use clap::Parser;
-use encbench_oltp::cli::Cli;
-use encbench_oltp::columns::keys::load_cipher;
-use encbench_oltp::columns::{Codec, Column, Encrypt};
-use encbench_oltp::commands::execute;
-use encbench_oltp::driver::ConnectOptions;
+use encbench_oltp::columns::Columns;
 use encbench_oltp::driver::PsMode;
-use encbench_oltp::driver::mysql::mysql_opts;
-use encbench_oltp::schema::DataSet;
-use encbench_oltp::server::{PrivateServer, ServerConfig};
-use encbench_oltp::workload::{Params, RangeKind, Session, Workload};
-use mysql_async::prelude::*;
+use encbench_oltp::workload::{RangeKind, Session, Workload};
 use serde_json::Value;
 
-const TABLES: u32 = 2;
-const ROWS: u32 = 1000;
-const AEAD: &str = "rustcrypto:aes-256-gcm";
+#[allow(dead_code)] // each test binary uses a subset of the helpers
+mod common;
+use common::{
+    AEAD, ROWS, TABLES, Use, cli, codec, conn, data_set, once, prepare, read_json, runtime,
+    set_max_prepared_stmt_count, shared_server, shared_server_alone, strings, table_rows, utf8,
+};
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
+async fn session(url: &str, base: &Path, db: &str, encrypt: &str, mode: PsMode) -> Session {
+    common::session(
+        url,
+        base,
+        db,
+        encrypt,
+        Columns::default(),
+        Workload::OltpReadWrite,
+        mode,
+    )
+    .await
 }
 
-async fn cli(args: &[String]) -> Result<bool, String> {
-    let cli = Cli::try_parse_from(std::iter::once("oltp".to_string()).chain(args.iter().cloned()))
-        .map_err(|e| e.to_string())?;
-    execute(cli).await.map_err(|e| format!("{e:#}"))
+/// `none` and [`AEAD`] prepared in a fresh database `db`; its base directory.
+async fn prepare_both(t: &Use, db: &str) -> PathBuf {
+    let base = t.shared.dir().join(format!("{db}-home"));
+    prepare(&t.url, &base, db, &format!("none,{AEAD}"), &[]).await;
+    base
 }
 
-fn strings(args: &[&str]) -> Vec<String> {
-    args.iter().map(|s| s.to_string()).collect()
-}
+/// Database `psq`, prepared once and only read.
+static READ_ONLY: OnceLock<PathBuf> = OnceLock::new();
 
-fn codec(base: &Path, encrypt: Encrypt) -> Codec {
-    match load_cipher(encrypt, None, base).expect("key file") {
-        None => Codec::plaintext(),
-        Some(c) => Codec::encrypted(c),
-    }
-}
-
-async fn session(url: &str, base: &Path, encrypt: &str, mode: PsMode) -> Session {
-    let encrypt = Encrypt::parse(encrypt).expect("encrypt name");
-    let data = DataSet {
-        db: "sbtest".into(),
-        tables: TABLES,
-        table_size: ROWS,
-        columns: Default::default(),
-    };
-    let opts = ConnectOptions::new(url).database(data.database(encrypt));
-    let mut params = Params::new(TABLES, ROWS);
-    params.opts.db_ps_mode = mode;
-    Session::connect(opts, Workload::OltpReadWrite, codec(base, encrypt), params)
-        .await
-        .expect("session")
-}
-
-/// `oltp run` with `extra` flags on the test's tables; the JSON report's runs.
-async fn run(url: &str, base: &Path, out: &Path, extra: &[&str]) -> Result<Vec<Value>, String> {
+/// `oltp run` with `extra` flags on the tables of `db`; the JSON report's runs.
+async fn run(
+    url: &str,
+    base: &Path,
+    db: &str,
+    out: &Path,
+    extra: &[&str],
+) -> Result<Vec<Value>, String> {
     let mut args = strings(&[
         "run",
         "--mysql-url",
         url,
         "--base-dir",
-        base.to_str().expect("utf-8"),
+        utf8(base),
+        "--mysql-db",
+        db,
         "--tables",
         "2",
         "--table-size",
@@ -84,76 +69,26 @@ async fn run(url: &str, base: &Path, out: &Path, extra: &[&str]) -> Result<Vec<V
         "--output",
         "json",
         "--json-out",
-        out.to_str().expect("utf-8"),
+        utf8(out),
     ]);
     args.extend(strings(extra));
     assert!(cli(&args).await?, "{extra:?}");
-    let report: Value =
-        serde_json::from_slice(&std::fs::read(out).expect("json file")).expect("valid json");
-    Ok(report["runs"].as_array().expect("runs").clone())
-}
-
-/// Every row of `db.sbtestN` as id -> (k, c, pad), `c` and `pad` opened.
-async fn table_rows(
-    url: &str,
-    db: &str,
-    n: u32,
-    codec: &Codec,
-) -> BTreeMap<i64, (i64, Vec<u8>, Vec<u8>)> {
-    let mut conn =
-        mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(url).database(db)).expect("opts"))
-            .await
-            .expect("conn");
-    let rows: Vec<(i64, i64, Vec<u8>, Vec<u8>)> = conn
-        .query(format!("SELECT id, k, c, pad FROM sbtest{n}"))
-        .await
-        .expect("select");
-    conn.disconnect().await.expect("disconnect");
-    let table = format!("sbtest{n}");
-    rows.into_iter()
-        .map(|(id, k, mut c, mut pad)| {
-            codec
-                .open_in_place(&table, Column::C, id, &mut c)
-                .unwrap_or_else(|e| panic!("{db}.{table} id {id} c must open: {e}"));
-            codec
-                .open_in_place(&table, Column::Pad, id, &mut pad)
-                .unwrap_or_else(|e| panic!("{db}.{table} id {id} pad must open: {e}"));
-            (id, (k, c, pad))
-        })
-        .collect()
+    Ok(read_json(out)["runs"].as_array().expect("runs").clone())
 }
 
 #[test]
-fn text_protocol_mode_gives_the_prepared_modes_results_and_counts() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let server = PrivateServer::start(&ServerConfig::new(dir.path()))
-        .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"));
-    let url = server.url();
-    let base = dir.path().join("home");
-    let out = dir.path().join("r.json");
+fn text_and_prepared_modes_return_the_same_point_range_and_sum_results() {
+    let t = shared_server();
+    let base = once(&READ_ONLY, prepare_both(&t, "psq"));
+    let url = t.url.clone();
     runtime().block_on(async {
-        let r = cli(&strings(&[
-            "prepare",
-            "--mysql-url",
-            &url,
-            "--base-dir",
-            base.to_str().expect("utf-8"),
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
-            "--encrypt",
-            &format!("none,{AEAD}"),
-        ]))
-        .await;
-        assert_eq!(r, Ok(true), "prepare");
-
+        let db = "psq";
         // Point, range and SUM results: text mode equals prepared mode, and
         // encrypted equals plaintext, in both modes.
         let mut sessions = Vec::new();
         for encrypt in ["none", AEAD] {
             for mode in [PsMode::Auto, PsMode::Disable] {
-                sessions.push((encrypt, mode, session(&url, &base, encrypt, mode).await));
+                sessions.push((encrypt, mode, session(&url, base, db, encrypt, mode).await));
             }
         }
         for table in 1..=TABLES {
@@ -199,21 +134,20 @@ fn text_protocol_mode_gives_the_prepared_modes_results_and_counts() {
                 }
             }
         }
-        // Writes in text mode: a sealed value goes in as X'..' and opens again.
-        for (encrypt, mode, s) in &mut sessions {
-            if *mode == PsMode::Disable {
-                let c = b"12345678901-12345678901";
-                assert!(
-                    s.non_index_update(1, 3, c).await.expect("update"),
-                    "{encrypt}"
-                );
-                assert_eq!(s.point_select(1, 3).await.expect("point"), [c.to_vec()]);
-            }
-        }
         for (_, _, s) in sessions {
             s.close().await;
         }
+    });
+}
 
+#[test]
+fn seeded_runs_count_the_same_queries_in_both_modes() {
+    let t = shared_server();
+    let url = t.url.clone();
+    let out = t.file("r.json");
+    runtime().block_on(async {
+        let base = prepare_both(&t, "pscount").await;
+        let base = &base;
         // The same seeded runs count the same queries in both modes, for both
         // tables (the read-only workloads and k=k+1, which always changes a row).
         for (workload, seed) in [
@@ -225,7 +159,8 @@ fn text_protocol_mode_gives_the_prepared_modes_results_and_counts() {
             for mode in ["auto", "disable"] {
                 let runs = run(
                     &url,
-                    &base,
+                    base,
+                    "pscount",
                     &out,
                     &[
                         "--workload",
@@ -255,12 +190,44 @@ fn text_protocol_mode_gives_the_prepared_modes_results_and_counts() {
                 "{workload}: {counts:?}"
             );
         }
+    });
+}
+
+#[test]
+fn text_mode_writes_leave_encrypted_tables_equal_to_plaintext() {
+    let t = shared_server();
+    let url = t.url.clone();
+    let out = t.file("r.json");
+    runtime().block_on(async {
+        let db = "pswrite";
+        let base = prepare_both(&t, db).await;
+        let mut sessions = Vec::new();
+        for encrypt in ["none", AEAD] {
+            for mode in [PsMode::Auto, PsMode::Disable] {
+                sessions.push((encrypt, mode, session(&url, &base, db, encrypt, mode).await));
+            }
+        }
+        // Writes in text mode: a sealed value goes in as X'..' and opens again.
+        for (encrypt, mode, s) in &mut sessions {
+            if *mode == PsMode::Disable {
+                let c = b"12345678901-12345678901";
+                assert!(
+                    s.non_index_update(1, 3, c).await.expect("update"),
+                    "{encrypt}"
+                );
+                assert_eq!(s.point_select(1, 3).await.expect("point"), [c.to_vec()]);
+            }
+        }
+        for (_, _, s) in sessions {
+            s.close().await;
+        }
 
         // A write workload in text mode leaves the encrypted tables equal to the
         // plaintext ones (inserts and updates bind sealed values as X'..').
         let runs = run(
             &url,
             &base,
+            db,
             &out,
             &[
                 "--workload",
@@ -280,18 +247,12 @@ fn text_protocol_mode_gives_the_prepared_modes_results_and_counts() {
         .await
         .expect("read_write in text mode");
         assert_eq!(runs[0]["queries"], runs[1]["queries"]);
-        let plain = codec(&base, Encrypt::parse("none").expect("none"));
-        let aead = Encrypt::parse(AEAD).expect("aead");
-        let enc = codec(&base, aead);
-        let enc_db = DataSet {
-            db: "sbtest".into(),
-            tables: TABLES,
-            table_size: ROWS,
-            columns: Default::default(),
-        }
-        .database(aead);
+        let plain = codec(&base, "none", Columns::default());
+        let enc = codec(&base, AEAD, Columns::default());
+        let aead = encbench_oltp::columns::Encrypt::parse(AEAD).expect("aead");
+        let enc_db = data_set(db, Columns::default()).database(aead);
         for n in 1..=TABLES {
-            let a = table_rows(&url, "sbtest", n, &plain).await;
+            let a = table_rows(&url, db, n, &plain).await;
             let b = table_rows(&url, &enc_db, n, &enc).await;
             assert_eq!(a.len(), ROWS as usize);
             assert!(
@@ -299,17 +260,22 @@ fn text_protocol_mode_gives_the_prepared_modes_results_and_counts() {
                 "table {n}: encrypted rows differ from plaintext after text-mode writes"
             );
         }
+    });
+}
 
+#[test]
+fn a_small_statement_budget_refuses_auto_and_text_mode_runs() {
+    // Changes a global setting: no other test uses the server meanwhile.
+    let t = shared_server_alone();
+    let base = once(&READ_ONLY, prepare_both(&t, "psq"));
+    let url = t.url.clone();
+    let out = t.file("r.json");
+    runtime().block_on(async {
         // A server whose max_prepared_stmt_count is too small: auto is refused
         // with the fix named, disable runs.
-        let mut conn =
-            mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts"))
-                .await
-                .expect("conn");
-        conn.query_drop("SET GLOBAL max_prepared_stmt_count = 0")
-            .await
-            .expect("set");
-        let e = run(&url, &base, &out, &["--events", "10"])
+        let mut conn = conn(&url, None).await;
+        let old = set_max_prepared_stmt_count(&mut conn, 0).await;
+        let e = run(&url, base, "psq", &out, &["--events", "10"])
             .await
             .expect_err("statement budget");
         assert!(
@@ -318,17 +284,22 @@ fn text_protocol_mode_gives_the_prepared_modes_results_and_counts() {
         );
         let runs = run(
             &url,
-            &base,
+            base,
+            "psq",
             &out,
             &["--events", "10", "--db-ps-mode", "disable"],
         )
-        .await
-        .expect("text mode needs no prepared statements");
+        .await;
+        set_max_prepared_stmt_count(&mut conn, old).await;
+        let runs = runs.expect("text mode needs no prepared statements");
         assert_eq!(runs[0]["queries"]["total"], 160);
-        conn.query_drop("SET GLOBAL max_prepared_stmt_count = 16382")
-            .await
-            .expect("set");
+        conn.disconnect().await.expect("disconnect");
+    });
+}
 
+#[test]
+fn a_bad_ps_mode_is_one_line_naming_the_valid_ones() {
+    runtime().block_on(async {
         // A bad value: one line naming the valid ones.
         let e = cli(&strings(&["run", "--db-ps-mode", "bogus"]))
             .await
@@ -339,7 +310,5 @@ fn text_protocol_mode_gives_the_prepared_modes_results_and_counts() {
                 .is_some_and(|l| l.contains("auto") && l.contains("disable")),
             "{e}"
         );
-        conn.disconnect().await.expect("disconnect");
     });
-    drop(server);
 }

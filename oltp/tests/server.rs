@@ -17,9 +17,9 @@ fn tempdir() -> TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("cannot create a temporary directory: {e}"))
 }
 
-fn start(cfg: &ServerConfig) -> PrivateServer {
-    PrivateServer::start(cfg).unwrap_or_else(|e| panic!("start failed: {e}"))
-}
+#[allow(dead_code)] // each test binary uses a subset of the helpers
+mod common;
+use common::start;
 
 /// The `mariadb` command-line client.
 fn client() -> PathBuf {

@@ -1,18 +1,17 @@
 //! Interop with the real sysbench 1.0 (Debian package `sysbench`, installed by
 //! `scripts/lib.sh`): tables prepared by sysbench run under `oltp`, and tables
-//! prepared by `oltp` run under sysbench, on one private MariaDB server.
+//! prepared by `oltp` run under sysbench, on one private MariaDB server shared
+//! by the tests of this file (each test its own database).
 //! sysbench missing fails the test (it never skips).
 
 use std::process::Command;
 
-use clap::Parser;
-use encbench_oltp::cli::Cli;
-use encbench_oltp::commands::execute;
-use encbench_oltp::driver::ConnectOptions;
-use encbench_oltp::driver::mysql::mysql_opts;
-use encbench_oltp::server::{BENCH_PASSWORD, BENCH_USER, PrivateServer, ServerConfig};
+use encbench_oltp::server::{BENCH_PASSWORD, BENCH_USER};
 use mysql_async::prelude::*;
-use serde_json::Value;
+
+#[allow(dead_code)] // each test binary uses a subset of the helpers
+mod common;
+use common::{cli, conn, read_json, runtime, shared_server, utf8};
 
 /// Runs sysbench `script` `command` against the server's `db`; its stdout.
 fn sysbench(port: u16, db: &str, script: &str, command: &str, extra: &[&str]) -> String {
@@ -51,39 +50,44 @@ fn sysbench_figure(report: &str, label: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {label} in sysbench's report:\n{report}"))
 }
 
-async fn oltp(args: &[&str]) -> Result<bool, String> {
-    let cli = Cli::try_parse_from(std::iter::once("oltp").chain(args.iter().copied()))
-        .map_err(|e| e.to_string())?;
-    execute(cli).await.map_err(|e| format!("{e:#}"))
+/// `oltp prepare` of 2 plaintext tables of 1000 rows into `db`.
+async fn oltp_prepare(url: &str, base: &str, db: &str) {
+    let r = cli(&[
+        "prepare",
+        "--mysql-url",
+        url,
+        "--base-dir",
+        base,
+        "--mysql-db",
+        db,
+        "--tables",
+        "2",
+        "--table-size",
+        "1000",
+        "--threads",
+        "2",
+    ])
+    .await;
+    assert_eq!(r, Ok(true), "oltp prepare");
 }
 
 #[test]
-fn sysbench_tables_run_under_oltp_and_oltp_tables_run_under_sysbench() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let server = PrivateServer::start(&ServerConfig::new(dir.path()))
-        .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"));
-    let (url, port) = (server.url(), server.port());
-    let base = dir.path().join("home");
-    let base = base.to_str().expect("utf-8");
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
+fn oltp_runs_every_workload_on_tables_sysbench_prepared() {
+    let t = shared_server();
+    let (url, port) = (t.url.clone(), t.shared.server().port());
+    let base = t.base();
+    let base = utf8(&base);
+    let rt = runtime();
     rt.block_on(async {
-        let mut conn =
-            mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(&url)).expect("opts"))
-                .await
-                .expect("conn");
+        let mut conn = conn(&url, None).await;
         conn.query_drop("CREATE DATABASE sbfromsysbench")
             .await
             .expect("create db");
         conn.disconnect().await.expect("disconnect");
     });
 
-    // 1. sysbench prepares, oltp runs every workload on its tables.
     sysbench(port, "sbfromsysbench", "oltp_read_write", "prepare", &[]);
-    let json = dir.path().join("r.json");
+    let json = t.file("r.json");
     rt.block_on(async {
         for workload in [
             "oltp_read_only",
@@ -96,7 +100,7 @@ fn sysbench_tables_run_under_oltp_and_oltp_tables_run_under_sysbench() {
             "oltp_insert",
             "select_random_points",
         ] {
-            let r = oltp(&[
+            let r = cli(&[
                 "run",
                 "--mysql-url",
                 &url,
@@ -117,41 +121,28 @@ fn sysbench_tables_run_under_oltp_and_oltp_tables_run_under_sysbench() {
                 "--threads",
                 "2",
                 "--json-out",
-                json.to_str().expect("utf-8"),
+                utf8(&json),
                 "--output",
                 "json",
             ])
             .await;
             assert_eq!(r, Ok(true), "oltp {workload} on sysbench's tables");
-            let report: Value =
-                serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("json");
+            let report = read_json(&json);
             let run = &report["runs"][0];
             assert_eq!(run["transactions"], 30, "{workload}: {run}");
             assert!(run["queries"]["total"].as_u64().expect("total") >= 30);
         }
     });
+}
 
-    // 2. oltp prepares, sysbench runs on its tables (the same schema and data
-    // shapes: sysbench's read_write checks nothing, but fails on any SQL error).
-    rt.block_on(async {
-        let r = oltp(&[
-            "prepare",
-            "--mysql-url",
-            &url,
-            "--base-dir",
-            base,
-            "--mysql-db",
-            "sbfromoltp",
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
-            "--threads",
-            "2",
-        ])
-        .await;
-        assert_eq!(r, Ok(true), "oltp prepare");
-    });
+/// oltp prepares, sysbench runs on its tables (the same schema and data
+/// shapes: sysbench's read_write checks nothing, but fails on any SQL error).
+#[test]
+fn sysbench_runs_on_tables_oltp_prepared_and_counts_what_oltp_counts() {
+    let t = shared_server();
+    let (url, port) = (t.url.clone(), t.shared.server().port());
+    let base = t.base();
+    runtime().block_on(oltp_prepare(&url, utf8(&base), "sbfromoltp"));
     for script in [
         "oltp_read_only",
         "oltp_read_write",
@@ -195,17 +186,26 @@ fn sysbench_tables_run_under_oltp_and_oltp_tables_run_under_sysbench() {
     );
     assert_eq!(sysbench_figure(&report, "read:"), 14 * 40, "{report}");
     assert_eq!(sysbench_figure(&report, "other:"), 2 * 40, "{report}");
-    // sysbench's cleanup drops oltp's tables; oltp then finds them missing.
-    sysbench(port, "sbfromoltp", "oltp_read_only", "cleanup", &[]);
+}
+
+#[test]
+fn sysbench_cleanup_drops_oltp_tables_and_oltp_then_finds_them_missing() {
+    let t = shared_server();
+    let (url, port) = (t.url.clone(), t.shared.server().port());
+    let base = t.base();
+    let base = utf8(&base);
+    let rt = runtime();
+    rt.block_on(oltp_prepare(&url, base, "sbcleanup"));
+    sysbench(port, "sbcleanup", "oltp_read_only", "cleanup", &[]);
     rt.block_on(async {
-        let e = oltp(&[
+        let e = cli(&[
             "run",
             "--mysql-url",
             &url,
             "--base-dir",
             base,
             "--mysql-db",
-            "sbfromoltp",
+            "sbcleanup",
             "--tables",
             "2",
             "--table-size",
@@ -217,5 +217,4 @@ fn sysbench_tables_run_under_oltp_and_oltp_tables_run_under_sysbench() {
         .expect_err("tables are gone");
         assert!(e.contains("oltp prepare"), "{e}");
     });
-    server.stop().expect("stop");
 }

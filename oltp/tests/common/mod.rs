@@ -1,0 +1,356 @@
+//! Helpers every oltp integration test file needs, written once (the rustls
+//! `tests/common/mod.rs` idea): the in-process CLI, the `oltp` binary, private
+//! MariaDB servers (one per test, or one shared by a whole test binary),
+//! sessions and raw connections to inspect tables, and JSON report accessors.
+//!
+//! Each test binary (`oltp/tests/*.rs`) compiles this module on its own and uses
+//! a subset of it, hence the `#[allow(dead_code)]` where `mod common;` is declared.
+
+use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt as _;
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::{OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use clap::Parser;
+use encbench_oltp::cli::Cli;
+use encbench_oltp::columns::keys::load_codec;
+use encbench_oltp::columns::{Codec, Column, Columns, Encrypt};
+use encbench_oltp::commands::execute;
+use encbench_oltp::driver::mysql::mysql_opts;
+use encbench_oltp::driver::{ConnectOptions, PsMode};
+use encbench_oltp::schema::DataSet;
+use encbench_oltp::server::{PrivateServer, ServerConfig};
+use encbench_oltp::workload::{Params, Session, Workload};
+use mysql_async::prelude::*;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// `--tables` of every prepared data set in these tests.
+pub const TABLES: u32 = 2;
+/// `--table-size` of every prepared data set in these tests.
+pub const ROWS: u32 = 1000;
+/// The AEAD most tests encrypt with.
+pub const AEAD: &str = "rustcrypto:aes-256-gcm";
+
+/// A two-worker tokio runtime, as the `oltp` binary builds.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+/// `args` as owned strings.
+pub fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+/// Runs the CLI in-process with `args` (without the program name); Ok(complete)
+/// or the error text (`{:#}`, or clap's message).
+pub async fn cli<S: AsRef<str>>(args: &[S]) -> Result<bool, String> {
+    let args = std::iter::once("oltp").chain(args.iter().map(AsRef::as_ref));
+    let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
+    execute(cli).await.map_err(|e| format!("{e:#}"))
+}
+
+/// Runs the `oltp` binary with `args` and `ENCBENCH_HOME` set to `home`.
+pub fn oltp_bin<S: AsRef<std::ffi::OsStr>>(home: &Path, args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oltp"))
+        .args(args)
+        .env("ENCBENCH_HOME", home)
+        .output()
+        .expect("run the oltp binary")
+}
+
+/// `path` as UTF-8 (every path in these tests is).
+pub fn utf8(path: &Path) -> &str {
+    path.to_str().expect("utf-8 path")
+}
+
+/// Starts a private server for `cfg`; a server that cannot start fails the test
+/// (never skips).
+pub fn start(cfg: &ServerConfig) -> PrivateServer {
+    PrivateServer::start(cfg).unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"))
+}
+
+/// Starts a private server with default settings in `dir`.
+pub fn start_server(dir: &Path) -> PrivateServer {
+    start(&ServerConfig::new(dir))
+}
+
+/// A private server shared by the tests of one test binary.
+///
+/// Statics are never dropped, so the server's `Drop` never runs: a watchdog
+/// (`sh`, in its own process group so a Ctrl-C meant for the tests leaves it
+/// alone) blocks reading a pipe whose only write end this process holds. When
+/// the test binary exits, however it exits (end of the run, panic, SIGKILL), the
+/// kernel closes that end, the watchdog's read returns, and it stops the server
+/// with SIGTERM (a clean shutdown; SIGKILL after 60 s) and removes the directory.
+pub struct SharedServer {
+    server: PrivateServer,
+    dir: TempDir,
+    url: String,
+    _watchdog: (Child, ChildStdin),
+}
+
+impl SharedServer {
+    /// Starts a server with `cfg(dir)` in a fresh temporary directory, watched.
+    pub fn start(cfg: impl FnOnce(&Path) -> ServerConfig) -> SharedServer {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let server = start(&cfg(dir.path()));
+        let script = r#"read _ignored
+kill -TERM "$1" 2>/dev/null
+i=0
+while kill -0 "$1" 2>/dev/null && [ "$i" -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+kill -KILL "$1" 2>/dev/null
+rm -rf "$2""#;
+        let mut child = Command::new("sh")
+            .args(["-c", script, "sh"])
+            .arg(server.pid().to_string())
+            .arg(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("start the shared server's watchdog");
+        let stdin = child.stdin.take().expect("watchdog stdin");
+        let url = server.url();
+        SharedServer {
+            server,
+            dir,
+            url,
+            _watchdog: (child, stdin),
+        }
+    }
+
+    /// `mysql://…@127.0.0.1:PORT/`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The server.
+    pub fn server(&self) -> &PrivateServer {
+        &self.server
+    }
+
+    /// The server's temporary directory (removed by the watchdog).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Tests sharing a server hold this lock: shared for ordinary tests, exclusive
+/// for a test that changes the server's global settings (`SET GLOBAL ...`).
+static GLOBALS: RwLock<()> = RwLock::new(());
+
+/// A test's use of the shared server: the server, the lock on its global
+/// settings, and a scratch directory of its own (base directory, JSON files).
+pub struct Use {
+    pub shared: &'static SharedServer,
+    pub url: String,
+    pub scratch: TempDir,
+    _lock: Guard,
+}
+
+enum Guard {
+    Shared(#[allow(dead_code)] RwLockReadGuard<'static, ()>),
+    Exclusive(#[allow(dead_code)] RwLockWriteGuard<'static, ()>),
+}
+
+impl Use {
+    /// `<scratch>/home`: this test's base directory (key files).
+    pub fn base(&self) -> std::path::PathBuf {
+        self.scratch.path().join("home")
+    }
+
+    /// A file in the scratch directory.
+    pub fn file(&self, name: &str) -> std::path::PathBuf {
+        self.scratch.path().join(name)
+    }
+}
+
+/// The default-settings server shared by this test binary.
+pub fn default_server() -> &'static SharedServer {
+    static SERVER: OnceLock<SharedServer> = OnceLock::new();
+    SERVER.get_or_init(|| SharedServer::start(|dir| ServerConfig::new(dir)))
+}
+
+fn use_of(shared: &'static SharedServer, lock: Guard) -> Use {
+    Use {
+        shared,
+        url: shared.url().to_string(),
+        scratch: tempfile::tempdir().expect("tempdir"),
+        _lock: lock,
+    }
+}
+
+/// The shared server for a test that leaves its global settings alone (give
+/// each test its own `--mysql-db`).
+pub fn shared_server() -> Use {
+    let lock = GLOBALS.read().unwrap_or_else(PoisonError::into_inner);
+    use_of(default_server(), Guard::Shared(lock))
+}
+
+/// The shared server alone, for a test that changes global settings.
+pub fn shared_server_alone() -> Use {
+    let lock = GLOBALS.write().unwrap_or_else(PoisonError::into_inner);
+    use_of(default_server(), Guard::Exclusive(lock))
+}
+
+/// `oltp prepare` of `encrypt` into `--mysql-db db`, `TABLES` x `ROWS`, two
+/// threads, with the extra flags `extra` (e.g. the column layout).
+pub async fn prepare(url: &str, base: &Path, db: &str, encrypt: &str, extra: &[&str]) {
+    let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
+    let mut args = vec![
+        "prepare",
+        "--mysql-url",
+        url,
+        "--base-dir",
+        utf8(base),
+        "--mysql-db",
+        db,
+        "--tables",
+        &tables,
+        "--table-size",
+        &rows,
+        "--threads",
+        "2",
+        "--encrypt",
+        encrypt,
+    ];
+    args.extend_from_slice(extra);
+    assert_eq!(
+        cli(&args).await,
+        Ok(true),
+        "prepare {db} {encrypt} {extra:?}"
+    );
+}
+
+/// The data set of these tests under base name `db` with `columns`.
+pub fn data_set(db: &str, columns: Columns) -> DataSet {
+    DataSet {
+        db: db.into(),
+        tables: TABLES,
+        table_size: ROWS,
+        columns,
+    }
+}
+
+/// The codec for `encrypt` and `columns` with the key files of `base`.
+pub fn codec(base: &Path, encrypt: &str, columns: Columns) -> Codec {
+    let encrypt = Encrypt::parse(encrypt).expect("encrypt name");
+    load_codec(encrypt, columns, None, base).expect("key file")
+}
+
+/// A [`Session`] of `workload` on the tables of `encrypt` and `columns` under
+/// `db`, with the key files of `base`, over protocol `ps_mode`.
+pub async fn session(
+    url: &str,
+    base: &Path,
+    db: &str,
+    encrypt: &str,
+    columns: Columns,
+    workload: Workload,
+    ps_mode: PsMode,
+) -> Session {
+    let codec = codec(base, encrypt, columns);
+    let encrypt = Encrypt::parse(encrypt).expect("encrypt name");
+    let opts = ConnectOptions::new(url).database(data_set(db, columns).database(encrypt));
+    let mut params = Params::new(TABLES, ROWS);
+    params.opts.db_ps_mode = ps_mode;
+    Session::connect(opts, workload, codec, params)
+        .await
+        .expect("session")
+}
+
+/// A raw connection to inspect or change the server (`db` selected when given).
+pub async fn conn(url: &str, db: Option<&str>) -> mysql_async::Conn {
+    let opts = match db {
+        Some(db) => ConnectOptions::new(url).database(db),
+        None => ConnectOptions::new(url),
+    };
+    mysql_async::Conn::new(mysql_opts(&opts).expect("opts"))
+        .await
+        .expect("conn")
+}
+
+/// Rows of a table: id -> (k, c, pad).
+pub type Rows = BTreeMap<i64, (i64, Vec<u8>, Vec<u8>)>;
+
+/// Every row of `db.sbtestN` as id -> (k, c, pad), `c` and `pad` opened with `codec`.
+pub async fn table_rows(url: &str, db: &str, n: u32, codec: &Codec) -> Rows {
+    let mut conn = conn(url, Some(db)).await;
+    let rows: Vec<(i64, i64, Vec<u8>, Vec<u8>)> = conn
+        .query(format!("SELECT id, k, c, pad FROM sbtest{n}"))
+        .await
+        .expect("select");
+    conn.disconnect().await.expect("disconnect");
+    let table = format!("sbtest{n}");
+    rows.into_iter()
+        .map(|(id, k, mut c, mut pad)| {
+            codec
+                .open_in_place(&table, Column::C, id, &mut c)
+                .unwrap_or_else(|e| panic!("{db}.{table} id {id} c must open: {e}"));
+            codec
+                .open_in_place(&table, Column::Pad, id, &mut pad)
+                .unwrap_or_else(|e| panic!("{db}.{table} id {id} pad must open: {e}"));
+            (id, (k, c, pad))
+        })
+        .collect()
+}
+
+/// `SHOW GLOBAL STATUS` counter `name` (0 when absent).
+pub async fn global_status(url: &str, name: &str) -> u64 {
+    let mut conn = conn(url, None).await;
+    let row: Option<(String, u64)> = conn
+        .exec_first("SHOW GLOBAL STATUS WHERE Variable_name = ?", (name,))
+        .await
+        .expect("status");
+    conn.disconnect().await.expect("disconnect");
+    row.map_or(0, |(_, v)| v)
+}
+
+/// The JSON file at `path`.
+pub fn read_json(path: &Path) -> Value {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&bytes).expect("valid json")
+}
+
+/// A count in a report.
+pub fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// Count of statement kind `kind` in a run (0 when absent).
+pub fn kind_count(run: &Value, kind: &str) -> u64 {
+    run["statements"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .find(|s| s["kind"] == kind)
+        .map_or(0, |s| u(&s["count"]))
+}
+
+/// Keeps an async value computed once per test binary (e.g. tables prepared on
+/// the shared server): the first test to ask computes it on its own runtime.
+pub fn once<T: Send + Sync>(
+    cell: &'static OnceLock<T>,
+    init: impl std::future::Future<Output = T>,
+) -> &'static T {
+    cell.get_or_init(|| runtime().block_on(init))
+}
+
+/// Sets global `max_prepared_stmt_count` to `n` and returns the value it had.
+pub async fn set_max_prepared_stmt_count(conn: &mut mysql_async::Conn, n: u64) -> u64 {
+    let old: Option<u64> = conn
+        .query_first("SELECT @@GLOBAL.max_prepared_stmt_count")
+        .await
+        .expect("max_prepared_stmt_count");
+    conn.query_drop(format!("SET GLOBAL max_prepared_stmt_count = {n}"))
+        .await
+        .expect("set");
+    old.expect("a value")
+}
