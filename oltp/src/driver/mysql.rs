@@ -7,7 +7,7 @@
 //! text protocol with the values inlined (`mysql_text`).
 
 use mysql_async::prelude::*;
-use mysql_async::{Conn, Opts, OptsBuilder, SslOpts, Statement, Value};
+use mysql_async::{Conn, Opts, OptsBuilder, QueryResult, SslOpts, Statement, Value};
 
 use super::mysql_text::TextStatement;
 use super::{ConnectOptions, Connection, DbError, ErrorKind, Param, PsMode, Row, TlsSession};
@@ -179,6 +179,22 @@ impl Row for MysqlRow {
     }
 }
 
+/// Calls `each` on every row of `result` and drops the rest: the loop of
+/// mysql_async's `for_each_and_drop`, written here so that the caller's row
+/// code is inlined into it (a call per row otherwise).
+async fn drain<P, F>(mut result: QueryResult<'_, '_, P>, each: &mut F) -> Result<(), DbError>
+where
+    P: Protocol,
+    F: FnMut(&mut MysqlRow),
+{
+    if !result.is_empty() {
+        while let Some(row) = result.next().await.map_err(db_error)? {
+            each(&mut MysqlRow::new(row));
+        }
+    }
+    result.drop_result().await.map_err(db_error)
+}
+
 /// Reads the session's `Ssl_version` and `Ssl_cipher`.
 ///
 /// # Errors
@@ -242,27 +258,17 @@ impl Connection for MysqlConnection {
         params: &[Param<'_>],
         mut each: F,
     ) -> Result<(), DbError> {
-        let f = |row| each(&mut MysqlRow::new(row));
         match statement {
             MysqlStatement::Prepared(st) => {
-                self.conn
-                    .exec_iter(st, positional(params))
-                    .await
-                    .map_err(db_error)?
-                    .for_each_and_drop(f)
-                    .await
+                let result = self.conn.exec_iter(st, positional(params)).await;
+                drain(result.map_err(db_error)?, &mut each).await
             }
             MysqlStatement::Text(t) => {
                 t.render(params, &mut self.sql)?;
-                self.conn
-                    .query_iter(self.sql.as_str())
-                    .await
-                    .map_err(db_error)?
-                    .for_each_and_drop(f)
-                    .await
+                let result = self.conn.query_iter(self.sql.as_str()).await;
+                drain(result.map_err(db_error)?, &mut each).await
             }
         }
-        .map_err(db_error)
     }
 
     async fn execute(
@@ -300,13 +306,8 @@ impl Connection for MysqlConnection {
         sql: &str,
         mut each: F,
     ) -> Result<(), DbError> {
-        self.conn
-            .query_iter(sql)
-            .await
-            .map_err(db_error)?
-            .for_each_and_drop(|row| each(&mut MysqlRow::new(row)))
-            .await
-            .map_err(db_error)
+        let result = self.conn.query_iter(sql).await.map_err(db_error)?;
+        drain(result, &mut each).await
     }
 
     async fn close(self) {
