@@ -114,19 +114,29 @@ fn positional(params: &[Param<'_>]) -> mysql_async::Params {
     mysql_async::Params::Positional(params.iter().map(value).collect())
 }
 
-/// A `mysql_async` row behind [`Row`]: its values, taken out of the row
-/// whole (no copy); bytes are handed out in place, integers in a text row are
-/// parsed from their digits.
+/// A `mysql_async` row behind [`Row`]: values are moved out of the row
+/// (no copy); [`Row::bytes`], which must hand out a mutable slice, moves its
+/// value into `slot` first.
 #[derive(Debug)]
 pub struct MysqlRow {
-    values: Vec<Option<Value>>,
+    row: mysql_async::Row,
+    slot: Option<(usize, Vec<u8>)>,
 }
 
 impl MysqlRow {
     #[inline]
     fn new(row: mysql_async::Row) -> MysqlRow {
-        MysqlRow {
-            values: row.unwrap_raw(),
+        MysqlRow { row, slot: None }
+    }
+
+    /// The bytes of a value (integers as their decimal digits).
+    #[inline]
+    fn into_bytes(v: Value) -> Option<Vec<u8>> {
+        match v {
+            Value::Bytes(b) => Some(b),
+            Value::Int(n) => Some(n.to_string().into_bytes()),
+            Value::UInt(n) => Some(n.to_string().into_bytes()),
+            _ => None,
         }
     }
 }
@@ -134,35 +144,30 @@ impl MysqlRow {
 impl Row for MysqlRow {
     #[inline]
     fn int(&mut self, i: usize) -> Option<i64> {
-        match self.values.get(i)?.as_ref()? {
+        let text = |b: &[u8]| std::str::from_utf8(b).ok()?.trim().parse().ok();
+        if let Some((j, b)) = &self.slot
+            && *j == i
+        {
+            return text(b);
+        }
+        match self.row.as_ref(i)? {
             Value::Int(n) => Some(*n),
             Value::UInt(n) => i64::try_from(*n).ok(),
-            Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
+            Value::Bytes(b) => text(b),
             _ => None,
         }
     }
 
-    #[inline]
     fn bytes(&mut self, i: usize) -> Option<&mut [u8]> {
-        let slot = self.values.get_mut(i)?;
-        let digits = match slot.as_ref()? {
-            Value::Bytes(_) => None,
-            Value::Int(n) => Some(n.to_string()),
-            Value::UInt(n) => Some(n.to_string()),
-            _ => return None,
-        };
-        if let Some(d) = digits {
-            *slot = Some(Value::Bytes(d.into_bytes()));
+        if self.slot.as_ref().is_none_or(|(j, _)| *j != i) {
+            let v = MysqlRow::into_bytes(self.row.take::<Value, _>(i)?)?;
+            self.slot = Some((i, v));
         }
-        match slot {
-            Some(Value::Bytes(b)) => Some(b.as_mut_slice()),
-            _ => None,
-        }
+        self.slot.as_mut().map(|(_, v)| v.as_mut_slice())
     }
 
-    #[inline]
     fn column(&mut self, i: usize) -> Option<Option<&[u8]>> {
-        if i >= self.values.len() {
+        if i >= self.row.len() {
             return None;
         }
         Some(self.bytes(i).map(|b| &*b))
@@ -170,12 +175,10 @@ impl Row for MysqlRow {
 
     #[inline]
     fn take_bytes(&mut self, i: usize) -> Option<Vec<u8>> {
-        match self.values.get_mut(i)?.take()? {
-            Value::Bytes(b) => Some(b),
-            Value::Int(n) => Some(n.to_string().into_bytes()),
-            Value::UInt(n) => Some(n.to_string().into_bytes()),
-            _ => None,
+        if self.slot.is_some() && self.slot.as_ref().is_some_and(|(j, _)| *j == i) {
+            return self.slot.take().map(|(_, v)| v);
         }
+        MysqlRow::into_bytes(self.row.take::<Value, _>(i)?)
     }
 }
 
