@@ -7,7 +7,7 @@
 //! text protocol with the values inlined (`mysql_text`).
 
 use mysql_async::prelude::*;
-use mysql_async::{Conn, Opts, OptsBuilder, QueryResult, SslOpts, Statement, Value};
+use mysql_async::{Conn, Opts, OptsBuilder, SslOpts, Statement, Value};
 
 use super::mysql_text::TextStatement;
 use super::{ConnectOptions, Connection, DbError, ErrorKind, Param, PsMode, Row, TlsSession};
@@ -114,29 +114,19 @@ fn positional(params: &[Param<'_>]) -> mysql_async::Params {
     mysql_async::Params::Positional(params.iter().map(value).collect())
 }
 
-/// A `mysql_async` row behind [`Row`]: values are moved out of the row
-/// (no copy); [`Row::bytes`], which must hand out a mutable slice, moves its
-/// value into `slot` first.
+/// A `mysql_async` row behind [`Row`]: its values, taken out of the row
+/// whole (no copy); bytes are handed out in place, integers in a text row are
+/// parsed from their digits.
 #[derive(Debug)]
 pub struct MysqlRow {
-    row: mysql_async::Row,
-    slot: Option<(usize, Vec<u8>)>,
+    values: Vec<Option<Value>>,
 }
 
 impl MysqlRow {
     #[inline]
     fn new(row: mysql_async::Row) -> MysqlRow {
-        MysqlRow { row, slot: None }
-    }
-
-    /// The bytes of a value (integers as their decimal digits).
-    #[inline]
-    fn into_bytes(v: Value) -> Option<Vec<u8>> {
-        match v {
-            Value::Bytes(b) => Some(b),
-            Value::Int(n) => Some(n.to_string().into_bytes()),
-            Value::UInt(n) => Some(n.to_string().into_bytes()),
-            _ => None,
+        MysqlRow {
+            values: row.unwrap_raw(),
         }
     }
 }
@@ -144,30 +134,35 @@ impl MysqlRow {
 impl Row for MysqlRow {
     #[inline]
     fn int(&mut self, i: usize) -> Option<i64> {
-        let text = |b: &[u8]| std::str::from_utf8(b).ok()?.trim().parse().ok();
-        if let Some((j, b)) = &self.slot
-            && *j == i
-        {
-            return text(b);
-        }
-        match self.row.as_ref(i)? {
+        match self.values.get(i)?.as_ref()? {
             Value::Int(n) => Some(*n),
             Value::UInt(n) => i64::try_from(*n).ok(),
-            Value::Bytes(b) => text(b),
+            Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
             _ => None,
         }
     }
 
+    #[inline]
     fn bytes(&mut self, i: usize) -> Option<&mut [u8]> {
-        if self.slot.as_ref().is_none_or(|(j, _)| *j != i) {
-            let v = MysqlRow::into_bytes(self.row.take::<Value, _>(i)?)?;
-            self.slot = Some((i, v));
+        let slot = self.values.get_mut(i)?;
+        let digits = match slot.as_ref()? {
+            Value::Bytes(_) => None,
+            Value::Int(n) => Some(n.to_string()),
+            Value::UInt(n) => Some(n.to_string()),
+            _ => return None,
+        };
+        if let Some(d) = digits {
+            *slot = Some(Value::Bytes(d.into_bytes()));
         }
-        self.slot.as_mut().map(|(_, v)| v.as_mut_slice())
+        match slot {
+            Some(Value::Bytes(b)) => Some(b.as_mut_slice()),
+            _ => None,
+        }
     }
 
+    #[inline]
     fn column(&mut self, i: usize) -> Option<Option<&[u8]>> {
-        if i >= self.row.len() {
+        if i >= self.values.len() {
             return None;
         }
         Some(self.bytes(i).map(|b| &*b))
@@ -175,27 +170,13 @@ impl Row for MysqlRow {
 
     #[inline]
     fn take_bytes(&mut self, i: usize) -> Option<Vec<u8>> {
-        if self.slot.is_some() && self.slot.as_ref().is_some_and(|(j, _)| *j == i) {
-            return self.slot.take().map(|(_, v)| v);
-        }
-        MysqlRow::into_bytes(self.row.take::<Value, _>(i)?)
-    }
-}
-
-/// Calls `each` on every row of `result` and drops the rest: the loop of
-/// mysql_async's `for_each_and_drop`, written here so that the caller's row
-/// code is inlined into it (a call per row otherwise).
-async fn drain<P, F>(mut result: QueryResult<'_, '_, P>, each: &mut F) -> Result<(), DbError>
-where
-    P: Protocol,
-    F: FnMut(&mut MysqlRow),
-{
-    if !result.is_empty() {
-        while let Some(row) = result.next().await.map_err(db_error)? {
-            each(&mut MysqlRow::new(row));
+        match self.values.get_mut(i)?.take()? {
+            Value::Bytes(b) => Some(b),
+            Value::Int(n) => Some(n.to_string().into_bytes()),
+            Value::UInt(n) => Some(n.to_string().into_bytes()),
+            _ => None,
         }
     }
-    result.drop_result().await.map_err(db_error)
 }
 
 /// Reads the session's `Ssl_version` and `Ssl_cipher`.
@@ -261,17 +242,27 @@ impl Connection for MysqlConnection {
         params: &[Param<'_>],
         mut each: F,
     ) -> Result<(), DbError> {
+        let f = |row| each(&mut MysqlRow::new(row));
         match statement {
             MysqlStatement::Prepared(st) => {
-                let result = self.conn.exec_iter(st, positional(params)).await;
-                drain(result.map_err(db_error)?, &mut each).await
+                self.conn
+                    .exec_iter(st, positional(params))
+                    .await
+                    .map_err(db_error)?
+                    .for_each_and_drop(f)
+                    .await
             }
             MysqlStatement::Text(t) => {
                 t.render(params, &mut self.sql)?;
-                let result = self.conn.query_iter(self.sql.as_str()).await;
-                drain(result.map_err(db_error)?, &mut each).await
+                self.conn
+                    .query_iter(self.sql.as_str())
+                    .await
+                    .map_err(db_error)?
+                    .for_each_and_drop(f)
+                    .await
             }
         }
+        .map_err(db_error)
     }
 
     async fn execute(
@@ -309,8 +300,13 @@ impl Connection for MysqlConnection {
         sql: &str,
         mut each: F,
     ) -> Result<(), DbError> {
-        let result = self.conn.query_iter(sql).await.map_err(db_error)?;
-        drain(result, &mut each).await
+        self.conn
+            .query_iter(sql)
+            .await
+            .map_err(db_error)?
+            .for_each_and_drop(|row| each(&mut MysqlRow::new(row)))
+            .await
+            .map_err(db_error)
     }
 
     async fn close(self) {
