@@ -103,6 +103,7 @@ fn db_error(e: mysql_async::Error) -> DbError {
 }
 
 /// The `mysql_async` value of a parameter.
+#[inline(always)]
 fn value(p: &Param<'_>) -> Value {
     match *p {
         Param::Int(n) => Value::Int(n),
@@ -110,6 +111,7 @@ fn value(p: &Param<'_>) -> Value {
     }
 }
 
+#[inline(always)]
 fn positional(params: &[Param<'_>]) -> mysql_async::Params {
     mysql_async::Params::Positional(params.iter().map(value).collect())
 }
@@ -123,7 +125,7 @@ pub struct MysqlRow {
 }
 
 impl MysqlRow {
-    #[inline]
+    #[inline(always)]
     fn new(row: mysql_async::Row) -> MysqlRow {
         MysqlRow {
             values: row.unwrap_raw(),
@@ -132,7 +134,7 @@ impl MysqlRow {
 }
 
 impl Row for MysqlRow {
-    #[inline]
+    #[inline(always)]
     fn int(&mut self, i: usize) -> Option<i64> {
         match self.values.get(i)?.as_ref()? {
             Value::Int(n) => Some(*n),
@@ -168,7 +170,7 @@ impl Row for MysqlRow {
         Some(self.bytes(i).map(|b| &*b))
     }
 
-    #[inline]
+    #[inline(always)]
     fn take_bytes(&mut self, i: usize) -> Option<Vec<u8>> {
         match self.values.get_mut(i)?.take()? {
             Value::Bytes(b) => Some(b),
