@@ -52,7 +52,7 @@ async fn one_event<C: Connection>(
     deadline: Option<Instant>,
 ) -> Result<bool, QueryError> {
     loop {
-        match session.event(rng, agg).await {
+        match crate::workload::scripts::event!(&mut *session, &mut *rng, &mut *agg) {
             Ok(()) => return Ok(true),
             Err(e) if e.is_ignorable() => {
                 agg.errors += 1;

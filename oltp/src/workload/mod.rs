@@ -30,7 +30,7 @@
 mod error;
 mod options;
 mod reads;
-mod scripts;
+pub(crate) mod scripts;
 mod session;
 mod writes;
 

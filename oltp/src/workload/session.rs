@@ -56,7 +56,7 @@ pub(super) struct RangeStatements<S> {
 pub struct Session<C: Connection = MysqlConnection> {
     pub(super) conn: C,
     opts: ConnectOptions,
-    pub(super) workload: Workload,
+    pub(crate) workload: Workload,
     pub(super) codec: Codec,
     pub(super) params: Params,
     pub(super) tables: Vec<(String, TableStatements<C::Statement>)>,

@@ -99,7 +99,7 @@ pub(super) async fn reads<C: Connection>(e: &mut Event<'_, C>) -> Done {
 }
 
 /// `execute_index_updates()`.
-pub(super) async fn index_updates<C: Connection>(e: &mut Event<'_, C>) -> Done {
+pub(crate) async fn index_updates<C: Connection>(e: &mut Event<'_, C>) -> Done {
     let p = e.s.params;
     let t = e.rng.uniform(1, p.tables);
     for _ in 0..p.opts.index_updates {
@@ -115,7 +115,7 @@ pub(super) async fn index_updates<C: Connection>(e: &mut Event<'_, C>) -> Done {
 }
 
 /// `execute_non_index_updates()`.
-pub(super) async fn non_index_updates<C: Connection>(e: &mut Event<'_, C>) -> Done {
+pub(crate) async fn non_index_updates<C: Connection>(e: &mut Event<'_, C>) -> Done {
     let p = e.s.params;
     let t = e.rng.uniform(1, p.tables);
     for _ in 0..p.opts.non_index_updates {

@@ -7,7 +7,7 @@ use crate::measure::StatementKind;
 use super::common::count_dml;
 use super::{Done, Event, timed};
 
-pub(super) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
+pub(crate) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
     let p = e.s.params;
     let t = e.rng.uniform(1, p.tables);
     let k = e.rng.id(1, p.table_size);

@@ -6,7 +6,7 @@ use crate::measure::StatementKind;
 
 use super::{Done, Event, timed};
 
-pub(super) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
+pub(crate) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
     let p = e.s.params;
     let t = e.rng.uniform(1, p.tables);
     let id = e.rng.id(1, p.table_size);

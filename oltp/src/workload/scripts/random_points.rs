@@ -7,7 +7,7 @@ use crate::measure::StatementKind;
 
 use super::{Done, Event, timed};
 
-pub(super) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
+pub(crate) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
     let (lo, hi) = e.s.params.random_points_range();
     let ks: Vec<u32> = (0..e.s.params.opts.random_points)
         .map(|_| e.rng.id(lo, hi))

@@ -6,7 +6,7 @@ use crate::driver::Connection;
 use super::common::{begin, commit, reads};
 use super::{Done, Event};
 
-pub(super) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
+pub(crate) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
     begin(e).await?;
     reads(e).await?;
     commit(e).await

@@ -7,7 +7,7 @@ use crate::driver::Connection;
 use super::common::{begin, commit, reads};
 use super::{Done, Event, write_only};
 
-pub(super) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
+pub(crate) async fn event<C: Connection>(e: &mut Event<'_, C>) -> Done {
     begin(e).await?;
     reads(e).await?;
     write_only::writes(e).await?;
