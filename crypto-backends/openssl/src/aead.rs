@@ -209,23 +209,6 @@ impl OpensslAead {
         let max = self.algorithm.max_plaintext_len();
         Error::check_lengths(self.algorithm, max, nonce_len, tag_len, len)
     }
-
-    /// Authenticates and decrypts; on any error the caller wipes `in_out`.
-    fn open_after_checks(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        in_out: &mut [u8],
-        tag: &[u8],
-    ) -> Result<(), Error> {
-        let mut ctx = self.update(Direction::Open, nonce, aad, in_out)?;
-        ctx.set_tag(tag)
-            .map_err(|e| backend_error("EVP_CIPHER_CTX_ctrl (set tag)", &e))?;
-        let mut rest = [0u8; FINAL_ROOM];
-        // The only failure of the final call in decryption is a tag mismatch.
-        let written = ctx.cipher_final(&mut rest).map_err(|_| Error::Decrypt)?;
-        check_written("EVP_DecryptFinal_ex", written, 0)
-    }
 }
 
 /// Stream modes write exactly as many bytes as they read.
@@ -274,7 +257,15 @@ impl DetachedAead for OpensslAead {
         tag: &[u8],
     ) -> Result<(), Error> {
         self.check_lengths(nonce.len(), tag.len(), in_out.len())?;
-        let opened = self.open_after_checks(nonce, aad, in_out, tag);
+        let opened = (|| {
+            let mut ctx = self.update(Direction::Open, nonce, aad, in_out)?;
+            ctx.set_tag(tag)
+                .map_err(|e| backend_error("EVP_CIPHER_CTX_ctrl (set tag)", &e))?;
+            let mut rest = [0u8; FINAL_ROOM];
+            // The only failure of the final call in decryption is a tag mismatch.
+            let written = ctx.cipher_final(&mut rest).map_err(|_| Error::Decrypt)?;
+            check_written("EVP_DecryptFinal_ex", written, 0)
+        })();
         if opened.is_err() {
             // OpenSSL decrypts before it checks the tag: leave nothing behind.
             in_out.fill(0);
