@@ -22,7 +22,7 @@ mod common;
 
 use std::hint::black_box;
 
-use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use encbench_registry::{Algorithm, all};
 
 /// Value sizes in bytes, each a real one: 16 (a short code or UUID), 59 (sysbench
@@ -66,93 +66,98 @@ fn bench_aead(c: &mut Criterion) {
         }
         group.finish();
 
-        let mut group = c.benchmark_group(format!("{}/seal", algorithm.name()));
-        for &size in sizes {
-            group.throughput(Throughput::Bytes(size as u64));
-            for (backend, aead) in &keyed {
-                let Some(detached) = aead.detached() else {
-                    // The padded CBC algorithm: sealed in place on a Vec.
-                    let plaintext = vec![0x11u8; size];
-                    group.bench_with_input(BenchmarkId::new(*backend, size), &size, |b, _| {
-                        b.iter_batched_ref(
-                            || {
-                                let mut buf = Vec::with_capacity(size + algorithm.max_expansion());
-                                buf.extend_from_slice(&plaintext);
-                                buf
-                            },
-                            |buf| {
-                                aead.seal_in_place(black_box(&nonce), black_box(&aad), buf)
-                                    .expect("seal")
-                            },
-                            BatchSize::SmallInput,
-                        )
-                    });
-                    continue;
-                };
-                let mut buf = vec![0x11u8; size];
-                let mut tag = vec![0u8; algorithm.tag_len()];
-                group.bench_with_input(BenchmarkId::new(*backend, size), &size, |b, _| {
-                    b.iter(|| {
-                        detached
-                            .seal_in_place_detached(
-                                black_box(&nonce),
-                                black_box(&aad),
-                                black_box(&mut buf),
-                                &mut tag,
+        common::per_size(
+            c,
+            format!("{}/seal", algorithm.name()),
+            sizes,
+            |group, size| {
+                for (backend, aead) in &keyed {
+                    let Some(detached) = aead.detached() else {
+                        // The padded CBC algorithm: sealed in place on a Vec.
+                        let plaintext = vec![0x11u8; size];
+                        group.bench_with_input(BenchmarkId::new(*backend, size), &size, |b, _| {
+                            b.iter_batched_ref(
+                                || {
+                                    let mut buf =
+                                        Vec::with_capacity(size + algorithm.max_expansion());
+                                    buf.extend_from_slice(&plaintext);
+                                    buf
+                                },
+                                |buf| {
+                                    aead.seal_in_place(black_box(&nonce), black_box(&aad), buf)
+                                        .expect("seal")
+                                },
+                                BatchSize::SmallInput,
                             )
-                            .expect("seal")
-                    })
-                });
-            }
-        }
-        group.finish();
+                        });
+                        continue;
+                    };
+                    let mut buf = vec![0x11u8; size];
+                    let mut tag = vec![0u8; algorithm.tag_len()];
+                    group.bench_with_input(BenchmarkId::new(*backend, size), &size, |b, _| {
+                        b.iter(|| {
+                            detached
+                                .seal_in_place_detached(
+                                    black_box(&nonce),
+                                    black_box(&aad),
+                                    black_box(&mut buf),
+                                    &mut tag,
+                                )
+                                .expect("seal")
+                        })
+                    });
+                }
+            },
+        );
 
-        let mut group = c.benchmark_group(format!("{}/open", algorithm.name()));
-        for &size in sizes {
-            group.throughput(Throughput::Bytes(size as u64));
-            for (backend, aead) in &keyed {
-                let Some(detached) = aead.detached() else {
-                    // The padded CBC algorithm: opened in place, `ciphertext || tag`.
-                    let sealed = aead
-                        .seal_to_vec(&nonce, &aad, &vec![0x11u8; size])
+        common::per_size(
+            c,
+            format!("{}/open", algorithm.name()),
+            sizes,
+            |group, size| {
+                for (backend, aead) in &keyed {
+                    let Some(detached) = aead.detached() else {
+                        // The padded CBC algorithm: opened in place, `ciphertext || tag`.
+                        let sealed = aead
+                            .seal_to_vec(&nonce, &aad, &vec![0x11u8; size])
+                            .expect("seal");
+                        group.bench_with_input(BenchmarkId::new(*backend, size), &size, |b, _| {
+                            b.iter_batched_ref(
+                                || sealed.clone(),
+                                |buf| {
+                                    aead.open_in_place(black_box(&nonce), black_box(&aad), buf)
+                                        .map(|p| p.len())
+                                        .expect("open")
+                                },
+                                BatchSize::SmallInput,
+                            )
+                        });
+                        continue;
+                    };
+                    let mut sealed = vec![0x11u8; size];
+                    let mut tag = vec![0u8; algorithm.tag_len()];
+                    detached
+                        .seal_in_place_detached(&nonce, &aad, &mut sealed, &mut tag)
                         .expect("seal");
                     group.bench_with_input(BenchmarkId::new(*backend, size), &size, |b, _| {
                         b.iter_batched_ref(
                             || sealed.clone(),
                             |buf| {
-                                aead.open_in_place(black_box(&nonce), black_box(&aad), buf)
-                                    .map(|p| p.len())
+                                detached
+                                    .open_in_place_detached(
+                                        black_box(&nonce),
+                                        black_box(&aad),
+                                        buf,
+                                        black_box(&tag),
+                                    )
                                     .expect("open")
                             },
                             BatchSize::SmallInput,
                         )
                     });
-                    continue;
-                };
-                let mut sealed = vec![0x11u8; size];
-                let mut tag = vec![0u8; algorithm.tag_len()];
-                detached
-                    .seal_in_place_detached(&nonce, &aad, &mut sealed, &mut tag)
-                    .expect("seal");
-                group.bench_with_input(BenchmarkId::new(*backend, size), &size, |b, _| {
-                    b.iter_batched_ref(
-                        || sealed.clone(),
-                        |buf| {
-                            detached
-                                .open_in_place_detached(
-                                    black_box(&nonce),
-                                    black_box(&aad),
-                                    buf,
-                                    black_box(&tag),
-                                )
-                                .expect("open")
-                        },
-                        BatchSize::SmallInput,
-                    )
-                });
-            }
-        }
-        group.finish();
+                }
+            },
+        );
     }
 }
 

@@ -1,24 +1,11 @@
 //! The `column-bench` binary end to end, without a database: the JSON contract,
 //! every output format, and one-line errors for bad input.
 
-use std::process::{Command, Output};
+mod common;
 
-/// Short timings: these tests check shape and plumbing, not speed.
-const QUICK: [&str; 6] = [
-    "--warmup-ms",
-    "1",
-    "--measure-ms",
-    "3",
-    "--corpus-rows",
-    "40",
-];
+use std::process::Output;
 
-fn column_bench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_column-bench"))
-        .args(args)
-        .output()
-        .expect("run the column-bench binary")
-}
+use common::{QUICK, column_bench};
 
 fn stdout(o: &Output) -> String {
     assert!(

@@ -3,28 +3,20 @@
 //! the `oltp` library, its value lengths read back, and an `oltp run` with and
 //! without encryption set beside the capacity model.
 
-use std::process::{Command, Output};
+mod common;
+
+use std::process::Output;
+
+use common::QUICK;
 
 use clap::Parser as _;
 use encbench_oltp::cli::Cli;
 use encbench_oltp::commands::execute;
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 
-const QUICK: [&str; 6] = [
-    "--warmup-ms",
-    "1",
-    "--measure-ms",
-    "5",
-    "--corpus-rows",
-    "40",
-];
-
+/// The column-bench binary with short timings ([`QUICK`]) before `args`.
 fn column_bench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_column-bench"))
-        .args(QUICK)
-        .args(args)
-        .output()
-        .expect("run the column-bench binary")
+    common::column_bench(&[&QUICK[..], args].concat())
 }
 
 fn oltp(args: &[&str]) {

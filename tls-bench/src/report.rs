@@ -81,39 +81,52 @@ fn h(cols: &[&str]) -> Vec<String> {
     cols.iter().map(|s| (*s).to_string()).collect()
 }
 
+/// The table of `section`: one row of `cells` per item of `items`.
+fn table<R>(
+    section: &'static str,
+    title: &str,
+    headers: &[&str],
+    items: &[R],
+    cells: impl Fn(&R) -> Vec<String>,
+) -> Table {
+    Table {
+        section,
+        title: title.into(),
+        headers: h(headers),
+        rows: items.iter().map(cells).collect(),
+    }
+}
+
 impl Report {
     /// The report's tables, in section order (empty sections left out).
     pub fn tables(&self) -> Vec<Table> {
         let mut out = Vec::new();
         if !self.handshake.is_empty() {
-            out.push(Table {
-                section: "handshake",
-                title: "Handshakes: connect + handshake + 1-byte greeting (socket) or handshake alone (memory); client and server on one thread".into(),
-                headers: h(&[
+            out.push(table(
+                "handshake",
+                "Handshakes: connect + handshake + 1-byte greeting (socket) or handshake alone (memory); client and server on one thread",
+                &[
                     "transport", "harness", "version", "cert", "suite", "resumption",
                     "handshakes/s", "cpu handshakes/s", "client us", "server us", "p50 us", "p99 us",
-                ]),
-                rows: self
-                    .handshake
-                    .iter()
-                    .map(|r| {
-                        vec![
-                            r.transport.to_string(),
-                            r.harness.into(),
-                            r.tls_version.into(),
-                            r.cert.into(),
-                            r.suite.clone(),
-                            r.resumption.to_string(),
-                            f0(r.handshakes_per_sec),
-                            f0(r.cpu_handshakes_per_sec),
-                            f1(r.client_cpu_us),
-                            f1(r.server_cpu_us),
-                            f1(r.latency_us.p50),
-                            f1(r.latency_us.p99),
-                        ]
-                    })
-                    .collect(),
-            });
+                ],
+                &self.handshake,
+                |r| {
+                    vec![
+                        r.transport.to_string(),
+                        r.harness.into(),
+                        r.tls_version.into(),
+                        r.cert.into(),
+                        r.suite.clone(),
+                        r.resumption.to_string(),
+                        f0(r.handshakes_per_sec),
+                        f0(r.cpu_handshakes_per_sec),
+                        f1(r.client_cpu_us),
+                        f1(r.server_cpu_us),
+                        f1(r.latency_us.p50),
+                        f1(r.latency_us.p99),
+                    ]
+                },
+            ));
             let cmp = self.harness_comparison();
             if !cmp.is_empty() {
                 out.push(Table {
@@ -125,12 +138,10 @@ impl Report {
             }
         }
         if !self.record.is_empty() {
-            out.push(Table {
-                section: "record",
-                title:
-                    "Record overhead: one write of each message, bytes the client put on the wire"
-                        .into(),
-                headers: h(&[
+            out.push(table(
+                "record",
+                "Record overhead: one write of each message, bytes the client put on the wire",
+                &[
                     "transport",
                     "version",
                     "message",
@@ -141,32 +152,29 @@ impl Report {
                     "overhead B",
                     "B/record",
                     "overhead",
-                ]),
-                rows: self
-                    .record
-                    .iter()
-                    .map(|r| {
-                        vec![
-                            r.transport.to_string(),
-                            r.tls_version.into(),
-                            r.message.into(),
-                            r.payload_bytes.to_string(),
-                            r.wire_bytes.to_string(),
-                            r.records.to_string(),
-                            r.socket_writes.to_string(),
-                            r.overhead_bytes.to_string(),
-                            f1(r.overhead_per_record),
-                            pct(r.overhead_pct),
-                        ]
-                    })
-                    .collect(),
-            });
+                ],
+                &self.record,
+                |r| {
+                    vec![
+                        r.transport.to_string(),
+                        r.tls_version.into(),
+                        r.message.into(),
+                        r.payload_bytes.to_string(),
+                        r.wire_bytes.to_string(),
+                        r.records.to_string(),
+                        r.socket_writes.to_string(),
+                        r.overhead_bytes.to_string(),
+                        f1(r.overhead_per_record),
+                        pct(r.overhead_pct),
+                    ]
+                },
+            ));
         }
         if !self.latency.is_empty() {
-            out.push(Table {
-                section: "latency",
-                title: "Round trip under concurrency (median of interleaved rounds)".into(),
-                headers: h(&[
+            out.push(table(
+                "latency",
+                "Round trip under concurrency (median of interleaved rounds)",
+                &[
                     "transport",
                     "version",
                     "connections",
@@ -176,67 +184,58 @@ impl Report {
                     "avg vs plain",
                     "rounds",
                     "round avg range us",
-                ]),
-                rows: self
-                    .latency
-                    .iter()
-                    .map(|r| {
-                        vec![
-                            r.transport.to_string(),
-                            r.tls_version.into(),
-                            r.connections.to_string(),
-                            f0(r.requests_per_sec),
-                            f1(r.avg_us),
-                            f1(r.p95_us),
-                            self.plain_latency(r.connections)
-                                .map_or("-".into(), |p| pct(100.0 * (r.avg_us - p) / p)),
-                            r.rounds.to_string(),
-                            format!("{:.1}..{:.1}", r.avg_range_us.0, r.avg_range_us.1),
-                        ]
-                    })
-                    .collect(),
-            });
+                ],
+                &self.latency,
+                |r| {
+                    vec![
+                        r.transport.to_string(),
+                        r.tls_version.into(),
+                        r.connections.to_string(),
+                        f0(r.requests_per_sec),
+                        f1(r.avg_us),
+                        f1(r.p95_us),
+                        self.plain_latency(r.connections)
+                            .map_or("-".into(), |p| pct(100.0 * (r.avg_us - p) / p)),
+                        r.rounds.to_string(),
+                        format!("{:.1}..{:.1}", r.avg_range_us.0, r.avg_range_us.1),
+                    ]
+                },
+            ));
             out.push(self.figure2());
         }
         if !self.bulk.is_empty() {
-            out.push(Table {
-                section: "bulk",
-                title: "Bulk throughput, one connection".into(),
-                headers: h(&["transport", "version", "suite", "MiB sent", "MB/s"]),
-                rows: self
-                    .bulk
-                    .iter()
-                    .map(|r| {
-                        vec![
-                            r.transport.to_string(),
-                            r.tls_version.into(),
-                            r.suite.clone(),
-                            (r.bytes / (1024 * 1024)).to_string(),
-                            f0(r.mb_per_sec),
-                        ]
-                    })
-                    .collect(),
-            });
+            out.push(table(
+                "bulk",
+                "Bulk throughput, one connection",
+                &["transport", "version", "suite", "MiB sent", "MB/s"],
+                &self.bulk,
+                |r| {
+                    vec![
+                        r.transport.to_string(),
+                        r.tls_version.into(),
+                        r.suite.clone(),
+                        (r.bytes / (1024 * 1024)).to_string(),
+                        f0(r.mb_per_sec),
+                    ]
+                },
+            ));
         }
         if !self.footprint.is_empty() {
-            out.push(Table {
-                section: "footprint",
-                title: "Footprint: the minimal client, stripped".into(),
-                headers: h(&["variant", "bytes", "unstripped bytes", "vs plain", "files"]),
-                rows: self
-                    .footprint
-                    .iter()
-                    .map(|r| {
-                        vec![
-                            r.variant.into(),
-                            r.bytes.to_string(),
-                            r.unstripped_bytes.to_string(),
-                            pct(r.pct_vs_plain),
-                            r.files.join(" "),
-                        ]
-                    })
-                    .collect(),
-            });
+            out.push(table(
+                "footprint",
+                "Footprint: the minimal client, stripped",
+                &["variant", "bytes", "unstripped bytes", "vs plain", "files"],
+                &self.footprint,
+                |r| {
+                    vec![
+                        r.variant.into(),
+                        r.bytes.to_string(),
+                        r.unstripped_bytes.to_string(),
+                        pct(r.pct_vs_plain),
+                        r.files.join(" "),
+                    ]
+                },
+            ));
         }
         out
     }

@@ -41,6 +41,46 @@ pub struct Established {
     pub suite: Option<String>,
 }
 
+impl Established {
+    /// `stream` after its handshake, with what the handshake reported: whether it
+    /// resumed a session, and the suite.
+    fn new(stream: impl Io + 'static, (resumed, suite): (bool, Option<String>)) -> Established {
+        Established {
+            stream: Box::new(stream),
+            resumed,
+            suite,
+        }
+    }
+}
+
+/// [`Error::Handshake`] on `side` (`client` or `server`) of `transport`, from the
+/// library's reason.
+fn handshake_failure(transport: Transport, side: &'static str) -> impl Fn(String) -> Error {
+    move |detail| Error::Handshake {
+        transport: transport.name(),
+        side,
+        detail,
+    }
+}
+
+/// What a finished rustls handshake reports: resumed or not, the suite.
+fn rustls_outcome(conn: &rustls::CommonState) -> (bool, Option<String>) {
+    let resumed = conn.handshake_kind() == Some(HandshakeKind::Resumed);
+    let suite = conn
+        .negotiated_cipher_suite()
+        .map(|c| format!("{:?}", c.suite()));
+    (resumed, suite)
+}
+
+/// What a finished OpenSSL handshake reports: resumed or not, the suite (in its
+/// standard name where OpenSSL has one).
+fn openssl_outcome(ssl: &openssl::ssl::SslRef) -> (bool, Option<String>) {
+    let suite = ssl
+        .current_cipher()
+        .map(|c| c.standard_name().unwrap_or(c.name()).to_string());
+    (ssl.session_reused(), suite)
+}
+
 /// Everything that selects one way of running a connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TlsParams {
@@ -254,31 +294,15 @@ impl Server {
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let fail = |detail: String| Error::Handshake {
-            transport: self.transport.name(),
-            side: "server",
-            detail,
-        };
+        let fail = handshake_failure(self.transport, "server");
         match &self.inner {
-            ServerInner::Plain => Ok(Established {
-                stream: Box::new(io),
-                resumed: false,
-                suite: None,
-            }),
+            ServerInner::Plain => Ok(Established::new(io, (false, None))),
             ServerInner::Rustls(acceptor) => {
                 let s = with_timeout("TLS handshake", timeout, acceptor.accept(io))
                     .await?
                     .map_err(|e| fail(io_detail(&e)))?;
-                let conn = s.get_ref().1;
-                let resumed = conn.handshake_kind() == Some(HandshakeKind::Resumed);
-                let suite = conn
-                    .negotiated_cipher_suite()
-                    .map(|c| format!("{:?}", c.suite()));
-                Ok(Established {
-                    stream: Box::new(s),
-                    resumed,
-                    suite,
-                })
+                let outcome = rustls_outcome(s.get_ref().1);
+                Ok(Established::new(s, outcome))
             }
             ServerInner::Openssl(acceptor) => {
                 let ssl = Ssl::new(acceptor.context()).map_err(|e| fail(e.to_string()))?;
@@ -287,16 +311,8 @@ impl Server {
                 with_timeout("TLS handshake", timeout, Pin::new(&mut s).accept())
                     .await?
                     .map_err(|e| fail(openssl_detail(&e)))?;
-                let resumed = s.ssl().session_reused();
-                let suite = s
-                    .ssl()
-                    .current_cipher()
-                    .map(|c| c.standard_name().unwrap_or(c.name()).to_string());
-                Ok(Established {
-                    stream: Box::new(s),
-                    resumed,
-                    suite,
-                })
+                let outcome = openssl_outcome(s.ssl());
+                Ok(Established::new(s, outcome))
             }
         }
     }
@@ -362,17 +378,9 @@ impl Client {
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let fail = |detail: String| Error::Handshake {
-            transport: self.transport.name(),
-            side: "client",
-            detail,
-        };
+        let fail = handshake_failure(self.transport, "client");
         match &self.inner {
-            ClientInner::Plain => Ok(Established {
-                stream: Box::new(io),
-                resumed: false,
-                suite: None,
-            }),
+            ClientInner::Plain => Ok(Established::new(io, (false, None))),
             ClientInner::Rustls(connector) => {
                 let name = ServerName::try_from(SERVER_NAME)
                     .map_err(|e| fail(e.to_string()))?
@@ -383,16 +391,8 @@ impl Client {
                 if self.unlimited_buffer {
                     s.get_mut().1.set_buffer_limit(None);
                 }
-                let conn = s.get_ref().1;
-                let resumed = conn.handshake_kind() == Some(HandshakeKind::Resumed);
-                let suite = conn
-                    .negotiated_cipher_suite()
-                    .map(|c| format!("{:?}", c.suite()));
-                Ok(Established {
-                    stream: Box::new(s),
-                    resumed,
-                    suite,
-                })
+                let outcome = rustls_outcome(s.get_ref().1);
+                Ok(Established::new(s, outcome))
             }
             ClientInner::Openssl(connector, slot) => {
                 let mut ssl = connector
@@ -410,16 +410,8 @@ impl Client {
                 with_timeout("TLS handshake", timeout, Pin::new(&mut s).connect())
                     .await?
                     .map_err(|e| fail(openssl_detail(&e)))?;
-                let resumed = s.ssl().session_reused();
-                let suite = s
-                    .ssl()
-                    .current_cipher()
-                    .map(|c| c.standard_name().unwrap_or(c.name()).to_string());
-                Ok(Established {
-                    stream: Box::new(s),
-                    resumed,
-                    suite,
-                })
+                let outcome = openssl_outcome(s.ssl());
+                Ok(Established::new(s, outcome))
             }
         }
     }

@@ -15,6 +15,29 @@ use tls_bench::record::{self, MESSAGES};
 use tls_bench::tls::{Client, Server, TlsParams};
 use tokio::io::AsyncReadExt;
 
+/// Runs the tls-bench binary with `args`.
+fn tls_bench<I, S>(args: I) -> std::process::Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    Command::new(env!("CARGO_BIN_EXE_tls-bench"))
+        .args(args)
+        .output()
+        .expect("run tls-bench")
+}
+
+/// Runs the tls-bench binary with `args`, asserts that it fails with exactly one
+/// line on stderr and nothing on stdout, and returns that line.
+fn one_error_line(args: &[&str]) -> String {
+    let out = tls_bench(args);
+    assert!(!out.status.success(), "{args:?}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_with_the_wrong_ca_fails_the_handshake_clearly() {
     let pki = Pki::generate().expect("test PKI");
@@ -159,30 +182,17 @@ fn unknown_names_are_refused_with_the_list_of_known_ones() {
 
 #[test]
 fn the_binary_prints_one_error_line_and_exits_non_zero() {
-    let out = Command::new(env!("CARGO_BIN_EXE_tls-bench"))
-        .args(["--transports", "stunnel", "--sections", "record"])
-        .output()
-        .expect("run tls-bench");
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stderr = one_error_line(&["--transports", "stunnel", "--sections", "record"]);
     assert!(
         stderr.starts_with("Error: unknown transport 'stunnel'"),
         "{stderr}"
     );
-    assert!(out.stdout.is_empty());
 }
 
 #[test]
 fn an_unwritable_out_path_fails_before_measuring() {
     let start = std::time::Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_tls-bench"))
-        .args(["--out", "/nonexistent-dir/report.json"])
-        .output()
-        .expect("run tls-bench");
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stderr = one_error_line(&["--out", "/nonexistent-dir/report.json"]);
     assert!(
         stderr.contains("--out /nonexistent-dir/report.json")
             && stderr.contains("directory /nonexistent-dir does not exist: create it first"),
@@ -208,10 +218,7 @@ fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
         (&["--no-such-flag"], &["'--no-such-flag'"]),
     ];
     for (args, needles) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_tls-bench"))
-            .args(args)
-            .output()
-            .expect("run tls-bench");
+        let out = tls_bench(args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{args:?}");
@@ -226,10 +233,7 @@ fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
         }
     }
     for args in [["--help"], ["--version"]] {
-        let out = Command::new(env!("CARGO_BIN_EXE_tls-bench"))
-            .args(args)
-            .output()
-            .expect("run tls-bench");
+        let out = tls_bench(args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         assert!(String::from_utf8_lossy(&out.stdout).contains("tls-bench"));
     }
@@ -244,19 +248,16 @@ fn reports_are_written_with_the_mode_of_any_new_file() {
     let mode =
         |p: &std::path::Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
     let report = dir.path().join("report.csv");
-    let out = Command::new(env!("CARGO_BIN_EXE_tls-bench"))
-        .args([
-            "--sections",
-            "record",
-            "--transports",
-            "plain",
-            "--output",
-            "csv",
-        ])
-        .arg("--out")
-        .arg(&report)
-        .output()
-        .expect("run tls-bench");
+    let out = tls_bench([
+        "--sections",
+        "record",
+        "--transports",
+        "plain",
+        "--output",
+        "csv",
+        "--out",
+        report.to_str().expect("utf-8 path"),
+    ]);
     assert!(
         out.status.success(),
         "{}",

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use criterion::Criterion;
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput};
 
 /// Whether quick mode is on (`ENCBENCH_BENCH_QUICK` set in the environment).
 #[allow(dead_code, reason = "not every bench file has a size list to shorten")]
@@ -22,4 +23,22 @@ pub fn config() -> Criterion {
     } else {
         c
     }
+}
+
+/// One criterion group `name` over `sizes` (bytes): for each size, sets the group's
+/// throughput to that many bytes and calls `bench(group, size)`, which adds that
+/// size's benchmarks (one per backend).
+#[allow(dead_code, reason = "not every bench file measures over a size list")]
+pub fn per_size(
+    c: &mut Criterion,
+    name: String,
+    sizes: &[usize],
+    mut bench: impl FnMut(&mut BenchmarkGroup<'_, WallTime>, usize),
+) {
+    let mut group = c.benchmark_group(name);
+    for &size in sizes {
+        group.throughput(Throughput::Bytes(size as u64));
+        bench(&mut group, size);
+    }
+    group.finish();
 }

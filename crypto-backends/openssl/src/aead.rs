@@ -5,8 +5,8 @@ use std::cell::{RefCell, RefMut};
 use std::fmt;
 
 use encbench_crypto::{Aead, Algorithm, Descriptor, DetachedAead, Error};
-use openssl::cipher::Cipher;
-use openssl::cipher_ctx::CipherCtx;
+use openssl::cipher::{Cipher, CipherRef};
+use openssl::cipher_ctx::{CipherCtx, CipherCtxRef};
 use openssl::error::ErrorStack;
 use thread_local::ThreadLocal;
 use zeroize::Zeroizing;
@@ -69,6 +69,33 @@ fn new_key(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error> {
 pub(crate) enum Direction {
     Seal,
     Open,
+}
+
+impl Direction {
+    /// This direction's EVP init and update calls, as named in errors.
+    fn calls(self) -> (&'static str, &'static str) {
+        match self {
+            Direction::Seal => ("EVP_EncryptInit_ex", "EVP_EncryptUpdate"),
+            Direction::Open => ("EVP_DecryptInit_ex", "EVP_DecryptUpdate"),
+        }
+    }
+
+    /// `EVP_EncryptInit_ex` or `EVP_DecryptInit_ex` on `ctx` with what is given
+    /// (`None`: kept as set before); `what` names the step in an error.
+    pub(crate) fn init(
+        self,
+        ctx: &mut CipherCtxRef,
+        cipher: Option<&CipherRef>,
+        key: Option<&[u8]>,
+        iv: Option<&[u8]>,
+        what: &str,
+    ) -> Result<(), Error> {
+        match self {
+            Direction::Seal => ctx.encrypt_init(cipher, key, iv),
+            Direction::Open => ctx.decrypt_init(cipher, key, iv),
+        }
+        .map_err(|e| backend_error(&format!("{} ({what})", self.calls().0), &e))
+    }
 }
 
 /// One OpenSSL AEAD under one key. `Debug` shows the algorithm only.
@@ -140,64 +167,47 @@ impl OpensslAead {
     /// A new context with cipher and key set, no IV yet.
     fn keyed_context(&self, direction: Direction) -> Result<RefCell<CipherCtx>, Error> {
         let mut ctx = CipherCtx::new().map_err(|e| backend_error("EVP_CIPHER_CTX_new", &e))?;
-        match direction {
-            Direction::Seal => ctx
-                .encrypt_init(Some(&self.cipher), Some(&self.key), None)
-                .map_err(|e| backend_error("EVP_EncryptInit_ex (key)", &e))?,
-            Direction::Open => ctx
-                .decrypt_init(Some(&self.cipher), Some(&self.key), None)
-                .map_err(|e| backend_error("EVP_DecryptInit_ex (key)", &e))?,
-        }
+        direction.init(&mut ctx, Some(&self.cipher), Some(&self.key), None, "key")?;
         Ok(RefCell::new(ctx))
     }
 
     /// Sets the key again on this thread's context for `direction` (for ciphers
     /// whose context cannot start a new message without it, such as AES-SIV).
     pub(crate) fn rekey(&self, ctx: &mut CipherCtx, direction: Direction) -> Result<(), Error> {
-        match direction {
-            Direction::Seal => ctx
-                .encrypt_init(None, Some(&self.key), None)
-                .map_err(|e| backend_error("EVP_EncryptInit_ex (key)", &e)),
-            Direction::Open => ctx
-                .decrypt_init(None, Some(&self.key), None)
-                .map_err(|e| backend_error("EVP_DecryptInit_ex (key)", &e)),
+        direction.init(ctx, None, Some(&self.key), None, "key")
+    }
+
+    /// One message up to the final call, on this thread's `direction` context: sets
+    /// `nonce` as the IV, feeds `aad`, and encrypts or decrypts `in_out` in place.
+    /// Returns the context for the final call and the tag.
+    fn update(
+        &self,
+        direction: Direction,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+    ) -> Result<RefMut<'_, CipherCtx>, Error> {
+        let update = direction.calls().1;
+        let mut ctx = self.context(direction)?;
+        direction.init(&mut ctx, None, None, Some(nonce), "IV")?;
+        for chunk in aad.chunks(MAX_UPDATE) {
+            ctx.cipher_update(chunk, None)
+                .map_err(|e| backend_error(&format!("{update} (AAD)"), &e))?;
         }
+        for chunk in in_out.chunks_mut(MAX_UPDATE) {
+            let len = chunk.len();
+            let written = ctx
+                .cipher_update_inplace(chunk, len)
+                .map_err(|e| backend_error(update, &e))?;
+            check_written(update, written, len)?;
+        }
+        Ok(ctx)
     }
 
     /// Checks nonce, tag and message lengths before any call that could panic on them.
     fn check_lengths(&self, nonce_len: usize, tag_len: usize, len: usize) -> Result<(), Error> {
         let max = self.algorithm.max_plaintext_len();
         Error::check_lengths(self.algorithm, max, nonce_len, tag_len, len)
-    }
-
-    /// Authenticates and decrypts; on any error the caller wipes `in_out`.
-    fn open_after_checks(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        in_out: &mut [u8],
-        tag: &[u8],
-    ) -> Result<(), Error> {
-        let mut ctx = self.context(Direction::Open)?;
-        ctx.decrypt_init(None, None, Some(nonce))
-            .map_err(|e| backend_error("EVP_DecryptInit_ex (IV)", &e))?;
-        for chunk in aad.chunks(MAX_UPDATE) {
-            ctx.cipher_update(chunk, None)
-                .map_err(|e| backend_error("EVP_DecryptUpdate (AAD)", &e))?;
-        }
-        for chunk in in_out.chunks_mut(MAX_UPDATE) {
-            let len = chunk.len();
-            let written = ctx
-                .cipher_update_inplace(chunk, len)
-                .map_err(|e| backend_error("EVP_DecryptUpdate", &e))?;
-            check_written("EVP_DecryptUpdate", written, len)?;
-        }
-        ctx.set_tag(tag)
-            .map_err(|e| backend_error("EVP_CIPHER_CTX_ctrl (set tag)", &e))?;
-        let mut rest = [0u8; FINAL_ROOM];
-        // The only failure of the final call in decryption is a tag mismatch.
-        let written = ctx.cipher_final(&mut rest).map_err(|_| Error::Decrypt)?;
-        check_written("EVP_DecryptFinal_ex", written, 0)
     }
 }
 
@@ -229,20 +239,7 @@ impl DetachedAead for OpensslAead {
         tag: &mut [u8],
     ) -> Result<(), Error> {
         self.check_lengths(nonce.len(), tag.len(), in_out.len())?;
-        let mut ctx = self.context(Direction::Seal)?;
-        ctx.encrypt_init(None, None, Some(nonce))
-            .map_err(|e| backend_error("EVP_EncryptInit_ex (IV)", &e))?;
-        for chunk in aad.chunks(MAX_UPDATE) {
-            ctx.cipher_update(chunk, None)
-                .map_err(|e| backend_error("EVP_EncryptUpdate (AAD)", &e))?;
-        }
-        for chunk in in_out.chunks_mut(MAX_UPDATE) {
-            let len = chunk.len();
-            let written = ctx
-                .cipher_update_inplace(chunk, len)
-                .map_err(|e| backend_error("EVP_EncryptUpdate", &e))?;
-            check_written("EVP_EncryptUpdate", written, len)?;
-        }
+        let mut ctx = self.update(Direction::Seal, nonce, aad, in_out)?;
         let mut rest = [0u8; FINAL_ROOM];
         let written = ctx
             .cipher_final(&mut rest)
@@ -260,7 +257,15 @@ impl DetachedAead for OpensslAead {
         tag: &[u8],
     ) -> Result<(), Error> {
         self.check_lengths(nonce.len(), tag.len(), in_out.len())?;
-        let opened = self.open_after_checks(nonce, aad, in_out, tag);
+        let opened = (|| {
+            let mut ctx = self.update(Direction::Open, nonce, aad, in_out)?;
+            ctx.set_tag(tag)
+                .map_err(|e| backend_error("EVP_CIPHER_CTX_ctrl (set tag)", &e))?;
+            let mut rest = [0u8; FINAL_ROOM];
+            // The only failure of the final call in decryption is a tag mismatch.
+            let written = ctx.cipher_final(&mut rest).map_err(|_| Error::Decrypt)?;
+            check_written("EVP_DecryptFinal_ex", written, 0)
+        })();
         if opened.is_err() {
             // OpenSSL decrypts before it checks the tag: leave nothing behind.
             in_out.fill(0);

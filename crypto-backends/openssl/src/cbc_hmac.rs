@@ -101,8 +101,7 @@ impl CbcHmacPrimitives for Keys {
 
     fn encrypt(&self, iv: &[u8], buf: &mut [u8], plaintext_len: usize) -> Result<usize, Error> {
         let mut ctx = self.aes.context(Direction::Seal)?;
-        ctx.encrypt_init(None, None, Some(iv))
-            .map_err(|e| backend_error("EVP_EncryptInit_ex (IV)", &e))?;
+        Direction::Seal.init(&mut ctx, None, None, Some(iv), "IV")?;
         let written = ctx
             .cipher_update_inplace(buf, plaintext_len)
             .map_err(|e| backend_error("EVP_EncryptUpdate", &e))?;
@@ -114,8 +113,7 @@ impl CbcHmacPrimitives for Keys {
 
     fn decrypt(&self, iv: &[u8], buf: &mut [u8], ciphertext_len: usize) -> Result<usize, Error> {
         let mut ctx = self.aes.context(Direction::Open)?;
-        ctx.decrypt_init(None, None, Some(iv))
-            .map_err(|e| backend_error("EVP_DecryptInit_ex (IV)", &e))?;
+        Direction::Open.init(&mut ctx, None, None, Some(iv), "IV")?;
         let written = ctx
             .cipher_update_inplace(buf, ciphertext_len)
             .map_err(|_| Error::Decrypt)?;

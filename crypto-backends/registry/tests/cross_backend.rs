@@ -103,17 +103,14 @@ fn every_backend_opens_what_every_backend_seals() {
         .flat_map(|a| LENGTHS.iter().map(|len| descriptors(*a, *len).len().pow(2)))
         .sum();
     assert_eq!(pairs, expected);
-    #[cfg(all(
-        feature = "aws-lc-rs",
-        feature = "openssl",
-        feature = "ring",
-        feature = "rustcrypto"
-    ))]
-    assert_eq!(
-        pairs,
-        (3 * 16 + 1 + 3 * 4) * LENGTHS.len() - 3,
-        "GCM x2 and ChaCha20: 4x4 backends; XChaCha20: 1; GCM-SIV, SIV, CBC-HMAC: 2x2 (SIV at 0 bytes: 1)"
-    );
+    // With all four backends compiled in (the default build):
+    if encbench_registry::backends().len() == 4 {
+        assert_eq!(
+            pairs,
+            (3 * 16 + 1 + 3 * 4) * LENGTHS.len() - 3,
+            "GCM x2 and ChaCha20: 4x4 backends; XChaCha20: 1; GCM-SIV, SIV, CBC-HMAC: 2x2 (SIV at 0 bytes: 1)"
+        );
+    }
 }
 
 /// Separate key objects made from the same key bytes are interchangeable: each

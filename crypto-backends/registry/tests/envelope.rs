@@ -59,6 +59,16 @@ fn open(c: &ColumnCipher, loc: &Location<'_>, stored: &[u8]) -> Result<Vec<u8>, 
     }
 }
 
+/// Asserts that `stored` does not open at `loc`: the opaque decryption error,
+/// naming key id `key_id`. `what` says which case failed.
+fn assert_refused(c: &ColumnCipher, loc: &Location<'_>, stored: &[u8], key_id: KeyId, what: &str) {
+    assert_eq!(
+        open(c, loc, stored),
+        Err(EnvelopeError::Decrypt { key_id }),
+        "{what}"
+    );
+}
+
 #[test]
 fn round_trip_and_layout() {
     for d in encbench_registry::all() {
@@ -179,11 +189,7 @@ fn a_tampered_byte_fails_to_open() {
         for i in HEADER_LEN..stored.len() {
             let mut bad = stored.clone();
             bad[i] ^= 0x01;
-            assert_eq!(
-                open(&c, &here(), &bad),
-                Err(EnvelopeError::Decrypt { key_id: 1 }),
-                "{name}: byte {i}"
-            );
+            assert_refused(&c, &here(), &bad, 1, &format!("{name}: byte {i}"));
             let mut bad_in_place = bad.clone();
             assert_eq!(
                 c.open_in_place(&here(), &mut bad_in_place)
@@ -228,12 +234,8 @@ fn a_truncated_envelope_is_reported_and_never_panics() {
                 if len == c.overhead() && !supports_empty(d) {
                     continue;
                 }
-                assert_eq!(
-                    open(&c, &here(), &stored[..len]),
-                    Err(EnvelopeError::Decrypt { key_id: 1 }),
-                    "{name}: {len} of {} bytes",
-                    stored.len()
-                );
+                let what = format!("{name}: {len} of {} bytes", stored.len());
+                assert_refused(&c, &here(), &stored[..len], 1, &what);
             }
         }
         let message = EnvelopeError::Truncated { len: 3, min: 33 }.to_string();
@@ -337,11 +339,7 @@ fn a_value_moved_elsewhere_fails_to_open() {
             ),
         ];
         for (what, loc) in moved {
-            assert_eq!(
-                open(&c, &loc, &stored),
-                Err(EnvelopeError::Decrypt { key_id: 1 }),
-                "{name}: {what}"
-            );
+            assert_refused(&c, &loc, &stored, 1, &format!("{name}: {what}"));
         }
         assert_eq!(open(&c, &here(), &stored).expect("open"), value(119));
     }
@@ -356,12 +354,8 @@ fn a_changed_key_id_fails_even_when_the_new_id_exists() {
         let c = ColumnCipher::new(ring);
         let mut stored = seal(&c, &here(), b"value");
         stored[1..HEADER_LEN].copy_from_slice(&2u32.to_be_bytes());
-        assert_eq!(
-            open(&c, &here(), &stored),
-            Err(EnvelopeError::Decrypt { key_id: 2 }),
-            "{}: the key id is bound through the AAD",
-            d.name()
-        );
+        let what = format!("{}: the key id is bound through the AAD", d.name());
+        assert_refused(&c, &here(), &stored, 2, &what);
     }
 }
 

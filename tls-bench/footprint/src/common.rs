@@ -3,6 +3,8 @@
 // MySQL framing: 3-byte little-endian payload length, 1-byte sequence id, payload.
 
 use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::ExitCode;
 
 fn read_packet(s: &mut impl Read) -> std::io::Result<Vec<u8>> {
     let mut h = [0u8; 4];
@@ -37,4 +39,30 @@ pub fn args() -> Result<(String, Option<String>), String> {
     let mut a = std::env::args().skip(1);
     let addr = a.next().ok_or("usage: PROGRAM HOST:PORT [CA.der]")?;
     Ok((addr, a.next()))
+}
+
+/// The CA certificate (DER bytes) named by the second argument.
+#[allow(dead_code, reason = "footprint-plain reads no CA")]
+pub fn read_ca(ca: Option<String>) -> Result<Vec<u8>, String> {
+    std::fs::read(ca.ok_or("missing CA.der")?).map_err(|e| format!("read CA: {e}"))
+}
+
+/// A TCP connection to `addr` (`HOST:PORT`).
+pub fn connect(addr: &str) -> Result<TcpStream, String> {
+    TcpStream::connect(addr).map_err(|e| format!("connect {addr}: {e}"))
+}
+
+/// The program's outcome: prints `ok` and exits 0 when `run` succeeds, prints
+/// `Error: ...` to stderr and exits 1 otherwise.
+pub fn report(run: impl FnOnce() -> Result<(), String>) -> ExitCode {
+    match run() {
+        Ok(()) => {
+            println!("ok");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("Error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -11,28 +11,17 @@ use openssl::ssl::{SslConnector, SslMethod};
 use openssl::x509::X509;
 
 fn main() -> ExitCode {
-    let run = || -> Result<(), String> {
+    common::report(|| {
         let (addr, ca) = common::args()?;
-        let ca = std::fs::read(ca.ok_or("missing CA.der")?).map_err(|e| format!("read CA: {e}"))?;
+        let ca = common::read_ca(ca)?;
         let ca = X509::from_der(&ca).map_err(|e| format!("CA: {e}"))?;
         let mut b = SslConnector::builder(SslMethod::tls_client()).map_err(|e| e.to_string())?;
         b.cert_store_mut().add_cert(ca).map_err(|e| e.to_string())?;
         let connector = b.build();
-        let tcp =
-            std::net::TcpStream::connect(&addr).map_err(|e| format!("connect {addr}: {e}"))?;
+        let tcp = common::connect(&addr)?;
         let mut s = connector
             .connect("localhost", tcp)
             .map_err(|e| e.to_string())?;
         common::exchange(&mut s)
-    };
-    match run() {
-        Ok(()) => {
-            println!("ok");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("Error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    })
 }

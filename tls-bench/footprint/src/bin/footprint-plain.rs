@@ -7,20 +7,9 @@ mod common;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let run = || -> Result<(), String> {
+    common::report(|| {
         let (addr, _) = common::args()?;
-        let mut s =
-            std::net::TcpStream::connect(&addr).map_err(|e| format!("connect {addr}: {e}"))?;
+        let mut s = common::connect(&addr)?;
         common::exchange(&mut s)
-    };
-    match run() {
-        Ok(()) => {
-            println!("ok");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("Error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    })
 }

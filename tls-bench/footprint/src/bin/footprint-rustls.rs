@@ -9,9 +9,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 fn main() -> ExitCode {
-    let run = || -> Result<(), String> {
+    common::report(|| {
         let (addr, ca) = common::args()?;
-        let ca = std::fs::read(ca.ok_or("missing CA.der")?).map_err(|e| format!("read CA: {e}"))?;
+        let ca = common::read_ca(ca)?;
         let mut roots = rustls::RootCertStore::empty();
         roots
             .add(rustls::pki_types::CertificateDer::from(ca))
@@ -25,19 +25,8 @@ fn main() -> ExitCode {
         let name =
             rustls::pki_types::ServerName::try_from("localhost").map_err(|e| e.to_string())?;
         let conn = rustls::ClientConnection::new(Arc::new(cfg), name).map_err(|e| e.to_string())?;
-        let tcp =
-            std::net::TcpStream::connect(&addr).map_err(|e| format!("connect {addr}: {e}"))?;
+        let tcp = common::connect(&addr)?;
         let mut s = rustls::StreamOwned::new(conn, tcp);
         common::exchange(&mut s)
-    };
-    match run() {
-        Ok(()) => {
-            println!("ok");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("Error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    })
 }

@@ -1,0 +1,21 @@
+//! What the binary's test files share: short timings and a way to run it.
+
+use std::process::{Command, Output};
+
+/// Short timings: these tests check shape and plumbing, not speed.
+pub const QUICK: [&str; 6] = [
+    "--warmup-ms",
+    "1",
+    "--measure-ms",
+    "3",
+    "--corpus-rows",
+    "40",
+];
+
+/// Runs the column-bench binary with `args` and returns what it did.
+pub fn column_bench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_column-bench"))
+        .args(args)
+        .output()
+        .expect("run the column-bench binary")
+}
