@@ -64,23 +64,7 @@ const TLS_ENCRYPT: &str = "none,ring:aes-256-gcm";
 
 /// `run` of database `db` for 1 s on `url` with key files in `base`, then `extra`.
 fn run_args(url: &str, base: &Path, db: &str, extra: &[&str]) -> Vec<String> {
-    let mut args = strings(&[
-        "run",
-        "--mysql-url",
-        url,
-        "--base-dir",
-        utf8(base),
-        "--mysql-db",
-        db,
-        "--tables",
-        "2",
-        "--table-size",
-        "1000",
-        "--time",
-        "1",
-    ]);
-    args.extend(strings(extra));
-    args
+    common::args("run", url, base, db, &[&["--time", "1"], extra].concat())
 }
 
 #[test]

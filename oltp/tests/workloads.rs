@@ -18,31 +18,14 @@ use serde_json::Value;
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
 use common::{
-    AEAD, ROWS, Rows, TABLES, Use, cli, kind_count, once, prepare, read_json, runtime,
-    shared_server, shared_server_alone, strings, table_rows, u,
+    AEAD, ROWS, Rows, TABLES, Use, args, cli, kind_count, oltp_bin, once, prepare, read_json,
+    runtime, shared_server, shared_server_alone, strings, table_rows, u, utf8,
 };
 
 /// `oltp run` on the tables of `db` with `extra` flags; the parsed JSON report.
 async fn run_json(url: &str, base: &Path, db: &str, out: &Path, extra: &[&str]) -> Value {
-    let mut args = strings(&[
-        "run",
-        "--mysql-url",
-        url,
-        "--base-dir",
-        base.to_str().expect("utf-8"),
-        "--mysql-db",
-        db,
-        "--tables",
-        "2",
-        "--table-size",
-        "1000",
-        "--output",
-        "json",
-        "--json-out",
-        out.to_str().expect("utf-8"),
-    ]);
-    args.extend(strings(extra));
-    let r = cli(&args).await;
+    let json = ["--output", "json", "--json-out", utf8(out)];
+    let r = cli(&args("run", url, base, db, &[&json, extra].concat())).await;
     assert_eq!(r, Ok(true), "{extra:?}");
     read_json(out)
 }
@@ -419,31 +402,18 @@ fn an_overloaded_open_loop_reports_a_growing_queue() {
         // Overloaded open loop: far more arrivals than one thread serves, so the
         // interval lines show a growing queue (sysbench's `queue length: Q,
         // concurrency: C` line) and latency includes the wait.
-        let out_bin = std::process::Command::new(env!("CARGO_BIN_EXE_oltp"))
-            .args([
-                "run",
-                "--mysql-url",
-                &url,
-                "--base-dir",
-                base.to_str().expect("utf-8"),
-                "--mysql-db",
-                db,
-                "--tables",
-                &TABLES.to_string(),
-                "--table-size",
-                &ROWS.to_string(),
-                "--workload",
-                "oltp_read_only",
-                "--rate",
-                "100000",
-                "--time",
-                "2",
-                "--report-interval",
-                "1",
-                "--no-progress",
-            ])
-            .output()
-            .expect("run oltp");
+        let flags = [
+            "--workload",
+            "oltp_read_only",
+            "--rate",
+            "100000",
+            "--time",
+            "2",
+            "--report-interval",
+            "1",
+            "--no-progress",
+        ];
+        let out_bin = oltp_bin(&base, &args("run", &url, &base, db, &flags));
         let text = String::from_utf8_lossy(&out_bin.stdout);
         assert!(out_bin.status.success(), "{text}");
         let first_queue: u64 = text
