@@ -290,9 +290,14 @@ fn another_table_size_and_a_second_prepare_are_refused() {
     let url = t.url.clone();
     let encrypt = ["--encrypt", "openssl:aes-256-gcm"];
     runtime().block_on(async {
-        // A second --table-size: the last one counts.
-        let flags = [&["--table-size", "2000"][..], &encrypt].concat();
-        let e = cli(&args("run", &url, base, "e2ekeys", &flags))
+        let mut run = args("run", &url, base, "e2ekeys", &encrypt);
+        let size = run
+            .iter()
+            .position(|a| a == "--table-size")
+            .expect("--table-size")
+            + 1;
+        run[size] = "2000".into();
+        let e = cli(&run)
             .await
             .expect_err("table size differs from prepare");
         assert!(e.contains("--table-size 1000"), "{e}");
