@@ -18,7 +18,7 @@ use mysql_async::prelude::*;
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
 use common::{
-    ROWS, TABLES, Use, cli, conn, data_set, once, prepare, read_json, runtime, shared_server,
+    ROWS, TABLES, Use, args, cli, conn, data_set, once, prepare, read_json, runtime, shared_server,
     strings,
 };
 
@@ -297,24 +297,8 @@ static LAYOUT_DB: OnceLock<PathBuf> = OnceLock::new();
 
 /// `oltp run` flags on database `db` with the keys of `b`, then `extra`.
 fn run_args(url: &str, b: &str, db: &str, extra: &[&str]) -> Vec<String> {
-    let mut v: Vec<String> = strings(&[
-        "run",
-        "--mysql-url",
-        url,
-        "--base-dir",
-        b,
-        "--mysql-db",
-        db,
-        "--tables",
-        "2",
-        "--table-size",
-        "1000",
-        "--no-progress",
-        "--output",
-        "json",
-    ]);
-    v.extend(strings(extra));
-    v
+    let json = ["--no-progress", "--output", "json"];
+    args("run", url, b, db, &[&json, extra].concat())
 }
 
 /// The shared server and the prepared [`LAYOUT_DB`]: url, base dir (str), db.
@@ -490,10 +474,7 @@ fn preparing_a_layout_again_names_its_cleanup() {
     let (url, b, db) = layout_db(&t);
     runtime().block_on(async {
         // Preparing a layout again names the cleanup of that layout.
-        let e = cli(&[
-            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", "2", "--table-size", "1000",
-            "--encrypt", "rustcrypto:aes-256-siv", "--encrypt-columns", "all", "--deterministic", "k",
-        ])
+        let e = cli(&args("prepare", &url, &b, db, &[&["--encrypt", "rustcrypto:aes-256-siv"][..], &LAYOUT].concat()))
         .await
         .expect_err("already prepared");
         assert!(

@@ -15,8 +15,8 @@ use mysql_async::prelude::*;
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
 use common::{
-    ROWS, TABLES, Use, cli, conn, oltp_bin, once, prepare, read_json, runtime,
-    set_max_prepared_stmt_count, shared_server, shared_server_alone, start_server, strings, utf8,
+    ROWS, TABLES, Use, args, cli, conn, oltp_bin, once, prepare, read_json, runtime,
+    set_max_prepared_stmt_count, shared_server, shared_server_alone, start_server, utf8,
 };
 
 /// The three choices prepared for the result tests, in database `e2e`.
@@ -149,19 +149,7 @@ fn read_only_runs_report_sysbench_counts() {
         // The directory of --json-out must exist (oltp refuses to create it).
         let json = t.file("out/result.json");
         std::fs::create_dir(t.file("out")).expect("create out/");
-        let base_s = utf8(base);
-        let r = cli(&[
-            "run",
-            "--mysql-url",
-            &url,
-            "--base-dir",
-            base_s,
-            "--mysql-db",
-            "e2e",
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
+        let flags = [
             "--time",
             "2",
             "--threads",
@@ -171,9 +159,9 @@ fn read_only_runs_report_sysbench_counts() {
             "--output",
             "json",
             "--json-out",
-            json.to_str().expect("utf-8"),
-        ])
-        .await;
+            utf8(&json),
+        ];
+        let r = cli(&args("run", &url, base, "e2e", &flags)).await;
         assert_eq!(r, Ok(true));
         let report = read_json(&json);
         assert_eq!(report["complete"], true);
@@ -261,23 +249,14 @@ fn bad_input_gives_one_line_errors() {
 
 /// `oltp run` on database `db` of the shared server, `--time 1`, with `extra` flags.
 async fn run_on(t: &Use, base: &std::path::Path, db: &str, extra: &[&str]) -> Result<bool, String> {
-    let mut args = strings(&[
+    cli(&args(
         "run",
-        "--mysql-url",
         &t.url,
-        "--base-dir",
-        utf8(base),
-        "--mysql-db",
+        base,
         db,
-        "--tables",
-        "2",
-        "--table-size",
-        "1000",
-        "--time",
-        "1",
-    ]);
-    args.extend(strings(extra));
-    cli(&args).await
+        &[&["--time", "1"], extra].concat(),
+    ))
+    .await
 }
 
 /// Tables of `openssl:aes-256-gcm` in database `e2ekeys`, prepared once.
@@ -308,43 +287,23 @@ fn run_before_prepare_names_oltp_prepare() {
 fn another_table_size_and_a_second_prepare_are_refused() {
     let t = shared_server();
     let base = prepared(&t, &KEYS, "e2ekeys", "openssl:aes-256-gcm");
-    let (url, base_s) = (t.url.clone(), utf8(base));
+    let url = t.url.clone();
+    let encrypt = ["--encrypt", "openssl:aes-256-gcm"];
     runtime().block_on(async {
-        let e = cli(&[
-            "run",
-            "--mysql-url",
-            &url,
-            "--base-dir",
-            base_s,
-            "--mysql-db",
-            "e2ekeys",
-            "--tables",
-            "2",
-            "--table-size",
-            "2000",
-            "--encrypt",
-            "openssl:aes-256-gcm",
-        ])
-        .await
-        .expect_err("table size differs from prepare");
+        let mut run = args("run", &url, base, "e2ekeys", &encrypt);
+        let size = run
+            .iter()
+            .position(|a| a == "--table-size")
+            .expect("--table-size")
+            + 1;
+        run[size] = "2000".into();
+        let e = cli(&run)
+            .await
+            .expect_err("table size differs from prepare");
         assert!(e.contains("--table-size 1000"), "{e}");
-        let e = cli(&[
-            "prepare",
-            "--mysql-url",
-            &url,
-            "--base-dir",
-            base_s,
-            "--mysql-db",
-            "e2ekeys",
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
-            "--encrypt",
-            "openssl:aes-256-gcm",
-        ])
-        .await
-        .expect_err("second prepare");
+        let e = cli(&args("prepare", &url, base, "e2ekeys", &encrypt))
+            .await
+            .expect_err("second prepare");
         assert!(e.contains("cleanup"), "{e}");
     });
 }
@@ -437,6 +396,11 @@ fn a_wrong_password_cannot_connect() {
     });
 }
 
+/// `--time` of the run whose server is killed: far longer than the test waits.
+const RUN_TIME: Duration = Duration::from_secs(600);
+/// Workers of that run.
+const THREADS: u32 = 2;
+
 #[test]
 fn server_killed_mid_run_ends_with_partial_report() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -454,9 +418,9 @@ fn server_killed_mid_run_ends_with_partial_report() {
             columns: Default::default(),
         },
         workload: encbench_oltp::workload::Workload::OltpReadOnly,
-        threads: vec![2],
+        threads: vec![THREADS],
         encrypts: vec![Encrypt::None],
-        time: Duration::from_secs(30),
+        time: RUN_TIME,
         events: 0,
         rate: 0.0,
         warmup: Duration::ZERO,
@@ -474,23 +438,43 @@ fn server_killed_mid_run_ends_with_partial_report() {
         progress: false,
         reconnect_window: Duration::from_secs(2),
     };
-    let started = std::time::Instant::now();
     let results = rt.block_on(async {
+        let commits = common::global_status(&url, "Com_commit").await;
         let run = tokio::spawn(async move {
             encbench_oltp::run::run_grid(&opts, std::sync::Arc::new(encbench_oltp::run::Silent))
                 .await
         });
-        tokio::time::sleep(Duration::from_secs(2)).await;
+        // Killed once the run has completed a transaction, however long a
+        // loaded machine takes to get there. read_only's events end with
+        // COMMIT, and a worker sends its next COMMIT only after recording the
+        // event before: once the server has executed THREADS + 1 commits, one
+        // worker has executed two, so it has recorded at least one event.
+        let waiting = std::time::Instant::now();
+        while common::global_status(&url, "Com_commit").await < commits + u64::from(THREADS) + 1 {
+            if run.is_finished() {
+                panic!("the run ended before the kill: {:?}", run.await);
+            }
+            assert!(
+                waiting.elapsed() < RUN_TIME / 2,
+                "no transaction committed within {:?}",
+                RUN_TIME / 2
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         server.kill().expect("kill server");
-        tokio::time::timeout(Duration::from_secs(20), run)
+        tokio::time::timeout(Duration::from_secs(60), run)
             .await
             .expect("run must end soon after the server dies")
             .expect("task")
             .expect("grid")
     });
-    assert!(started.elapsed() < Duration::from_secs(25));
     assert_eq!(results.len(), 1);
     let r = &results[0];
+    assert!(
+        r.time_s < RUN_TIME.as_secs_f64(),
+        "the run ended with the server, not at its --time: {} s",
+        r.time_s
+    );
     assert!(!r.complete, "a run whose server died is not complete");
     assert!(r.error.as_deref().is_some_and(|e| !e.is_empty()));
     assert!(

@@ -3,62 +3,27 @@
 //! when the CA or the server is wrong) and encryption at rest (`--at-rest`,
 //! tablespaces verified, no plaintext in the .ibd file); and `--repeat` with
 //! the CSV and Markdown exporters.
+//!
+//! The TLS tests share one private server configured as `oltp` configures its
+//! own (TLS on, its CA under the server's directory); the refusals and the
+//! plaintext .ibd file use this binary's shared default server (no TLS, no
+//! encryption at rest); the at-rest test runs the CLI's own at-rest server.
 
 use std::path::Path;
+use std::sync::{OnceLock, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
-use clap::Parser;
-use encbench_oltp::cli::Cli;
-use encbench_oltp::commands::execute;
-use encbench_oltp::driver::ConnectOptions;
-use encbench_oltp::driver::mysql::mysql_opts;
-use encbench_oltp::server::{PrivateServer, ServerConfig};
-use encbench_oltp::server::{Profile, TlsFiles, ensure_tls_files, server_config, tls_files};
+use encbench_oltp::server::{
+    Layout, Profile, TlsFiles, ensure_tls_files, server_base, server_config, tls_files,
+};
 use mysql_async::prelude::*;
-use serde_json::Value;
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
-}
-
-async fn cli(args: &[&str]) -> Result<bool, String> {
-    let cli = Cli::try_parse_from(std::iter::once("oltp").chain(args.iter().copied()))
-        .map_err(|e| e.to_string())?;
-    execute(cli).await.map_err(|e| format!("{e:#}"))
-}
-
-async fn prepare(url: &str, base: &str, encrypt: &str) {
-    let r = cli(&[
-        "prepare",
-        "--mysql-url",
-        url,
-        "--base-dir",
-        base,
-        "--tables",
-        "2",
-        "--table-size",
-        "1000",
-        "--encrypt",
-        encrypt,
-    ])
-    .await;
-    assert_eq!(r, Ok(true), "prepare {encrypt}");
-}
-
-async fn global_status(url: &str, name: &str) -> u64 {
-    let mut conn = mysql_async::Conn::new(mysql_opts(&ConnectOptions::new(url)).expect("opts"))
-        .await
-        .expect("conn");
-    let row: Option<(String, u64)> = conn
-        .exec_first("SHOW GLOBAL STATUS WHERE Variable_name = ?", (name,))
-        .await
-        .expect("status");
-    conn.disconnect().await.expect("disconnect");
-    row.map_or(0, |(_, v)| v)
-}
+#[allow(dead_code)] // each test binary uses a subset of the helpers
+mod common;
+use common::{
+    SharedServer, cli, conn, global_status, oltp_bin, once, prepare, read_json, runtime,
+    shared_server, strings, utf8,
+};
 
 /// Whether `file` holds a run of three of sysbench's 11-digit groups (a `c` or
 /// `pad` value in plaintext).
@@ -70,56 +35,75 @@ fn holds_sysbench_values(file: &Path) -> bool {
         .any(|w| group(&w[..12]) && group(&w[12..24]) && group(&w[24..]))
 }
 
+/// The private server with `oltp`'s own settings (TLS on, default profile) shared
+/// by the TLS tests; its directory is also their `--base-dir` (key files, CA).
+fn tls_server() -> &'static SharedServer {
+    static SERVER: OnceLock<SharedServer> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        SharedServer::start(|dir| server_config(dir, false, Profile::Default).expect("config"))
+    })
+}
+
+/// Held exclusively by the test that counts the TLS server's handshakes
+/// (`Ssl_accepts`), shared by the other tests of that server.
+static HANDSHAKES: RwLock<()> = RwLock::new(());
+
+/// Database `tls` on the TLS server: plaintext and `ring:aes-256-gcm`, prepared once.
+fn tls_prepared() -> &'static SharedServer {
+    static PREPARED: OnceLock<()> = OnceLock::new();
+    let server = tls_server();
+    once(
+        &PREPARED,
+        prepare(server.url(), server.dir(), "tls", TLS_ENCRYPT, &[]),
+    );
+    server
+}
+
+/// The encryptions prepared in database `tls`.
+const TLS_ENCRYPT: &str = "none,ring:aes-256-gcm";
+
+/// `run` of database `db` for 1 s on `url` with key files in `base`, then `extra`.
+fn run_args(url: &str, base: &Path, db: &str, extra: &[&str]) -> Vec<String> {
+    common::args("run", url, base, db, &[&["--time", "1"], extra].concat())
+}
+
 #[test]
-fn tls_is_verified_and_checked_and_repeat_rotates() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let base = dir.path().join("home");
-    let base_s = base.to_str().expect("utf-8").to_string();
-    let server =
-        PrivateServer::start(&server_config(&base, false, Profile::Default).expect("config"))
-            .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"));
-    let url = server.url();
-    let json = dir.path().join("r.json");
-    let json_s = json.to_str().expect("utf-8").to_string();
-    let svg = dir.path().join("chart.svg");
+fn tls_grid_runs_verified_handshakes_and_repeat_rotates_the_order() {
+    let _alone = HANDSHAKES.write().unwrap_or_else(PoisonError::into_inner);
+    let server = tls_prepared();
+    let (url, base) = (server.url(), server.dir());
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let json = scratch.path().join("r.json");
+    let svg = scratch.path().join("chart.svg");
     runtime().block_on(async {
-        prepare(&url, &base_s, "none,ring:aes-256-gcm").await;
-        let accepts = global_status(&url, "Ssl_accepts").await;
+        let accepts = global_status(url, "Ssl_accepts").await;
         // The grid: TLS off and on x plaintext and column encryption, two rounds.
-        let ca = tls_files(&base).ca;
-        let r = cli(&[
-            "run",
-            "--mysql-url",
-            &url,
-            "--base-dir",
-            &base_s,
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
-            "--time",
-            "1",
-            "--threads",
-            "2",
-            "--tls",
-            "off,on",
-            "--tls-ca",
-            ca.to_str().expect("utf-8"),
-            "--encrypt",
-            "none,ring:aes-256-gcm",
-            "--repeat",
-            "2",
-            "--json-out",
-            &json_s,
-            "--output",
-            "markdown",
-            "--svg",
-            svg.to_str().expect("utf-8"),
-        ])
-        .await;
-        assert_eq!(r, Ok(true));
-        let report: Value =
-            serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("json");
+        let ca = tls_files(base).ca;
+        let args = run_args(
+            url,
+            base,
+            "tls",
+            &[
+                "--threads",
+                "2",
+                "--tls",
+                "off,on",
+                "--tls-ca",
+                utf8(&ca),
+                "--encrypt",
+                TLS_ENCRYPT,
+                "--repeat",
+                "2",
+                "--json-out",
+                utf8(&json),
+                "--output",
+                "markdown",
+                "--svg",
+                utf8(&svg),
+            ],
+        );
+        assert_eq!(cli(&args).await, Ok(true));
+        let report = read_json(&json);
         let runs = report["runs"].as_array().expect("runs");
         assert_eq!(runs.len(), 8, "2 TLS modes x 2 encryptions x 2 rounds");
         let chart = std::fs::read_to_string(&svg).expect("svg written");
@@ -160,8 +144,9 @@ fn tls_is_verified_and_checked_and_repeat_rotates() {
             );
             assert_eq!(run["server_settings"]["have_ssl"], "YES");
         }
-        // Every TLS run's worker connections were TLS handshakes on the server.
-        let handshakes = global_status(&url, "Ssl_accepts").await - accepts;
+        // Every TLS run's worker connections were TLS handshakes on the server
+        // (no other test uses it meanwhile: HANDSHAKES is held).
+        let handshakes = global_status(url, "Ssl_accepts").await - accepts;
         assert!(handshakes >= 4 * 2, "4 TLS runs x 2 workers: {handshakes}");
         let summary = report["summary"].as_array().expect("summary");
         assert_eq!(summary.len(), 4);
@@ -179,204 +164,193 @@ fn tls_is_verified_and_checked_and_repeat_rotates() {
             .map(|c| c["mode"].as_str().expect("mode"))
             .collect();
         assert_eq!(modes, ["ring:aes-256-gcm", "TLS", "ring:aes-256-gcm + TLS"]);
-
-        // CSV: a header and one row per run.
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_oltp"))
-            .args([
-                "run",
-                "--mysql-url",
-                &url,
-                "--base-dir",
-                &base_s,
-                "--tables",
-                "2",
-            ])
-            .args([
-                "--table-size",
-                "1000",
-                "--time",
-                "1",
-                "--tls",
-                "on",
-                "--output",
-                "csv",
-            ])
-            .arg("--tls-ca")
-            .arg(&ca)
-            .output()
-            .expect("oltp");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let mut rdr = csv::Reader::from_reader(&out.stdout[..]);
-        let headers = rdr.headers().expect("header").clone();
-        let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
-        assert_eq!(rows.len(), 1);
-        let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
-        assert_eq!(&rows[0][col("tls")], "true");
-        assert!(!rows[0][col("tls_cipher")].is_empty());
-
-        // Another CA: the server's certificate does not verify.
-        let other = TlsFiles {
-            ca: dir.path().join("other/ca.pem"),
-            cert: dir.path().join("other/cert.pem"),
-            key: dir.path().join("other/key.pem"),
-        };
-        ensure_tls_files(&other).expect("other CA");
-        let e = cli(&[
-            "run",
-            "--mysql-url",
-            &url,
-            "--base-dir",
-            &base_s,
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
-            "--time",
-            "1",
-            "--tls",
-            "on",
-            "--tls-ca",
-            other.ca.to_str().expect("utf-8"),
-        ])
-        .await
-        .expect_err("wrong CA");
-        assert!(
-            e.contains("--tls on") && e.to_lowercase().contains("cert"),
-            "{e}"
-        );
     });
-    server.stop().expect("stop");
+}
 
-    // A server without TLS: --tls on is refused, never silently plaintext.
-    let plain_dir = tempfile::tempdir().expect("tempdir");
-    let plain = PrivateServer::start(&ServerConfig::new(plain_dir.path()))
-        .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"));
-    let purl = plain.url();
+#[test]
+fn csv_output_has_a_header_and_a_row_with_the_tls_fields() {
+    let _shared = HANDSHAKES.read().unwrap_or_else(PoisonError::into_inner);
+    let server = tls_prepared();
+    let (url, base) = (server.url(), server.dir());
+    // CSV: a header and one row per run.
+    let ca = tls_files(base).ca;
+    let args = run_args(
+        url,
+        base,
+        "tls",
+        &["--tls", "on", "--output", "csv", "--tls-ca", utf8(&ca)],
+    );
+    let out = oltp_bin(base, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut rdr = csv::Reader::from_reader(&out.stdout[..]);
+    let headers = rdr.headers().expect("header").clone();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
+    assert_eq!(rows.len(), 1);
+    let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
+    assert_eq!(&rows[0][col("tls")], "true");
+    assert!(!rows[0][col("tls_cipher")].is_empty());
+}
+
+#[test]
+fn another_ca_is_refused_naming_tls_on_and_the_certificate() {
+    let _shared = HANDSHAKES.read().unwrap_or_else(PoisonError::into_inner);
+    let server = tls_prepared();
+    let (url, base) = (server.url(), server.dir());
+    // Another CA: the server's certificate does not verify.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let other = TlsFiles {
+        ca: dir.path().join("other/ca.pem"),
+        cert: dir.path().join("other/cert.pem"),
+        key: dir.path().join("other/key.pem"),
+    };
+    ensure_tls_files(&other).expect("other CA");
+    let args = run_args(
+        url,
+        base,
+        "tls",
+        &["--tls", "on", "--tls-ca", utf8(&other.ca)],
+    );
+    let e = runtime().block_on(cli(&args)).expect_err("wrong CA");
+    assert!(
+        e.contains("--tls on") && e.to_lowercase().contains("cert"),
+        "{e}"
+    );
+}
+
+/// Database `plain` on the shared default server (no TLS, no encryption at
+/// rest), prepared once; its base directory.
+fn plain_prepared(t: &common::Use) -> &'static Path {
+    static BASE: OnceLock<std::path::PathBuf> = OnceLock::new();
+    once(&BASE, async {
+        let base = t.shared.dir().join("plain-home");
+        prepare(&t.url, &base, "plain", "none", &[]).await;
+        base
+    })
+    .as_path()
+}
+
+#[test]
+fn a_server_without_tls_or_at_rest_encryption_refuses_tls_on_and_at_rest() {
+    let t = shared_server();
+    let base = plain_prepared(&t);
+    // A CA of its own: this server has none, and --tls on must not matter which.
+    let ca = TlsFiles {
+        ca: t.file("tls/ca.pem"),
+        cert: t.file("tls/cert.pem"),
+        key: t.file("tls/key.pem"),
+    };
+    ensure_tls_files(&ca).expect("a CA");
     runtime().block_on(async {
-        prepare(&purl, &base_s, "none").await;
-        let e = cli(&[
-            "run",
-            "--mysql-url",
-            &purl,
-            "--base-dir",
-            &base_s,
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
-            "--time",
-            "1",
-            "--tls",
-            "on",
-            "--tls-ca",
-            tls_files(&base).ca.to_str().expect("utf-8"),
-        ])
-        .await
-        .expect_err("server without TLS");
+        // A server without TLS: --tls on is refused, never silently plaintext.
+        let args = run_args(
+            &t.url,
+            base,
+            "plain",
+            &["--tls", "on", "--tls-ca", utf8(&ca.ca)],
+        );
+        let e = cli(&args).await.expect_err("server without TLS");
         assert!(e.contains("--tls on"), "{e}");
         // ... and --at-rest is refused on a server that does not encrypt at rest.
-        let e = cli(&[
-            "run",
-            "--mysql-url",
-            &purl,
-            "--base-dir",
-            &base_s,
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
-            "--time",
-            "1",
-            "--at-rest",
-        ])
-        .await
-        .expect_err("server without at-rest encryption");
+        let args = run_args(&t.url, base, "plain", &["--at-rest"]);
+        let e = cli(&args)
+            .await
+            .expect_err("server without at-rest encryption");
         assert!(e.contains("innodb_encrypt_tables=OFF"), "{e}");
     });
-    // After a clean shutdown (dirty pages flushed), the .ibd file holds the
-    // plaintext: the check below for the at-rest server can fail.
-    let ibd = plain.data_dir().join("sbtest/sbtest1.ibd");
-    plain.stop().expect("stop");
-    assert!(
-        holds_sysbench_values(&ibd),
-        "without at-rest encryption the .ibd file holds the plaintext"
-    );
+}
+
+#[test]
+fn without_at_rest_encryption_the_ibd_file_holds_the_plaintext() {
+    let t = shared_server();
+    plain_prepared(&t);
+    // Once the table's dirty pages are flushed (FOR EXPORT flushes them, as a
+    // clean shutdown does), the .ibd file holds the plaintext: the check of the
+    // at-rest server's file below can fail.
+    let ibd = t.shared.server().data_dir().join("plain/sbtest1.ibd");
+    runtime().block_on(async {
+        let mut conn = conn(&t.url, Some("plain")).await;
+        conn.query_drop("FLUSH TABLES sbtest1 FOR EXPORT")
+            .await
+            .expect("flush for export");
+        let plaintext = holds_sysbench_values(&ibd);
+        conn.query_drop("UNLOCK TABLES").await.expect("unlock");
+        conn.disconnect().await.expect("disconnect");
+        assert!(
+            plaintext,
+            "without at-rest encryption the .ibd file holds the plaintext"
+        );
+    });
+}
+
+/// `--base-dir base --at-rest`, 2 x 1000 rows, then `extra`.
+fn at_rest_args(command: &str, base: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = strings(&[
+        command,
+        "--base-dir",
+        base,
+        "--at-rest",
+        "--tables",
+        "2",
+        "--table-size",
+        "1000",
+    ]);
+    args.extend(strings(extra));
+    args
 }
 
 #[test]
 fn at_rest_server_encrypts_tablespaces_and_runs() {
     let dir = tempfile::tempdir().expect("tempdir");
     let base = dir.path().join("home");
-    let base_s = base.to_str().expect("utf-8").to_string();
+    let base_s = utf8(&base).to_string();
     let json = dir.path().join("r.json");
     // Through the CLI's own private server: prepare and run with --at-rest.
     runtime().block_on(async {
-        let r = cli(&[
-            "prepare",
-            "--base-dir",
-            &base_s,
-            "--at-rest",
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
-        ])
-        .await;
+        let r = cli(&at_rest_args("prepare", &base_s, &[])).await;
         assert_eq!(r, Ok(true), "prepare --at-rest");
-        let r = cli(&[
-            "run",
-            "--base-dir",
-            &base_s,
-            "--at-rest",
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
+        let run = [
             "--time",
             "1",
             "--workload",
             "oltp_read_write",
             "--json-out",
-            json.to_str().expect("utf-8"),
-        ])
-        .await;
+            utf8(&json),
+        ];
+        let r = cli(&at_rest_args("run", &base_s, &run)).await;
         assert_eq!(r, Ok(true), "run --at-rest");
 
         // While this process uses the server, another command asking for other
         // settings is refused rather than restarting the server under it.
-        let b = base_s.clone();
-        let long = tokio::spawn(async move {
-            cli(&[
-                "run",
-                "--base-dir",
-                &b,
-                "--at-rest",
-                "--tables",
-                "2",
-                "--table-size",
-                "1000",
-                "--time",
-                "4",
-            ])
-            .await
-        });
-        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-        let other = std::process::Command::new(env!("CARGO_BIN_EXE_oltp"))
-            .args([
-                "run",
-                "--base-dir",
-                &base_s,
-                "--at-rest",
-                "--profile",
-                "io-bound",
-            ])
-            .args(["--tables", "2", "--table-size", "1000", "--time", "1"])
-            .output()
-            .expect("oltp");
+        let registration = Layout::new(server_base(&base, true)).user_file(std::process::id());
+        assert!(
+            !registration.exists(),
+            "the finished run unregistered: {}",
+            registration.display()
+        );
+        let first = at_rest_args("run", &base_s, &["--time", "4"]);
+        let long = tokio::spawn(async move { cli(&first).await });
+        // The first command registers before it starts (or attaches to) the
+        // server; from then until its run ends, it is a user of the server.
+        let waiting = Instant::now();
+        while !registration.exists() {
+            if long.is_finished() {
+                panic!("the first command ended unregistered: {:?}", long.await);
+            }
+            assert!(
+                waiting.elapsed() < Duration::from_secs(300),
+                "the first command did not register in {} within 300 s",
+                registration.display()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let other = oltp_bin(
+            dir.path(),
+            &at_rest_args("run", &base_s, &["--profile", "io-bound", "--time", "1"]),
+        );
         let stderr = String::from_utf8_lossy(&other.stderr);
         assert!(
             !other.status.success() && stderr.contains("in use by another oltp command"),
@@ -388,7 +362,7 @@ fn at_rest_server_encrypts_tablespaces_and_runs() {
             "the first run is undisturbed"
         );
     });
-    let report: Value = serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("json");
+    let report = read_json(&json);
     let run = &report["runs"][0];
     assert_eq!(run["at_rest"], true);
     assert_eq!(run["server_settings"]["innodb_encrypt_tables"], "ON");

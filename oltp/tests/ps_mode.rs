@@ -15,7 +15,7 @@ use serde_json::Value;
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
 use common::{
-    AEAD, ROWS, TABLES, Use, cli, codec, conn, data_set, once, prepare, read_json, runtime,
+    AEAD, ROWS, TABLES, Use, args, cli, codec, conn, data_set, once, prepare, read_json, runtime,
     set_max_prepared_stmt_count, shared_server, shared_server_alone, strings, table_rows, utf8,
 };
 
@@ -50,18 +50,7 @@ async fn run(
     out: &Path,
     extra: &[&str],
 ) -> Result<Vec<Value>, String> {
-    let mut args = strings(&[
-        "run",
-        "--mysql-url",
-        url,
-        "--base-dir",
-        utf8(base),
-        "--mysql-db",
-        db,
-        "--tables",
-        "2",
-        "--table-size",
-        "1000",
+    let flags = [
         "--threads",
         "1",
         "--time",
@@ -70,8 +59,8 @@ async fn run(
         "json",
         "--json-out",
         utf8(out),
-    ]);
-    args.extend(strings(extra));
+    ];
+    let args = args("run", url, base, db, &[&flags, extra].concat());
     assert!(cli(&args).await?, "{extra:?}");
     Ok(read_json(out)["runs"].as_array().expect("runs").clone())
 }

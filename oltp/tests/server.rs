@@ -52,14 +52,53 @@ fn sql(server: &PrivateServer, query: &str) -> String {
     try_sql(server.port(), query).unwrap_or_else(|e| panic!("{query}: {e}"))
 }
 
+/// The fields of `/proc/PID/stat` after `comm`, from the state (field 3) on.
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    Some(rest.split_whitespace().map(str::to_string).collect())
+}
+
 /// Whether `pid` is a live process (a zombie counts as gone).
 fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let state = stat
-            .rfind(')')
-            .and_then(|i| stat[i + 1..].trim_start().chars().next());
-        !matches!(state, None | Some('Z' | 'X'))
-    })
+    stat_fields(pid)
+        .is_some_and(|f| !matches!(f.first().map(String::as_str), None | Some("Z" | "X")))
+}
+
+/// A process as itself, not its reusable pid: the pid and its start time (field
+/// 22 of `/proc/PID/stat`, clock ticks after boot).
+fn identity(pid: u32) -> (u32, u64) {
+    let start = stat_fields(pid)
+        .and_then(|f| f.get(22 - 3)?.parse().ok())
+        .unwrap_or_else(|| panic!("no start time for live pid {pid}"));
+    (pid, start)
+}
+
+/// Runs `query` as root over the Unix socket `socket` (a path of this test's own
+/// directory, so only this test's server can answer it).
+fn try_socket_sql(socket: &Path, query: &str) -> Result<String, String> {
+    let out = Command::new(client())
+        .arg("--no-defaults")
+        .arg(format!("--socket={}", socket.display()))
+        .args(["-uroot", "-N", "-B", "-e", query])
+        .output()
+        .map_err(|e| format!("cannot run mariadb: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+/// The server's data directory as it names it (`@@datadir`): which server answers.
+fn datadir(server: &PrivateServer) -> String {
+    sql(server, "SELECT @@datadir")
+}
+
+/// Whether the server of data directory `datadir` answers on TCP `port` (once
+/// freed, the port may be another test's server's, which is not this one).
+fn answers_on(port: u16, datadir: &str) -> bool {
+    try_sql(port, "SELECT @@datadir").is_ok_and(|d| d == datadir)
 }
 
 #[test]
@@ -108,20 +147,9 @@ fn cold_start_tcp_login_and_attach() {
     assert_eq!(port_file.trim(), server.port().to_string());
 
     // root over the socket, without a password.
-    let root = Command::new(client())
-        .arg("--no-defaults")
-        .arg(format!("--socket={}", server.socket_path().display()))
-        .args(["-uroot", "-N", "-B", "-e", "SELECT CURRENT_USER()"])
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run mariadb: {e}"));
-    assert!(
-        root.status.success(),
-        "{}",
-        String::from_utf8_lossy(&root.stderr)
-    );
     assert_eq!(
-        String::from_utf8_lossy(&root.stdout).trim(),
-        "root@localhost"
+        try_socket_sql(server.socket_path(), "SELECT CURRENT_USER()"),
+        Ok("root@localhost".to_string())
     );
 
     // A second start attaches: same process, same port; dropping it leaves the server up.
@@ -156,18 +184,20 @@ fn stop_then_start_keeps_data() {
         "CREATE DATABASE kept; CREATE TABLE kept.t (id INT PRIMARY KEY, c CHAR(10)); \
          INSERT INTO kept.t VALUES (1, 'persisted')",
     );
-    let (pid, port) = (server.pid(), server.port());
+    let (pid, port, data) = (server.pid(), server.port(), datadir(&server));
+    let (process, socket) = (identity(pid), server.socket_path().to_path_buf());
     server.stop().unwrap_or_else(|e| panic!("stop failed: {e}"));
     assert!(!alive(pid));
+    assert!(!answers_on(port, &data), "still answering after stop");
     assert!(
-        try_sql(port, "SELECT 1").is_err(),
-        "still answering after stop"
+        try_socket_sql(&socket, "SELECT 1").is_err(),
+        "still answering on its socket after stop"
     );
     assert!(!dir.path().join("mariadb/port").exists());
 
     let again = start(&cfg);
     assert!(again.started_here());
-    assert_ne!(again.pid(), pid);
+    assert_ne!(identity(again.pid()), process, "a new process");
     assert_eq!(
         sql(&again, "SELECT c FROM kept.t WHERE id = 1"),
         "persisted"
@@ -187,13 +217,15 @@ fn kill_then_start_recovers() {
         "CREATE DATABASE crash; CREATE TABLE crash.t (id INT PRIMARY KEY); \
          INSERT INTO crash.t VALUES (1)",
     );
+    let data = datadir(&server);
     let attached = start(&cfg);
     assert!(!attached.started_here());
     attached
         .kill()
         .unwrap_or_else(|e| panic!("kill failed: {e}"));
     assert!(!alive(server.pid()));
-    assert!(try_sql(server.port(), "SELECT 1").is_err());
+    assert!(!answers_on(server.port(), &data));
+    assert!(try_socket_sql(server.socket_path(), "SELECT 1").is_err());
     server
         .stop()
         .unwrap_or_else(|e| panic!("stop after kill: {e}"));
@@ -299,12 +331,13 @@ fn other_extra_args_restart_the_server() {
     let plain = ServerConfig::new(dir.path());
     let first = start(&plain);
     assert_eq!(sql(&first, "SELECT @@max_connections"), "2000");
+    let first_process = identity(first.pid());
 
     let mut tuned = ServerConfig::new(dir.path());
     tuned.extra_args = vec!["--max-connections=77".into()];
     let second = start(&tuned);
     assert!(second.started_here(), "not restarted for other flags");
-    assert_ne!(second.pid(), first.pid());
+    assert_ne!(identity(second.pid()), first_process, "a new process");
     assert!(!alive(first.pid()));
     assert_eq!(sql(&second, "SELECT @@max_connections"), "77");
 

@@ -11,7 +11,7 @@ use mysql_async::prelude::*;
 
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
-use common::{cli, conn, read_json, runtime, shared_server, utf8};
+use common::{args, cli, conn, read_json, runtime, shared_server, utf8};
 
 /// Runs sysbench `script` `command` against the server's `db`; its stdout.
 fn sysbench(port: u16, db: &str, script: &str, command: &str, extra: &[&str]) -> String {
@@ -52,22 +52,7 @@ fn sysbench_figure(report: &str, label: &str) -> u64 {
 
 /// `oltp prepare` of 2 plaintext tables of 1000 rows into `db`.
 async fn oltp_prepare(url: &str, base: &str, db: &str) {
-    let r = cli(&[
-        "prepare",
-        "--mysql-url",
-        url,
-        "--base-dir",
-        base,
-        "--mysql-db",
-        db,
-        "--tables",
-        "2",
-        "--table-size",
-        "1000",
-        "--threads",
-        "2",
-    ])
-    .await;
+    let r = cli(&args("prepare", url, base, db, &["--threads", "2"])).await;
     assert_eq!(r, Ok(true), "oltp prepare");
 }
 
@@ -100,18 +85,7 @@ fn oltp_runs_every_workload_on_tables_sysbench_prepared() {
             "oltp_insert",
             "select_random_points",
         ] {
-            let r = cli(&[
-                "run",
-                "--mysql-url",
-                &url,
-                "--base-dir",
-                base,
-                "--mysql-db",
-                "sbfromsysbench",
-                "--tables",
-                "2",
-                "--table-size",
-                "1000",
+            let flags = [
                 "--workload",
                 workload,
                 "--events",
@@ -124,8 +98,8 @@ fn oltp_runs_every_workload_on_tables_sysbench_prepared() {
                 utf8(&json),
                 "--output",
                 "json",
-            ])
-            .await;
+            ];
+            let r = cli(&args("run", &url, base, "sbfromsysbench", &flags)).await;
             assert_eq!(r, Ok(true), "oltp {workload} on sysbench's tables");
             let report = read_json(&json);
             let run = &report["runs"][0];
@@ -198,23 +172,9 @@ fn sysbench_cleanup_drops_oltp_tables_and_oltp_then_finds_them_missing() {
     rt.block_on(oltp_prepare(&url, base, "sbcleanup"));
     sysbench(port, "sbcleanup", "oltp_read_only", "cleanup", &[]);
     rt.block_on(async {
-        let e = cli(&[
-            "run",
-            "--mysql-url",
-            &url,
-            "--base-dir",
-            base,
-            "--mysql-db",
-            "sbcleanup",
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
-            "--time",
-            "1",
-        ])
-        .await
-        .expect_err("tables are gone");
+        let e = cli(&args("run", &url, base, "sbcleanup", &["--time", "1"]))
+            .await
+            .expect_err("tables are gone");
         assert!(e.contains("oltp prepare"), "{e}");
     });
 }

@@ -200,30 +200,39 @@ pub fn shared_server_alone() -> Use {
     use_of(default_server(), Guard::Exclusive(lock))
 }
 
-/// `oltp prepare` of `encrypt` into `--mysql-db db`, `TABLES` x `ROWS`, two
-/// threads, with the extra flags `extra` (e.g. the column layout).
-pub async fn prepare(url: &str, base: &Path, db: &str, encrypt: &str, extra: &[&str]) {
+/// The flags every command of these tests starts with: `command` on database
+/// `db` of `url` with the key files of `base`, `TABLES` x `ROWS`; then `extra`.
+pub fn args(
+    command: &str,
+    url: &str,
+    base: impl AsRef<Path>,
+    db: &str,
+    extra: &[&str],
+) -> Vec<String> {
     let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
-    let mut args = vec![
-        "prepare",
+    let mut args = strings(&[
+        command,
         "--mysql-url",
         url,
         "--base-dir",
-        utf8(base),
+        utf8(base.as_ref()),
         "--mysql-db",
         db,
         "--tables",
         &tables,
         "--table-size",
         &rows,
-        "--threads",
-        "2",
-        "--encrypt",
-        encrypt,
-    ];
-    args.extend_from_slice(extra);
+    ]);
+    args.extend(strings(extra));
+    args
+}
+
+/// `oltp prepare` of `encrypt` into `--mysql-db db`, `TABLES` x `ROWS`, two
+/// threads, with the extra flags `extra` (e.g. the column layout).
+pub async fn prepare(url: &str, base: &Path, db: &str, encrypt: &str, extra: &[&str]) {
+    let flags = [&["--threads", "2", "--encrypt", encrypt], extra].concat();
     assert_eq!(
-        cli(&args).await,
+        cli(&args("prepare", url, base, db, &flags)).await,
         Ok(true),
         "prepare {db} {encrypt} {extra:?}"
     );
