@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use encbench_oltp::columns::keys::load_cipher;
 use encbench_oltp::columns::{Codec, Encrypt};
