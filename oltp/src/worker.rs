@@ -149,6 +149,16 @@ pub async fn run_worker<C: Connection>(
         }
     };
     draw(&mut next_arrival, &mut arrivals);
+    // Whether this worker counts in the live concurrency (`--rate`): from the
+    // start of an event until it finds nothing due, so back-to-back events of a
+    // backlog never show it idle.
+    let mut busy = false;
+    let mut set_busy = |now: bool| {
+        if now != busy {
+            live.set_busy(now);
+            busy = now;
+        }
+    };
     while limits.deadline.is_none_or(|d| Instant::now() < d)
         && !stop.load(Ordering::Relaxed)
         && limits.take_event()
@@ -184,7 +194,7 @@ pub async fn run_worker<C: Connection>(
                 continue;
             };
             live.requeue(before, queue.len());
-            live.set_busy(true);
+            set_busy(true);
             t0
         };
         let before = agg.counts();
@@ -197,8 +207,8 @@ pub async fn run_worker<C: Connection>(
             limits.deadline,
         )
         .await;
-        if limits.mean_interarrival.is_some() {
-            live.set_busy(false);
+        if limits.mean_interarrival.is_some() && queue.is_empty() && next_arrival > Instant::now() {
+            set_busy(false);
         }
         match outcome {
             Ok(true) => {
@@ -208,6 +218,7 @@ pub async fn run_worker<C: Connection>(
             }
             Ok(false) => live.add(&before, &agg, None),
             Err(e) => {
+                set_busy(false);
                 live.requeue(queue.len(), 0);
                 agg.exec_time = start.elapsed();
                 live.add(&before, &agg, None);
@@ -215,6 +226,7 @@ pub async fn run_worker<C: Connection>(
             }
         }
     }
+    set_busy(false);
     live.requeue(queue.len(), 0);
     agg.exec_time = start.elapsed();
     (agg, None)
