@@ -1,6 +1,7 @@
 //! sysbench's `prepare`: the tables of a data set created and loaded in
 //! parallel (multi-row prepared INSERTs under 512 KiB, as sysbench batches),
-//! values sealed under column encryption, `encbench_meta` written last.
+//! values sealed under column encryption; `encbench_meta` says `state=loading`
+//! before any table is created and `done` once everything is written.
 
 use std::sync::Arc;
 
@@ -12,7 +13,8 @@ use crate::driver::{Connection, Param};
 use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
 use super::{
-    DataSet, INSERT_BATCH_BYTES, check_not_prepared, connect, create_table_sql, table_name,
+    DataSet, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, check_not_prepared, connect,
+    create_table_sql, table_name,
 };
 
 /// Options of `prepare`.
@@ -31,8 +33,10 @@ pub struct PrepareOptions {
 }
 
 /// Creates and loads the tables of `data` for `encrypt` with `codec` (which must
-/// match `encrypt`), as sysbench's `prepare` does, then writes `encbench_meta`.
-/// `progress` is called with the number of rows inserted so far by each batch.
+/// match `encrypt`), as sysbench's `prepare` does: `encbench_meta` with
+/// `state=loading` first, then the tables, then the rest of `encbench_meta` and
+/// `state=done`. `progress` is called with the number of rows inserted so far
+/// by each batch.
 ///
 /// # Errors
 /// A table already exists (run `cleanup`), or any database or sealing error.
@@ -45,11 +49,36 @@ pub async fn prepare(
     opts: &PrepareOptions,
     progress: Arc<dyn Fn(u64) + Send + Sync>,
 ) -> Result<()> {
-    let db = data.database(encrypt);
     check_not_prepared(url, data, &[encrypt]).await?;
+    load(url, data, encrypt, codec, key_id, opts, progress).await
+}
+
+async fn load(
+    url: &str,
+    data: &DataSet,
+    encrypt: Encrypt,
+    codec: Codec,
+    key_id: u32,
+    opts: &PrepareOptions,
+    progress: Arc<dyn Fn(u64) + Send + Sync>,
+) -> Result<()> {
+    let db = data.database(encrypt);
     let mut admin = connect(url, None).await?;
     admin
         .simple(&format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
+        .await?;
+    // The mark first: until it says done, run and prepare refuse these tables.
+    admin
+        .simple(&format!(
+            "CREATE TABLE `{db}`.encbench_meta (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL) ENGINE = innodb"
+        ))
+        .await?;
+    let insert = format!("INSERT INTO `{db}`.encbench_meta (name, value) VALUES (?, ?)");
+    admin
+        .execute_text(
+            &insert,
+            &[Param::Text(b"state"), Param::Text(STATE_LOADING.as_bytes())],
+        )
         .await?;
     let threads = opts.threads.clamp(1, data.tables.max(1));
     let mut tasks = Vec::new();
@@ -89,11 +118,6 @@ pub async fn prepare(
     for t in tasks {
         t.await.context("loader task panicked")??;
     }
-    admin
-        .simple(&format!(
-            "CREATE TABLE `{db}`.encbench_meta (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL) ENGINE = innodb"
-        ))
-        .await?;
     let algorithm = encrypt.algorithm().map_or("none", |a| a.name());
     let entries = [
         ("algorithm", algorithm.to_string()),
@@ -118,7 +142,6 @@ pub async fn prepare(
             },
         ),
     ];
-    let insert = format!("INSERT INTO `{db}`.encbench_meta (name, value) VALUES (?, ?)");
     for (name, value) in &entries {
         admin
             .execute_text(
@@ -127,6 +150,12 @@ pub async fn prepare(
             )
             .await?;
     }
+    admin
+        .execute_text(
+            &format!("UPDATE `{db}`.encbench_meta SET value = ? WHERE name = 'state'"),
+            &[Param::Text(STATE_DONE.as_bytes())],
+        )
+        .await?;
     admin.close().await;
     Ok(())
 }
