@@ -220,3 +220,51 @@ fn a_killed_prepare_leaves_tables_that_run_refuses() {
         assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
     });
 }
+
+#[test]
+fn a_lost_connection_during_prepare_names_the_database_and_cleanup() {
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let db = "dflost";
+    let rt = runtime();
+    rt.block_on(async {
+        let args = strings(&[
+            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", "1",
+            "--table-size", "3000000",
+        ]);
+        let load = tokio::spawn(async move { cli(&args).await });
+        wait_until_loading(&url, db).await;
+        // The loader's connection is the one with the database selected.
+        let mut c = conn(&url, None).await;
+        let ids: Vec<u64> = c
+            .query(format!("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '{db}'"))
+            .await
+            .expect("processlist");
+        assert!(!ids.is_empty(), "no loader connection");
+        for id in ids {
+            let _ = c.query_drop(format!("KILL CONNECTION {id}")).await;
+        }
+        let e = load.await.expect("prepare task").expect_err("connection lost");
+        assert!(
+            e.starts_with("prepare lost the connection to the server ("),
+            "{e}"
+        );
+        assert!(
+            e.ends_with("): the server went away, dflost is half loaded; once the server is up, run `oltp cleanup --encrypt none --mysql-db dflost` before preparing again"),
+            "{e}"
+        );
+        let e = cli(&[
+            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", "1",
+            "--table-size", "3000000",
+        ])
+        .await
+        .expect_err("half loaded");
+        assert_eq!(
+            e,
+            "dflost is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dflost` first, then prepare again"
+        );
+        c.disconnect().await.expect("disconnect");
+        assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
+    });
+}

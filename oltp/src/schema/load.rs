@@ -5,16 +5,16 @@
 
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use encbench_crypto::{Algorithm, envelope};
 
 use crate::columns::{Codec, Column, ColumnMode, Columns, Encrypt, k_plaintext};
-use crate::driver::{Connection, Param};
+use crate::driver::{Connection, DbError, ErrorKind, Param};
 use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
 use super::{
-    DataSet, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, check_not_prepared, connect,
-    create_table_sql, table_name,
+    DataSet, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, check_not_prepared, cleanup_command,
+    connect, create_table_sql, table_name,
 };
 
 /// Options of `prepare`.
@@ -39,7 +39,10 @@ pub struct PrepareOptions {
 /// by each batch.
 ///
 /// # Errors
-/// A table already exists (run `cleanup`), or any database or sealing error.
+/// A table already exists (run `cleanup`), or any database or sealing error;
+/// once loading began, the error says the database is half loaded and names
+/// the cleanup command (and that the server went away when the connection
+/// was lost).
 pub async fn prepare(
     url: &str,
     data: &DataSet,
@@ -49,8 +52,29 @@ pub async fn prepare(
     opts: &PrepareOptions,
     progress: Arc<dyn Fn(u64) + Send + Sync>,
 ) -> Result<()> {
+    let db = data.database(encrypt);
     check_not_prepared(url, data, &[encrypt]).await?;
-    load(url, data, encrypt, codec, key_id, opts, progress).await
+    load(url, data, encrypt, codec, key_id, opts, progress)
+        .await
+        .map_err(|e| half_loaded(&e, &db, &cleanup_command(data, encrypt)))
+}
+
+/// `e`, a failure after loading began, as one line naming the half-loaded
+/// database and the cleanup command.
+fn half_loaded(e: &anyhow::Error, db: &str, cleanup: &str) -> anyhow::Error {
+    let lost = e.chain().any(|c| {
+        c.downcast_ref::<DbError>()
+            .is_some_and(|d| d.kind() == ErrorKind::ConnectionLost)
+    });
+    if lost {
+        anyhow!(
+            "prepare lost the connection to the server ({e:#}): the server went away, {db} is half loaded; once the server is up, run `{cleanup}` before preparing again"
+        )
+    } else {
+        anyhow!(
+            "prepare failed ({e:#}): {db} is half loaded; run `{cleanup}` before preparing again"
+        )
+    }
 }
 
 async fn load(
