@@ -10,6 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
+use encbench_oltp::columns::Encrypt;
+use encbench_oltp::columns::keys::default_key_file;
 use mysql_async::prelude::*;
 
 /// `oltp run` of plaintext `db` (TABLES x ROWS unless `size` says otherwise), 1 s.
@@ -266,5 +268,47 @@ fn a_lost_connection_during_prepare_names_the_database_and_cleanup() {
         );
         c.disconnect().await.expect("disconnect");
         assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
+    });
+}
+
+#[test]
+fn prepare_refuses_prepared_tables_before_creating_a_key_file() {
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let db = "dfkey";
+    let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
+    runtime().block_on(async {
+        prepare(&url, &base, db, AEAD, &[]).await;
+        let alg = Encrypt::parse(AEAD).expect("aead").algorithm().expect("algorithm");
+        let key = default_key_file(&base, alg);
+        let moved = t.file("moved.key");
+        std::fs::rename(&key, &moved).expect("move the key file away");
+        let e = cli(&[
+            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", &tables,
+            "--table-size", &rows, "--encrypt", AEAD,
+        ])
+        .await
+        .expect_err("already prepared");
+        assert!(!key.exists(), "prepare created {} before refusing", key.display());
+        assert_eq!(
+            e,
+            "dfkey_aes_256_gcm already holds sbtest tables: run `oltp cleanup --encrypt rustcrypto:aes-256-gcm --mysql-db dfkey` first, or use them as they are"
+        );
+        // A --key-file that does not exist is refused, and not created either.
+        let missing = t.file("missing.key");
+        let e = cli(&[
+            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", "dfkey2", "--encrypt", AEAD,
+            "--key-file", utf8(&missing),
+        ])
+        .await
+        .expect_err("missing key file");
+        assert!(e.contains("does not exist"), "{e}");
+        assert!(!missing.exists());
+        std::fs::rename(&moved, &key).expect("put the key file back");
+        assert_eq!(
+            cli(&["cleanup", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db]).await,
+            Ok(true)
+        );
     });
 }
