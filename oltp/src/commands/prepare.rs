@@ -1,4 +1,5 @@
-//! `oltp prepare`: key files first, then every check, then the parallel load of
+//! `oltp prepare`: every check first (databases not prepared yet, key files
+//! readable), then the missing default key files, then the parallel load of
 //! each encryption choice's database.
 
 use std::path::Path;
@@ -23,28 +24,44 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
     let data = data_set(&a.data)?;
     let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
     let base = base_dir(&a.data);
-    // Every key file and cipher first: nothing is loaded unless every choice can be.
-    let mut plan: Vec<(Encrypt, String, Codec)> = Vec::new();
+    // Every check before anything is created: the databases are free, given
+    // key files exist, existing default key files load.
+    let mut choices: Vec<(Encrypt, String)> = Vec::new();
     for e in encrypts {
         let db = data.database(e);
-        if plan.iter().any(|(_, d, _)| *d == db) {
-            continue;
+        if !choices.iter().any(|(_, d)| *d == db) {
+            choices.push((e, db));
         }
-        let codec = match e {
-            Encrypt::None => Codec::plaintext(),
-            Encrypt::Aead(d) => {
-                ensure_key_file(a.data.key_file.as_deref(), &base, d.algorithm)?;
-                load_codec(e, data.columns, a.data.key_file.as_deref(), &base)?
-            }
-        };
-        plan.push((e, db, codec));
     }
     schema::check_not_prepared(
         url,
         &data,
-        &plan.iter().map(|(e, _, _)| *e).collect::<Vec<_>>(),
+        &choices.iter().map(|(e, _)| *e).collect::<Vec<_>>(),
     )
     .await?;
+    let key_file = a.data.key_file.as_deref();
+    for (e, _) in &choices {
+        if let Encrypt::Aead(d) = e {
+            check_key_file(key_file)?;
+            if key_file.is_some() || default_key_file(&base, d.algorithm).exists() {
+                load_codec(*e, data.columns, key_file, &base)?;
+            }
+        }
+    }
+    // Then the missing default key files, and every cipher keyed.
+    let mut plan: Vec<(Encrypt, String, Codec)> = Vec::new();
+    for (e, db) in choices {
+        let codec = match e {
+            Encrypt::None => Codec::plaintext(),
+            Encrypt::Aead(d) => {
+                if key_file.is_none() {
+                    create_default_key_file(&base, d.algorithm)?;
+                }
+                load_codec(e, data.columns, key_file, &base)?
+            }
+        };
+        plan.push((e, db, codec));
+    }
     for (e, db, codec) in plan {
         let total = u64::from(data.tables) * u64::from(data.table_size);
         let bar = count_bar(total, &format!("prepare {db}"));
@@ -74,10 +91,8 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
             _ = crate::run::interrupt_signal() => {
                 bar.finish_and_clear();
                 bail!(
-                    "prepare interrupted (Ctrl-C or SIGTERM): {db} is half loaded; run `oltp cleanup --encrypt {}{}{}` before preparing again",
-                    e.name(),
-                    if e.algorithm().is_some() { data.columns.flags() } else { String::new() },
-                    if data.db == "sbtest" { String::new() } else { format!(" --mysql-db {}", data.db) }
+                    "prepare interrupted (Ctrl-C or SIGTERM): {db} is half loaded; run `{}` before preparing again",
+                    schema::cleanup_command(&data, e)
                 );
             }
         }
@@ -103,25 +118,28 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
     Ok(())
 }
 
-fn ensure_key_file(given: Option<&Path>, base: &Path, algorithm: Algorithm) -> Result<()> {
+/// Refuses a `--key-file` that does not exist (it is never created).
+fn check_key_file(given: Option<&Path>) -> Result<()> {
     match given {
         Some(p) if !p.exists() => bail!(
             "--key-file {} does not exist: create it (lines ID;HEX) or omit --key-file",
             p.display()
         ),
-        Some(_) => Ok(()),
-        None => {
-            let path = default_key_file(base, algorithm);
-            if !path.exists() {
-                create_key_file(&path, algorithm)?;
-                eprintln!(
-                    "created key file {} (keep it: the tables cannot be read without it)",
-                    path.display()
-                );
-            }
-            Ok(())
-        }
+        _ => Ok(()),
     }
+}
+
+/// Creates the default key file of `algorithm` under `base` when it is missing.
+fn create_default_key_file(base: &Path, algorithm: Algorithm) -> Result<()> {
+    let path = default_key_file(base, algorithm);
+    if !path.exists() {
+        create_key_file(&path, algorithm)?;
+        eprintln!(
+            "created key file {} (keep it: the tables cannot be read without it)",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 fn count_bar(total: u64, prefix: &str) -> ProgressBar {

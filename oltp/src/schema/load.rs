@@ -1,18 +1,20 @@
 //! sysbench's `prepare`: the tables of a data set created and loaded in
 //! parallel (multi-row prepared INSERTs under 512 KiB, as sysbench batches),
-//! values sealed under column encryption, `encbench_meta` written last.
+//! values sealed under column encryption; `encbench_meta` says `state=loading`
+//! before any table is created and `done` once everything is written.
 
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use encbench_crypto::{Algorithm, envelope};
 
 use crate::columns::{Codec, Column, ColumnMode, Columns, Encrypt, k_plaintext};
-use crate::driver::{Connection, Param};
+use crate::driver::{Connection, DbError, ErrorKind, Param};
 use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
 use super::{
-    DataSet, INSERT_BATCH_BYTES, check_not_prepared, connect, create_table_sql, table_name,
+    DataSet, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, check_not_prepared, cleanup_command,
+    connect, create_table_sql, table_name,
 };
 
 /// Options of `prepare`.
@@ -31,11 +33,16 @@ pub struct PrepareOptions {
 }
 
 /// Creates and loads the tables of `data` for `encrypt` with `codec` (which must
-/// match `encrypt`), as sysbench's `prepare` does, then writes `encbench_meta`.
-/// `progress` is called with the number of rows inserted so far by each batch.
+/// match `encrypt`), as sysbench's `prepare` does: `encbench_meta` with
+/// `state=loading` first, then the tables, then the rest of `encbench_meta` and
+/// `state=done`. `progress` is called with the number of rows inserted so far
+/// by each batch.
 ///
 /// # Errors
-/// A table already exists (run `cleanup`), or any database or sealing error.
+/// A table already exists (run `cleanup`), or any database or sealing error;
+/// once loading began, the error says the database is half loaded and names
+/// the cleanup command (and that the server went away when the connection
+/// was lost).
 pub async fn prepare(
     url: &str,
     data: &DataSet,
@@ -47,9 +54,55 @@ pub async fn prepare(
 ) -> Result<()> {
     let db = data.database(encrypt);
     check_not_prepared(url, data, &[encrypt]).await?;
+    load(url, data, encrypt, codec, key_id, opts, progress)
+        .await
+        .map_err(|e| half_loaded(&e, &db, &cleanup_command(data, encrypt)))
+}
+
+/// `e`, a failure after loading began, as one line naming the half-loaded
+/// database and the cleanup command.
+fn half_loaded(e: &anyhow::Error, db: &str, cleanup: &str) -> anyhow::Error {
+    let lost = e.chain().any(|c| {
+        c.downcast_ref::<DbError>()
+            .is_some_and(|d| d.kind() == ErrorKind::ConnectionLost)
+    });
+    if lost {
+        anyhow!(
+            "prepare lost the connection to the server ({e:#}): the server went away, {db} is half loaded; once the server is up, run `{cleanup}` before preparing again"
+        )
+    } else {
+        anyhow!(
+            "prepare failed ({e:#}): {db} is half loaded; run `{cleanup}` before preparing again"
+        )
+    }
+}
+
+async fn load(
+    url: &str,
+    data: &DataSet,
+    encrypt: Encrypt,
+    codec: Codec,
+    key_id: u32,
+    opts: &PrepareOptions,
+    progress: Arc<dyn Fn(u64) + Send + Sync>,
+) -> Result<()> {
+    let db = data.database(encrypt);
     let mut admin = connect(url, None).await?;
     admin
         .simple(&format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
+        .await?;
+    // The mark first: until it says done, run and prepare refuse these tables.
+    admin
+        .simple(&format!(
+            "CREATE TABLE `{db}`.encbench_meta (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL) ENGINE = innodb"
+        ))
+        .await?;
+    let insert = format!("INSERT INTO `{db}`.encbench_meta (name, value) VALUES (?, ?)");
+    admin
+        .execute_text(
+            &insert,
+            &[Param::Text(b"state"), Param::Text(STATE_LOADING.as_bytes())],
+        )
         .await?;
     let threads = opts.threads.clamp(1, data.tables.max(1));
     let mut tasks = Vec::new();
@@ -89,11 +142,6 @@ pub async fn prepare(
     for t in tasks {
         t.await.context("loader task panicked")??;
     }
-    admin
-        .simple(&format!(
-            "CREATE TABLE `{db}`.encbench_meta (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL) ENGINE = innodb"
-        ))
-        .await?;
     let algorithm = encrypt.algorithm().map_or("none", |a| a.name());
     let entries = [
         ("algorithm", algorithm.to_string()),
@@ -118,7 +166,6 @@ pub async fn prepare(
             },
         ),
     ];
-    let insert = format!("INSERT INTO `{db}`.encbench_meta (name, value) VALUES (?, ?)");
     for (name, value) in &entries {
         admin
             .execute_text(
@@ -127,6 +174,12 @@ pub async fn prepare(
             )
             .await?;
     }
+    admin
+        .execute_text(
+            &format!("UPDATE `{db}`.encbench_meta SET value = ? WHERE name = 'state'"),
+            &[Param::Text(STATE_DONE.as_bytes())],
+        )
+        .await?;
     admin.close().await;
     Ok(())
 }

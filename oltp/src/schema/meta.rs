@@ -1,5 +1,7 @@
 //! What a database holds: its `sbtestN` tables and the `encbench_meta` that
-//! `prepare` writes last, and the checks `run` and `prepare` make of them.
+//! `prepare` marks `state=loading` first and `done` last, and the checks `run`
+//! and `prepare` make of them (tables without `encbench_meta`, as sysbench
+//! prepares them, are checked as sysbench would leave them).
 
 use anyhow::{Result, bail};
 
@@ -24,6 +26,59 @@ pub struct Meta {
     /// Encrypted columns as [`Columns::meta`] (`c:randomized,pad:randomized`
     /// when the table predates the entry).
     pub columns: String,
+    /// [`STATE_LOADING`] from the start of a `prepare` until its last step,
+    /// then [`STATE_DONE`] (also when the table predates the entry).
+    pub state: String,
+}
+
+/// `encbench_meta`'s `state` while `prepare` loads: written before any table.
+pub const STATE_LOADING: &str = "loading";
+/// `encbench_meta`'s `state` once `prepare` finished: written last.
+pub const STATE_DONE: &str = "done";
+
+impl Meta {
+    /// Whether the `prepare` that wrote it did not finish.
+    pub fn is_loading(&self) -> bool {
+        self.state == STATE_LOADING
+    }
+}
+
+/// `oltp cleanup` for `encrypt`'s database of `data`, as a user types it.
+pub fn cleanup_command(data: &DataSet, encrypt: Encrypt) -> String {
+    format!(
+        "oltp cleanup --encrypt {}{}{}",
+        encrypt.name(),
+        layout_flags(data, encrypt),
+        db_flag(data)
+    )
+}
+
+/// `oltp prepare` of `data` for `encrypt`, as a user types it.
+pub fn prepare_command(data: &DataSet, encrypt: Encrypt) -> String {
+    format!(
+        "oltp prepare --tables {} --table-size {} --encrypt {}{}{}",
+        data.tables,
+        data.table_size,
+        encrypt.name(),
+        layout_flags(data, encrypt),
+        db_flag(data)
+    )
+}
+
+fn layout_flags(data: &DataSet, encrypt: Encrypt) -> String {
+    if encrypt.algorithm().is_some() {
+        data.columns.flags()
+    } else {
+        String::new()
+    }
+}
+
+fn db_flag(data: &DataSet) -> String {
+    if data.db == "sbtest" {
+        String::new()
+    } else {
+        format!(" --mysql-db {}", data.db)
+    }
 }
 
 /// Reads `db.encbench_meta`; `None` when the table does not exist.
@@ -64,6 +119,10 @@ pub async fn read_meta<C: Connection>(conn: &mut C, db: &str) -> Result<Option<M
             .iter()
             .find(|(n, _)| n == "columns")
             .map_or_else(|| Columns::DEFAULT.meta(), |(_, v)| v.clone()),
+        state: rows
+            .iter()
+            .find(|(n, _)| n == "state")
+            .map_or_else(|| STATE_DONE.to_string(), |(_, v)| v.clone()),
     }))
 }
 
@@ -88,82 +147,142 @@ pub async fn existing_tables<C: Connection>(conn: &mut C, db: &str) -> Result<Ve
     Ok(n)
 }
 
-/// Checks that `encrypt`'s database holds a finished `prepare` of at least
-/// `data.tables` tables; returns its meta (None for sysbench-prepared plaintext).
+/// What is wrong with plaintext tables that have no `encbench_meta` (as
+/// sysbench prepares them), checked as sysbench leaves them: each of
+/// `sbtest1..=sbtest<tables>` holds ids up to `table_size` and has its index
+/// `k_N` (sysbench's default `create_secondary`). `None`: they look complete.
+///
+/// The rows are checked with `MAX(id)`, one primary-key (or `xid`) lookup per
+/// table, not `COUNT(*)`, a scan of every row (6.25 M rows at 250 x 25,000):
+/// sysbench and oltp load each table in id order, 1 up, so a table whose load
+/// stopped holds ids below `table_size`, and the index is created after the
+/// rows, so it is missing too. `MAX(id)` also accepts tables a delete or insert
+/// workload ran on (their count differs from `table_size`), as sysbench does.
 ///
 /// # Errors
-/// Missing tables, unfinished prepare, or tables prepared for another algorithm,
-/// each with the command that fixes it.
+/// Query failures.
+pub async fn incomplete_tables<C: Connection>(
+    conn: &mut C,
+    db: &str,
+    tables: u32,
+    table_size: u32,
+) -> Result<Option<String>> {
+    for n in 1..=tables {
+        let max = scalar(
+            conn,
+            &format!("SELECT MAX(id) FROM `{db}`.{}", table_name(n)),
+        )
+        .await?
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0);
+        if max < u64::from(table_size) {
+            return Ok(Some(format!(
+                "{db}.{} holds ids up to {max} of --table-size {table_size}",
+                table_name(n)
+            )));
+        }
+    }
+    let sql = format!(
+        "SELECT DISTINCT TABLE_NAME, INDEX_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = {} AND INDEX_NAME LIKE 'k\\_%'",
+        quoted(db)
+    );
+    let indexes: Vec<(String, String)> = conn
+        .query_text(&sql)
+        .await?
+        .into_iter()
+        .map(|r| {
+            let mut it = r.into_iter().map(Option::unwrap_or_default);
+            (it.next().unwrap_or_default(), it.next().unwrap_or_default())
+        })
+        .collect();
+    for n in 1..=tables {
+        let (table, index) = (table_name(n), format!("k_{n}"));
+        if !indexes.iter().any(|(t, i)| *t == table && *i == index) {
+            return Ok(Some(format!("{db}.{table} has no index {index}")));
+        }
+    }
+    Ok(None)
+}
+
+/// Checks that `encrypt`'s database holds a finished `prepare` of at least
+/// `data.tables` tables; returns its meta (None for sysbench-prepared plaintext,
+/// which must hold every row and index sysbench creates: [`incomplete_tables`]).
+///
+/// # Errors
+/// Missing tables, unfinished prepare, incomplete sysbench tables, or tables
+/// prepared for another algorithm, each with the commands that fix it.
 pub async fn check_prepared<C: Connection>(
     conn: &mut C,
     data: &DataSet,
     encrypt: Encrypt,
 ) -> Result<Option<Meta>> {
     let db = data.database(encrypt);
-    let existing = existing_tables(conn, &db).await?;
-    let missing = (1..=data.tables).find(|n| existing.binary_search(n).is_err());
     let meta = read_meta(conn, &db).await?;
-    let enc_flag = match encrypt.algorithm() {
-        None => "none".to_string(),
-        Some(_) => encrypt.name(),
-    };
-    if let Some(n) = missing {
-        let layout = if encrypt.algorithm().is_some() {
-            data.columns.flags()
-        } else {
-            String::new()
-        };
+    let (cleanup, prepare) = (
+        cleanup_command(data, encrypt),
+        prepare_command(data, encrypt),
+    );
+    if meta.as_ref().is_some_and(Meta::is_loading) {
+        bail!("{db} is half loaded (a prepare did not finish): run `{cleanup}`, then `{prepare}`");
+    }
+    if let (Some(m), alg) = (&meta, encrypt.algorithm()) {
+        let want = alg.map_or("none", |a| a.name());
+        if m.algorithm != want {
+            bail!(
+                "{db} was prepared for {}, not {want}: run `oltp cleanup` and prepare again",
+                m.algorithm
+            );
+        }
+        if alg.is_some() && m.columns != data.columns.meta() {
+            bail!(
+                "{db} was prepared with columns {}, the run asks for {}: give the same --encrypt-columns and --deterministic as prepare",
+                m.columns,
+                data.columns.meta()
+            );
+        }
+        if m.table_size != data.table_size {
+            bail!(
+                "{db} was prepared with --table-size {}, the run asks for {}: use --table-size {} (ids are drawn from 1..=table-size)",
+                m.table_size,
+                data.table_size,
+                m.table_size
+            );
+        }
+        if m.tables < data.tables {
+            bail!(
+                "{db} was prepared with --tables {}, the run asks for {}: use --tables {} or prepare again",
+                m.tables,
+                data.tables,
+                m.tables
+            );
+        }
+    }
+    let existing = existing_tables(conn, &db).await?;
+    if let Some(n) = (1..=data.tables).find(|n| existing.binary_search(n).is_err()) {
+        // With nothing left over, prepare works; otherwise it refuses until cleanup.
+        if existing.is_empty() && meta.is_none() {
+            bail!("{db}.{} not found: run `{prepare}` first", table_name(n));
+        }
         bail!(
-            "{db}.{} not found: run `oltp prepare --tables {} --table-size {} --encrypt {enc_flag}{layout}{}` first",
-            table_name(n),
-            data.tables,
-            data.table_size,
-            if data.db == "sbtest" {
-                String::new()
-            } else {
-                format!(" --mysql-db {}", data.db)
-            }
+            "{db}.{} not found: run `{cleanup}`, then `{prepare}`",
+            table_name(n)
         );
     }
     match (&meta, encrypt.algorithm()) {
-        (None, None) => Ok(None),
-        (None, Some(_)) => bail!(
-            "{db} has tables but no encbench_meta: the prepare did not finish; run `oltp cleanup --encrypt {enc_flag}{layout}` and `oltp prepare --encrypt {enc_flag}{layout}` again",
-            layout = data.columns.flags()
-        ),
-        (Some(m), alg) => {
-            let want = alg.map_or("none", |a| a.name());
-            if m.algorithm != want {
+        (None, None) => {
+            if let Some(problem) =
+                incomplete_tables(conn, &db, data.tables, data.table_size).await?
+            {
                 bail!(
-                    "{db} was prepared for {}, not {want}: run `oltp cleanup` and prepare again",
-                    m.algorithm
+                    "{problem} and no encbench_meta: a prepare did not finish; run `{cleanup}`, then `{prepare}`"
                 );
             }
-            if alg.is_some() && m.columns != data.columns.meta() {
-                bail!(
-                    "{db} was prepared with columns {}, the run asks for {}: give the same --encrypt-columns and --deterministic as prepare",
-                    m.columns,
-                    data.columns.meta()
-                );
-            }
-            if m.table_size != data.table_size {
-                bail!(
-                    "{db} was prepared with --table-size {}, the run asks for {}: use --table-size {} (ids are drawn from 1..=table-size)",
-                    m.table_size,
-                    data.table_size,
-                    m.table_size
-                );
-            }
-            if m.tables < data.tables {
-                bail!(
-                    "{db} was prepared with --tables {}, the run asks for {}: use --tables {} or prepare again",
-                    m.tables,
-                    data.tables,
-                    m.tables
-                );
-            }
-            Ok(meta)
+            Ok(None)
         }
+        (None, Some(_)) => bail!(
+            "{db} has tables but no encbench_meta: the prepare did not finish; run `{cleanup}`, then `{prepare}`"
+        ),
+        (Some(_), _) => Ok(meta),
     }
 }
 
@@ -171,23 +290,31 @@ pub async fn check_prepared<C: Connection>(
 /// `prepare` refuses before it loads anything.
 ///
 /// # Errors
-/// A database already holds tables (the message names the cleanup command).
+/// A database already holds tables, or is half loaded (the message names the
+/// cleanup command).
 pub async fn check_not_prepared(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<()> {
     let mut conn = connect(url, None).await?;
     for e in encrypts {
         let db = data.database(*e);
-        if !existing_tables(&mut conn, &db).await?.is_empty()
-            || read_meta(&mut conn, &db).await?.is_some()
-        {
-            bail!(
-                "{db} already holds sbtest tables: run `oltp cleanup --encrypt {}{}` first, or use them as they are",
-                e.name(),
-                if e.algorithm().is_some() {
-                    data.columns.flags()
-                } else {
-                    String::new()
-                }
-            );
+        let cleanup = cleanup_command(data, *e);
+        let existing = existing_tables(&mut conn, &db).await?;
+        let meta = read_meta(&mut conn, &db).await?;
+        let problem = match &meta {
+            Some(m) if m.is_loading() => Some("a prepare did not finish".to_string()),
+            Some(_) => None,
+            None if existing.is_empty() => continue,
+            None if e.algorithm().is_some() => Some("no encbench_meta".to_string()),
+            None => incomplete_tables(&mut conn, &db, data.tables, data.table_size)
+                .await?
+                .map(|p| format!("{p}, no encbench_meta")),
+        };
+        match problem {
+            Some(problem) => {
+                bail!("{db} is half loaded ({problem}): run `{cleanup}` first, then prepare again")
+            }
+            None => bail!(
+                "{db} already holds sbtest tables: run `{cleanup}` first, or use them as they are"
+            ),
         }
     }
     conn.close().await;

