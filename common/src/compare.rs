@@ -333,6 +333,10 @@ mod tests {
         (a - b).abs() < 1e-9
     }
 
+    fn some(x: Option<f64>) -> f64 {
+        x.expect("an interval")
+    }
+
     fn pairs(a: &[f64], b: &[f64]) -> Vec<(f64, f64)> {
         a.iter().copied().zip(b.iter().copied()).collect()
     }
@@ -354,7 +358,7 @@ mod tests {
         assert_eq!(order_statistic(10), Some((2, 1.0 - 22.0 / 1024.0)));
         // Large R: coverage stays >= 95% and k grows (no overflow at 1000).
         let (k, c) = order_statistic(1000).expect("interval");
-        assert!(c >= 0.95 && c < 0.97, "{c}");
+        assert!((0.95..0.97).contains(&c), "{c}");
         assert!((469..=470).contains(&k), "{k}");
     }
 
@@ -365,9 +369,9 @@ mod tests {
         let c = compare("qps", "none", "x", &pairs(&a, &b), None).expect("comparison");
         assert_eq!(c.rounds, 5);
         assert!(close(c.median_change_pct, -7.0), "{c:?}");
-        assert!(close(c.ci95_low_pct.unwrap(), -10.0));
-        assert!(close(c.ci95_high_pct.unwrap(), -3.0));
-        assert!(close(c.confidence_pct.unwrap(), 93.75));
+        assert!(close(some(c.ci95_low_pct), -10.0));
+        assert!(close(some(c.ci95_high_pct), -3.0));
+        assert!(close(some(c.confidence_pct), 93.75));
         assert_eq!(c.verdict, Verdict::Lower);
         assert!(close(c.baseline_median, 100.0) && close(c.variant_median, 93.0));
         assert_eq!(c.change_text(), "-7.0% (93.75% CI -10.0% to -3.0%)");
@@ -381,9 +385,9 @@ mod tests {
         let b = [110.0, 220.0, 55.0, 165.0];
         let c = compare("qps", "none", "x", &pairs(&a, &b), None).expect("comparison");
         assert!(close(c.median_change_pct, 10.0));
-        assert!(close(c.ci95_low_pct.unwrap(), 10.0));
-        assert!(close(c.ci95_high_pct.unwrap(), 10.0));
-        assert!(close(c.confidence_pct.unwrap(), 87.5));
+        assert!(close(some(c.ci95_low_pct), 10.0));
+        assert!(close(some(c.ci95_high_pct), 10.0));
+        assert!(close(some(c.confidence_pct), 87.5));
         assert_eq!(c.verdict, Verdict::Higher);
         // Even count: the median is the mean of the two middle ratios.
         let c = compare(
@@ -396,8 +400,8 @@ mod tests {
         .expect("comparison");
         // ratios 0.9, 1.05, 1.2, 1.0 -> sorted 0.9, 1.0, 1.05, 1.2; median 1.025.
         assert!(close(c.median_change_pct, 2.5), "{c:?}");
-        assert!(close(c.ci95_low_pct.unwrap(), -10.0));
-        assert!(close(c.ci95_high_pct.unwrap(), 20.0));
+        assert!(close(some(c.ci95_low_pct), -10.0));
+        assert!(close(some(c.ci95_high_pct), 20.0));
         assert_eq!(c.verdict, Verdict::NoDifference);
     }
 
@@ -407,9 +411,9 @@ mod tests {
         let b = [80.0, 91.0, 92.0, 93.0, 94.0, 95.0, 96.0, 97.0, 130.0];
         let c = compare("rt_ms", "none", "x", &pairs(&a, &b), None).expect("comparison");
         assert!(close(c.median_change_pct, -6.0));
-        assert!(close(c.ci95_low_pct.unwrap(), -9.0));
-        assert!(close(c.ci95_high_pct.unwrap(), -3.0));
-        assert!(close(c.confidence_pct.unwrap(), 96.09375));
+        assert!(close(some(c.ci95_low_pct), -9.0));
+        assert!(close(some(c.ci95_high_pct), -3.0));
+        assert!(close(some(c.confidence_pct), 96.09375));
         assert_eq!(c.change_text(), "-6.0% (96.09% CI -9.0% to -3.0%)");
     }
 
@@ -440,7 +444,7 @@ mod tests {
         )
         .expect("comparison");
         assert_eq!(c.rounds, 2);
-        assert!(close(c.confidence_pct.unwrap(), 50.0));
+        assert!(close(some(c.confidence_pct), 50.0));
     }
 
     #[test]
@@ -454,8 +458,8 @@ mod tests {
         )
         .expect("floor");
         assert_eq!(floor.variant, "none (A/A control)");
-        assert!(close(floor.ci95_low_pct.unwrap(), -4.0));
-        assert!(close(floor.ci95_high_pct.unwrap(), 4.0));
+        assert!(close(some(floor.ci95_low_pct), -4.0));
+        assert!(close(some(floor.ci95_high_pct), 4.0));
         assert_eq!(floor.verdict, Verdict::NoDifference);
         // -10% .. -3%: excludes 0 but overlaps the floor.
         let b = [90.0, 95.0, 92.0, 97.0, 93.0];
