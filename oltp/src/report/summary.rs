@@ -431,3 +431,60 @@ pub fn comparisons(runs: &[RunResult], floors: &[MetricComparison]) -> Vec<Metri
     }
     out
 }
+
+#[cfg(test)]
+mod compare_tests {
+    use super::*;
+    use crate::report::model::fixtures::{run, settings};
+
+    /// Round r of `encrypt` at 1 thread with `fast` 1 ms events (and no slow ones).
+    fn round(encrypt: &str, r: u32, fast: u64, control: bool) -> RunResult {
+        let mut x = run(settings(1, encrypt), fast, 0);
+        x.round = r;
+        x.control = control;
+        x
+    }
+
+    #[test]
+    fn comparisons_pair_rounds_and_leave_control_runs_out_of_the_summary() {
+        let aead = "rustcrypto:aes-256-gcm";
+        let mut runs = Vec::new();
+        for (r, (a, b, a2)) in [(100, 90, 101), (200, 180, 198), (150, 135, 150)]
+            .into_iter()
+            .enumerate()
+        {
+            let r = r as u32 + 1;
+            runs.extend([
+                round("none", r, a, false),
+                round(aead, r, b, false),
+                round("none", r, a2, true),
+            ]);
+        }
+        let sum = summary(&runs);
+        assert_eq!(sum.len(), 2);
+        assert!(sum.iter().all(|s| s.runs == 3));
+        let floors = noise_floors(&runs);
+        assert_eq!(floors.len(), METRICS.len());
+        let cmp = comparisons(&runs, &floors);
+        assert_eq!(cmp.len(), METRICS.len());
+        let qps = &cmp[0].comparison;
+        assert_eq!((qps.metric.as_str(), qps.rounds), ("qps", 3));
+        assert_eq!(
+            (qps.baseline.as_str(), qps.variant.as_str()),
+            ("none", aead)
+        );
+        // Every round is exactly 10% slower: paired, the drift between rounds vanishes.
+        assert!((qps.median_change_pct + 10.0).abs() < 1e-9, "{qps:?}");
+        assert_eq!(qps.confidence_pct, Some(75.0));
+        // The floor is -1% .. +1%, clear of -10%.
+        assert_eq!(qps.verdict, compare::Verdict::Lower);
+        assert_eq!(floors[0].comparison.variant, "none (A/A control)");
+        // One round: no interval.
+        let one = comparisons(&runs[..2], &[]);
+        assert!(
+            one.iter()
+                .all(|c| c.comparison.verdict == compare::Verdict::OneRound
+                    && c.comparison.ci95_low_pct.is_none())
+        );
+    }
+}
