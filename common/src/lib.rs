@@ -9,8 +9,12 @@
 //!   crypto-relevant CPU flags, logical CPUs, kernel).
 //! - [`header`]: the self-describing head of every JSON result
 //!   (`schema_version`, `tool`, `started_at`, `ended_at`, `machine`).
+//! - [`compare`]: the one comparison method of a variant with the baseline
+//!   over paired, interleaved rounds: median of the paired ratios, its exact
+//!   distribution-free interval (sign test), the verdict and the A/A noise floor.
 
 pub mod cli_error;
+pub mod compare;
 pub mod header;
 pub mod machine;
 pub mod output;

@@ -235,9 +235,19 @@ pub struct RunArgs {
     pub tls: Vec<bool>,
     /// Runs of every combination; at each thread count, round r runs the
     /// (TLS x encryption) combinations in an order rotated by r (A B C, B C A,
-    /// ...), and the summary gives the median with min-max.
+    /// ...), and the summary gives the median with min-max. The comparison
+    /// with the baseline pairs round r of a mode with round r of the baseline:
+    /// the median change with its interval needs 2 rounds or more (5 gives
+    /// min..max at 93.75% confidence, 6 or more at least 95%).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
+    /// Runs the baseline (--encrypt none, --tls off) twice in every round, at
+    /// the start and in the middle of the rotation, and reports the A/A
+    /// difference with its interval as the noise floor; a difference whose
+    /// interval overlaps it is "within noise floor". Needs none in --encrypt
+    /// and off in --tls.
+    #[arg(long)]
+    pub control: bool,
     /// Worker threads (one connection each), comma separated list, e.g. 1,8.
     #[arg(long, value_delimiter = ',', default_value = "1", value_name = "LIST",
           value_parser = clap::value_parser!(u32).range(1..=10_000))]

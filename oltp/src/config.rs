@@ -50,6 +50,9 @@ pub struct RunConfig {
     /// Runs of every combination (`--repeat`): at each thread count, round r
     /// runs the (TLS x encryption) combinations rotated by r (A B C, B C A, ...).
     pub repeat: u32,
+    /// `--control`: the baseline runs twice in every round (A and A'), for
+    /// the A/A noise floor.
+    pub control: bool,
     /// Id distribution.
     pub rand_type: RandType,
     /// Seed of the workers' random numbers (worker i uses seed + i); 0: from
@@ -152,6 +155,13 @@ impl RunConfig {
         if !(a.rate.is_finite() && a.rate >= 0.0) {
             bail!("--rate {}: give events per second, 0 or more", a.rate);
         }
+        if a.control
+            && !(encrypts.iter().any(|e| e.algorithm().is_none()) && a.tls.contains(&false))
+        {
+            bail!(
+                "--control runs the baseline twice per round, but the grid has none: add none to --encrypt and off to --tls"
+            );
+        }
         if a.time == 0 && a.events == 0 {
             bail!("--time 0 needs --events N (otherwise the run never ends)");
         }
@@ -192,6 +202,7 @@ impl RunConfig {
             },
             at_rest: a.data.at_rest,
             repeat: a.repeat,
+            control: a.control,
             key_file: a.data.key_file.clone(),
             base_dir: base_dir(&a.data),
             progress: !a.no_progress,

@@ -45,11 +45,11 @@ pub fn read_runs(path: &Path) -> Result<ClientReport> {
 }
 
 /// What a run is matched by across clients: its combination of the grid and
-/// its round of `--repeat`.
-type MergeKey = (RunKey, u32);
+/// its round of `--repeat`, and whether it is the baseline's `--control` run.
+type MergeKey = (RunKey, u32, bool);
 
 fn merge_key(r: &RunResult) -> MergeKey {
-    (RunKey::of(r), r.round)
+    (RunKey::of(r), r.round, r.control)
 }
 
 /// Pools (count, mean, population stddev) groups into one.

@@ -67,12 +67,17 @@ pub async fn run_grid(cfg: &RunConfig, observer: Arc<dyn Observer>) -> Result<Ve
             }
         });
     }
+    let base = modes
+        .iter()
+        .position(|m| m.encrypt.algorithm().is_none() && m.tls.is_none());
+    let slots = slots(modes.len(), base.filter(|_| cfg.control));
     let mut results = Vec::new();
     'grid: for &threads in &cfg.threads {
         for round in 0..cfg.repeat.max(1) {
-            let n = modes.len();
+            let n = slots.len();
             for i in 0..n {
-                let mode = &modes[(i + round as usize) % n];
+                let (m, control) = slots[(i + round as usize) % n];
+                let mode = &modes[m];
                 let mut r = run_one::<MysqlConnection>(
                     cfg,
                     &info,
@@ -83,6 +88,7 @@ pub async fn run_grid(cfg: &RunConfig, observer: Arc<dyn Observer>) -> Result<Ve
                 )
                 .await?;
                 r.round = round + 1;
+                r.control = control;
                 observer.finished(&r);
                 let stop = !r.complete;
                 results.push(r);
@@ -93,6 +99,22 @@ pub async fn run_grid(cfg: &RunConfig, observer: Arc<dyn Observer>) -> Result<Ve
         }
     }
     Ok(results)
+}
+
+/// The order of one round of `n` modes before rotation: (index of the mode,
+/// whether it is the `--control` run). With `control` = the index of the
+/// baseline (no column encryption, no TLS), it runs a second time as far from
+/// its first run as the round allows (A B A' C for three modes; the rotation
+/// keeps the distance), so the A/A pair sees the drift the A/B pairs see.
+fn slots(n: usize, control: Option<usize>) -> Vec<(usize, bool)> {
+    let mut slots: Vec<(usize, bool)> = (0..n).map(|i| (i, false)).collect();
+    if let Some(a) = control {
+        // Rotate the baseline first, insert A' half a round later, rotate back.
+        slots.rotate_left(a);
+        slots.insert(1 + n / 2, (a, true));
+        slots.rotate_right(a);
+    }
+    slots
 }
 
 /// One measured run of `mode` at `threads` threads, over driver `C`.
@@ -374,4 +396,25 @@ pub fn interval_line(
         rate(now.errors, before.errors),
         rate(now.reconnects, before.reconnects),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slots;
+
+    #[test]
+    fn the_control_run_sits_half_a_round_from_the_baseline() {
+        assert_eq!(slots(3, None), [(0, false), (1, false), (2, false)]);
+        assert_eq!(slots(1, Some(0)), [(0, false), (0, true)]);
+        assert_eq!(slots(2, Some(0)), [(0, false), (1, false), (0, true)]);
+        assert_eq!(
+            slots(3, Some(0)),
+            [(0, false), (1, false), (0, true), (2, false)]
+        );
+        // The baseline second in the given order: the order is kept.
+        assert_eq!(
+            slots(3, Some(1)),
+            [(0, false), (1, false), (2, false), (1, true)]
+        );
+    }
 }

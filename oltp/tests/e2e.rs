@@ -433,6 +433,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
         tls_ca: None,
         at_rest: false,
         repeat: 1,
+        control: false,
         key_file: None,
         base_dir: base.clone(),
         progress: false,

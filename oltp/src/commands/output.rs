@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::cli::Output;
-use crate::report::{Report, comparison_text, summary_text};
+use crate::report::{Report, comparisons_text, summary_text};
 
 pub(super) fn write_svg(path: Option<&Path>, report: &Report) -> Result<()> {
     if let Some(path) = path {
@@ -29,8 +29,11 @@ pub(super) fn print_report(report: &Report, output: Output, runs_too: bool) {
             if report.summary.len() > 1 || report.runs.len() > report.summary.len() {
                 println!("{}", summary_text(&report.summary));
             }
-            if !report.comparison.is_empty() {
-                println!("{}", comparison_text(&report.comparison));
+            if !report.comparisons.is_empty() || !report.noise_floor.is_empty() {
+                println!(
+                    "{}",
+                    comparisons_text(&report.comparisons, &report.noise_floor)
+                );
             }
         }
         Output::Json => match report.to_json() {

@@ -40,6 +40,7 @@ impl Report {
             "client_cpu_us_per_query",
             "server_version",
             "complete",
+            "control",
         ])?;
         for r in &self.runs {
             let l = &r.latency_ms;
@@ -77,6 +78,7 @@ impl Report {
                 format!("{:.1}", r.client_cpu_us_per_query),
                 r.settings.server_version.clone(),
                 r.complete.to_string(),
+                r.control.to_string(),
             ])?;
         }
         let bytes = w.into_inner().map_err(|e| e.into_error())?;

@@ -141,9 +141,11 @@ mod tests {
             keys(&v),
             [
                 "comparison",
+                "comparisons",
                 "complete",
                 "ended_at",
                 "machine",
+                "noise_floor",
                 "runs",
                 "schema_version",
                 "started_at",
@@ -185,6 +187,8 @@ mod tests {
             "server_version",
             "server_settings",
             "complete",
+            // Added with --control (a second baseline run per round).
+            "control",
         ];
         old.sort_unstable();
         assert_eq!(keys(run), old);

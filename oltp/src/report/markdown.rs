@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 
 use super::Report;
-use super::text::{comparison_text, summary_text};
+use super::text::{comparisons_text, summary_text};
 
 impl Report {
     /// Markdown: the summary table (medians with min-max) and the comparison
-    /// tables.
+    /// tables (paired rounds, intervals, verdicts, the noise floor).
     pub fn to_markdown(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "## oltp {}\n", self.header.tool.version);
@@ -28,7 +28,7 @@ impl Report {
             );
         }
         s.push_str(&summary_text(&self.summary));
-        s.push_str(&comparison_text(&self.comparison));
+        s.push_str(&comparisons_text(&self.comparisons, &self.noise_floor));
         s
     }
 }

@@ -28,8 +28,11 @@ pub use model::{
     Fairness, LatencyMs, Queries, RunResult, RunSettings, StatementLatency, TlsInfo,
     WorkloadOptions, histogram_from_hex, histogram_to_hex,
 };
-pub use summary::{ComparisonRow, RunKey, Spread, SummaryRow, comparison, mode_label, summary};
-pub use text::{comparison_text, summary_text, thousands};
+pub use summary::{
+    ComparisonRow, METRICS, Metric, MetricComparison, RunKey, Spread, SummaryRow, comparison,
+    comparisons, metric, mode_label, noise_floors, summary,
+};
+pub use text::{comparisons_text, summary_text, thousands};
 
 /// Everything `oltp run` reports, as printed by `--output json` and written by
 /// `--json-out`; every exporter reads it.
@@ -48,8 +51,15 @@ pub struct Report {
     pub runs: Vec<RunResult>,
     /// Every combination over its rounds: medians with min-max.
     pub summary: Vec<SummaryRow>,
-    /// The baseline (no column encryption, no TLS) vs each other mode, medians.
+    /// The baseline (no column encryption, no TLS) vs each other mode, medians
+    /// only (kept for readers of the old layout; see `comparisons`).
     pub comparison: Vec<ComparisonRow>,
+    /// The baseline vs each other mode per thread count and metric, over the
+    /// paired rounds: median change, its interval and the verdict.
+    pub comparisons: Vec<MetricComparison>,
+    /// With `--control`: the baseline against its second run of each round
+    /// (A/A), per thread count and metric: the interval the noise alone gives.
+    pub noise_floor: Vec<MetricComparison>,
 }
 
 impl Report {
@@ -61,11 +71,14 @@ impl Report {
 
     /// Builds the report of `runs` under `header`.
     pub fn new(header: ResultHeader, runs: Vec<RunResult>) -> Report {
+        let noise_floor = noise_floors(&runs);
         Report {
             header,
             complete: runs.iter().all(|r| r.complete),
             summary: summary(&runs),
             comparison: comparison(&runs),
+            comparisons: comparisons(&runs, &noise_floor),
+            noise_floor,
             runs,
         }
     }

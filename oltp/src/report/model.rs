@@ -174,6 +174,11 @@ pub struct RunResult {
     pub settings: RunSettings,
     /// Round of `--repeat` (1-based).
     pub round: u32,
+    /// A second run of the baseline in its round (`--control`, the A/A
+    /// noise floor): not a mode of its own, left out of the summary and of
+    /// the baseline's medians; false in results written before the field.
+    #[serde(default)]
+    pub control: bool,
     /// Measured wall time, s.
     pub time_s: f64,
     /// Events (transactions) completed.
@@ -303,6 +308,7 @@ impl RunResult {
         RunResult {
             settings,
             round: 1,
+            control: false,
             time_s,
             transactions: agg.events,
             tps: per_sec(agg.events),

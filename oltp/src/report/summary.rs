@@ -1,8 +1,13 @@
 //! Statistics over runs: the [`RunKey`] that says which runs are the same
 //! combination of the grid, the [`summary`] of each combination over its
 //! `--repeat` rounds ([`Spread`]: median, min, max), and the [`comparison`] of
-//! every mode with the baseline.
+//! every mode with the baseline: medians only ([`comparison`], the old
+//! `comparison` array), and per metric over paired rounds with an interval
+//! and a verdict ([`comparisons`], with the A/A [`noise_floors`] of
+//! `--control`; the method is [`encbench_common::compare`]'s). `--control`
+//! runs are left out of the summary and of the medians.
 
+use encbench_common::compare::{self, Better, Comparison};
 use serde::Serialize;
 
 use super::model::RunResult;
@@ -157,7 +162,7 @@ pub fn mode_label(encrypt: &str, columns: &str, tls: bool, at_rest: bool) -> Str
 /// min-max over the rounds.
 pub fn summary(runs: &[RunResult]) -> Vec<SummaryRow> {
     let mut keys: Vec<RunKey> = Vec::new();
-    for r in runs.iter().filter(|r| r.complete) {
+    for r in runs.iter().filter(|r| r.complete && !r.control) {
         let k = RunKey::of(r);
         if !keys.contains(&k) {
             keys.push(k);
@@ -167,7 +172,7 @@ pub fn summary(runs: &[RunResult]) -> Vec<SummaryRow> {
         .map(|k| {
             let group: Vec<&RunResult> = runs
                 .iter()
-                .filter(|r| r.complete && RunKey::of(r) == k)
+                .filter(|r| r.complete && !r.control && RunKey::of(r) == k)
                 .collect();
             let spread =
                 |f: &dyn Fn(&RunResult) -> f64| Spread::of(group.iter().map(|r| f(r)).collect());
@@ -261,4 +266,225 @@ pub fn comparison(runs: &[RunResult]) -> Vec<ComparisonRow> {
         });
     }
     rows
+}
+
+/// A figure of a run that the comparison compares.
+#[derive(Clone, Copy, Debug)]
+pub struct Metric {
+    /// Its name in the JSON (`qps`, `tps`, `rt_ms`, `p95_ms`,
+    /// `client_cpu_us_per_query`).
+    pub name: &'static str,
+    /// Its label in the text and Markdown tables, with the unit.
+    pub label: &'static str,
+    /// Which direction is the good one (for the verdict in words).
+    pub better: Better,
+    /// The figure of a run.
+    pub of: fn(&RunResult) -> f64,
+}
+
+/// The metrics compared, in the order of the tables.
+pub const METRICS: [Metric; 5] = [
+    Metric {
+        name: "qps",
+        label: "QPS",
+        better: Better::Higher,
+        of: |r| r.qps,
+    },
+    Metric {
+        name: "tps",
+        label: "TPS",
+        better: Better::Higher,
+        of: |r| r.tps,
+    },
+    Metric {
+        name: "rt_ms",
+        label: "RT avg (ms)",
+        better: Better::LowerLatency,
+        of: |r| r.latency_ms.avg,
+    },
+    Metric {
+        name: "p95_ms",
+        label: "p95 (ms)",
+        better: Better::LowerLatency,
+        of: |r| r.latency_ms.p95,
+    },
+    Metric {
+        name: "client_cpu_us_per_query",
+        label: "client CPU us/query",
+        better: Better::LowerCost,
+        of: |r| r.client_cpu_us_per_query,
+    },
+];
+
+/// The [`Metric`] named `name`.
+pub fn metric(name: &str) -> Option<&'static Metric> {
+    METRICS.iter().find(|m| m.name == name)
+}
+
+/// One metric of one mode against the baseline (no column encryption, no
+/// TLS) at one thread count, over the paired rounds: an entry of the JSON's
+/// `comparisons` (and, baseline against its `--control` run, of `noise_floor`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct MetricComparison {
+    /// Workload.
+    pub workload: String,
+    /// Threads.
+    pub threads: u32,
+    /// `metric`, `baseline` and `variant` (mode labels), `rounds`,
+    /// `baseline_median` and `variant_median` (the metric's unit),
+    /// `median_change_pct`, `ci95_low_pct`, `ci95_high_pct` and
+    /// `confidence_pct` (percent; `null` with 1 round), `verdict`.
+    #[serde(flatten)]
+    pub comparison: Comparison,
+}
+
+/// The baseline of `workload` at `threads`: no column encryption, no TLS.
+fn is_baseline(k: &RunKey) -> bool {
+    k.encrypt == "none" && !k.tls
+}
+
+/// (A_r, B_r) of `metric` for every round both complete runs have.
+fn paired(a: &[&RunResult], b: &[&RunResult], metric: &Metric) -> Vec<(f64, f64)> {
+    a.iter()
+        .filter_map(|x| {
+            b.iter()
+                .find(|y| y.round == x.round)
+                .map(|y| ((metric.of)(x), (metric.of)(y)))
+        })
+        .collect()
+}
+
+/// Complete runs of `key`, the `--control` runs or the others.
+fn runs_of<'a>(runs: &'a [RunResult], key: &RunKey, control: bool) -> Vec<&'a RunResult> {
+    runs.iter()
+        .filter(|r| r.complete && r.control == control && RunKey::of(r) == *key)
+        .collect()
+}
+
+/// The noise floor of every metric at every thread count that has
+/// `--control` runs: the baseline's run A' against its run A of the same
+/// round ([`compare::noise_floor`]).
+pub fn noise_floors(runs: &[RunResult]) -> Vec<MetricComparison> {
+    let mut keys: Vec<RunKey> = Vec::new();
+    for r in runs.iter().filter(|r| r.complete && r.control) {
+        let k = RunKey::of(r);
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let mut out = Vec::new();
+    for k in keys {
+        let (a, a2) = (runs_of(runs, &k, false), runs_of(runs, &k, true));
+        for m in &METRICS {
+            if let Some(c) = compare::noise_floor(m.name, &k.mode(), &paired(&a, &a2, m)) {
+                out.push(MetricComparison {
+                    workload: k.workload.clone(),
+                    threads: k.threads,
+                    comparison: c,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Every mode against the baseline of the same workload and thread count,
+/// metric by metric ([`METRICS`]), round r with round r
+/// ([`compare::compare`]); `floors` ([`noise_floors`]) turn an effect that
+/// overlaps the machine's own A/A difference into "within noise floor".
+pub fn comparisons(runs: &[RunResult], floors: &[MetricComparison]) -> Vec<MetricComparison> {
+    let mut keys: Vec<RunKey> = Vec::new();
+    for r in runs.iter().filter(|r| r.complete && !r.control) {
+        let k = RunKey::of(r);
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let mut out = Vec::new();
+    for k in keys.iter().filter(|k| !is_baseline(k)) {
+        let Some(base) = keys
+            .iter()
+            .find(|b| is_baseline(b) && b.threads == k.threads && b.workload == k.workload)
+        else {
+            continue;
+        };
+        let (a, b) = (runs_of(runs, base, false), runs_of(runs, k, false));
+        for m in &METRICS {
+            let floor = floors
+                .iter()
+                .find(|f| {
+                    f.workload == k.workload
+                        && f.threads == k.threads
+                        && f.comparison.metric == m.name
+                })
+                .map(|f| &f.comparison);
+            if let Some(c) =
+                compare::compare(m.name, &base.mode(), &k.mode(), &paired(&a, &b, m), floor)
+            {
+                out.push(MetricComparison {
+                    workload: k.workload.clone(),
+                    threads: k.threads,
+                    comparison: c,
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod compare_tests {
+    use super::*;
+    use crate::report::model::fixtures::{run, settings};
+
+    /// Round r of `encrypt` at 1 thread with `fast` 1 ms events (and no slow ones).
+    fn round(encrypt: &str, r: u32, fast: u64, control: bool) -> RunResult {
+        let mut x = run(settings(1, encrypt), fast, 0);
+        x.round = r;
+        x.control = control;
+        x
+    }
+
+    #[test]
+    fn comparisons_pair_rounds_and_leave_control_runs_out_of_the_summary() {
+        let aead = "rustcrypto:aes-256-gcm";
+        let mut runs = Vec::new();
+        for (r, (a, b, a2)) in [(100, 90, 101), (200, 180, 198), (150, 135, 150)]
+            .into_iter()
+            .enumerate()
+        {
+            let r = r as u32 + 1;
+            runs.extend([
+                round("none", r, a, false),
+                round(aead, r, b, false),
+                round("none", r, a2, true),
+            ]);
+        }
+        let sum = summary(&runs);
+        assert_eq!(sum.len(), 2);
+        assert!(sum.iter().all(|s| s.runs == 3));
+        let floors = noise_floors(&runs);
+        assert_eq!(floors.len(), METRICS.len());
+        let cmp = comparisons(&runs, &floors);
+        assert_eq!(cmp.len(), METRICS.len());
+        let qps = &cmp[0].comparison;
+        assert_eq!((qps.metric.as_str(), qps.rounds), ("qps", 3));
+        assert_eq!(
+            (qps.baseline.as_str(), qps.variant.as_str()),
+            ("none", aead)
+        );
+        // Every round is exactly 10% slower: paired, the drift between rounds vanishes.
+        assert!((qps.median_change_pct + 10.0).abs() < 1e-9, "{qps:?}");
+        assert_eq!(qps.confidence_pct, Some(75.0));
+        // The floor is -1% .. +1%, clear of -10%.
+        assert_eq!(qps.verdict, compare::Verdict::Lower);
+        assert_eq!(floors[0].comparison.variant, "none (A/A control)");
+        // One round: no interval.
+        let one = comparisons(&runs[..2], &[]);
+        assert!(
+            one.iter()
+                .all(|c| c.comparison.verdict == compare::Verdict::OneRound
+                    && c.comparison.ci95_low_pct.is_none())
+        );
+    }
 }

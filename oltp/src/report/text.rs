@@ -3,8 +3,10 @@
 
 use std::fmt::Write as _;
 
+use encbench_common::compare::{self, Better, Comparison, Verdict, describe};
+
 use super::model::RunResult;
-use super::summary::{ComparisonRow, SummaryRow};
+use super::summary::{MetricComparison, SummaryRow, metric};
 
 impl RunResult {
     /// The run in sysbench 1.0's final-report layout.
@@ -169,48 +171,125 @@ impl RunResult {
     }
 }
 
-/// The comparison as the seed report's tables, one per mode, with the %
-/// differences (Markdown table syntax, readable as text).
-pub fn comparison_text(rows: &[ComparisonRow]) -> String {
+/// The comparison as tables, one per mode (the seed report's "Plaintext vs
+/// X"), one row per thread count and metric: the baseline's and the mode's
+/// medians, the median change of the paired rounds with its interval, and the
+/// verdict; then the `--control` noise floor and what the intervals are.
+/// With one round, the figures and a hint only, no % (Markdown table syntax,
+/// readable as text).
+pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) -> String {
     let mut s = String::new();
-    let mut modes: Vec<&str> = Vec::new();
+    if rows.is_empty() && floors.is_empty() {
+        return s;
+    }
+    let num = |metric: &str, x: f64| {
+        if matches!(metric, "qps" | "tps") {
+            thousands(x)
+        } else {
+            format!("{x:.2}")
+        }
+    };
+    let words = |c: &Comparison| {
+        let better = metric(&c.metric).map_or(Better::Higher, |m| m.better);
+        match c.verdict {
+            Verdict::Higher | Verdict::Lower => {
+                format!("{}: {}", c.verdict, describe(c.verdict, better))
+            }
+            v => v.to_string(),
+        }
+    };
+    fn label(c: &Comparison) -> &str {
+        metric(&c.metric).map_or(c.metric.as_str(), |m| m.label)
+    }
+    let _ = writeln!(
+        s,
+        "\nComparison with the baseline (paired rounds: round r of a mode against round r of the baseline)"
+    );
+    let mut modes: Vec<(&str, &str)> = Vec::new();
     for r in rows {
-        if !modes.contains(&r.mode.as_str()) {
-            modes.push(&r.mode);
+        let m = (
+            r.comparison.baseline.as_str(),
+            r.comparison.variant.as_str(),
+        );
+        if !modes.contains(&m) {
+            modes.push(m);
         }
     }
-    for mode in modes {
-        let _ = writeln!(s, "\nPlaintext vs {mode}");
+    for (baseline, mode) in modes {
+        let _ = writeln!(s, "\nPlaintext ({baseline}) vs {mode}");
         let _ = writeln!(
             s,
-            "| Threads | Plaintext QPS | Ciphertext QPS | QPS diff | Plaintext RT (ms) | Ciphertext RT (ms) | RT diff | Client CPU us/query (plain / cipher) |"
+            "| Threads | Metric | Plaintext | Ciphertext | Change (median, interval) | Verdict |"
         );
-        let _ = writeln!(s, "|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for r in rows.iter().filter(|r| r.mode == mode) {
-            if r.plaintext_qps <= 0.0 || r.ciphertext_qps <= 0.0 {
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {} | n/a (a run had no events) | | | | |",
-                    r.threads,
-                    thousands(r.plaintext_qps),
-                    thousands(r.ciphertext_qps),
-                );
-                continue;
-            }
+        let _ = writeln!(s, "|---:|---|---:|---:|---|---|");
+        for r in rows
+            .iter()
+            .filter(|r| r.comparison.baseline == baseline && r.comparison.variant == mode)
+        {
+            let c = &r.comparison;
+            let change = if c.rounds > 1 {
+                c.change_text()
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {:+.1}% | {:.2} | {:.2} | {:+.1}% | {:.1} / {:.1} |",
+                "| {} | {} | {} | {} | {change} | {} |",
                 r.threads,
-                thousands(r.plaintext_qps),
-                thousands(r.ciphertext_qps),
-                r.qps_diff_pct,
-                r.plaintext_rt_ms,
-                r.ciphertext_rt_ms,
-                r.rt_diff_pct,
-                r.plaintext_cpu_us_per_query,
-                r.ciphertext_cpu_us_per_query
+                label(c),
+                num(&c.metric, c.baseline_median),
+                num(&c.metric, c.variant_median),
+                words(c)
             );
         }
+    }
+    if !floors.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nNoise floor on this machine now (--control: the baseline against its second run of each round, A/A)"
+        );
+        let _ = writeln!(
+            s,
+            "| Threads | Metric | A | A' | A/A change (median, interval) |"
+        );
+        let _ = writeln!(s, "|---:|---|---:|---:|---|");
+        for f in floors {
+            let c = &f.comparison;
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} |",
+                f.threads,
+                label(c),
+                num(&c.metric, c.baseline_median),
+                num(&c.metric, c.variant_median),
+                if c.rounds > 1 {
+                    c.change_text()
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    let rounds = rows
+        .iter()
+        .chain(floors)
+        .map(|r| r.comparison.rounds)
+        .min()
+        .unwrap_or(0);
+    if rounds <= 1 {
+        let _ = writeln!(s, "\n1 round: run --repeat 5 for a comparison");
+    } else {
+        let _ = writeln!(
+            s,
+            "\nIntervals: distribution-free (sign test) interval of the median of the paired ratios; with {rounds} rounds it covers {} ({}). \"no difference detected\": it contains 0; \"within noise floor\": it excludes 0 but overlaps the A/A interval.",
+            compare::order_statistic(rounds)
+                .map_or_else(String::new, |(_, c)| compare::confidence_text(c * 100.0)),
+            if rounds < compare::ROUNDS_FOR_95 {
+                format!("min..max; 95% needs --repeat {}", compare::ROUNDS_FOR_95)
+            } else {
+                "at least 95%".to_string()
+            }
+        );
     }
     s
 }

@@ -1,0 +1,246 @@
+//! The comparison of `oltp run` on the shared server: the JSON's
+//! `comparisons` (per thread count and metric, over paired rounds) and
+//! `noise_floor` (`--control`), one round giving "1 round" and no interval,
+//! and the refusals of `--control` and `--repeat` before anything runs.
+//!
+//! Nothing here asserts a verdict that depends on measured noise: only the
+//! fields, their types, and what follows from the number of rounds.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+#[allow(dead_code)] // each test binary uses a subset of the helpers
+mod common;
+use common::{AEAD, Use, cli, oltp_bin, once, prepare, read_json, shared_server, utf8};
+
+const DB: &str = "cmp";
+const METRICS: [&str; 5] = ["qps", "tps", "rt_ms", "p95_ms", "client_cpu_us_per_query"];
+const VERDICTS: [&str; 5] = [
+    "higher",
+    "lower",
+    "no difference detected",
+    "within noise floor",
+    "1 round",
+];
+
+/// The base directory (key files) of `none` and [`AEAD`] prepared once in
+/// database [`DB`] of the shared server, which the tests only read.
+static PREPARED: OnceLock<PathBuf> = OnceLock::new();
+
+fn prepared(t: &Use) -> &'static PathBuf {
+    once(&PREPARED, async {
+        let base = t.shared.dir().join("cmp-home");
+        prepare(&t.url, &base, DB, &format!("none,{AEAD}"), &[]).await;
+        base
+    })
+}
+
+/// `oltp run` arguments on the prepared tables, then `extra`.
+fn run_args(url: &str, base: &str, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "run",
+        "--mysql-url",
+        url,
+        "--base-dir",
+        base,
+        "--mysql-db",
+        DB,
+        "--tables",
+        "2",
+        "--table-size",
+        "1000",
+        "--no-progress",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+fn entries<'a>(report: &'a Value, field: &str) -> &'a Vec<Value> {
+    report[field]
+        .as_array()
+        .unwrap_or_else(|| panic!("{field} must be an array"))
+}
+
+/// Every metric once per thread count, with the contract's fields and types.
+fn check_entries(list: &[Value], threads: &[u64], rounds: u64, with_interval: bool) {
+    assert_eq!(list.len(), METRICS.len() * threads.len(), "{list:#?}");
+    for t in threads {
+        for m in METRICS {
+            let e = list
+                .iter()
+                .find(|e| e["threads"] == *t && e["metric"] == m)
+                .unwrap_or_else(|| panic!("no {m} at {t} threads: {list:#?}"));
+            assert_eq!(e["rounds"], rounds, "{e}");
+            assert!(e["baseline"].is_string() && e["variant"].is_string(), "{e}");
+            assert!(e["median_change_pct"].is_f64(), "{e}");
+            let v = e["verdict"].as_str().expect("verdict");
+            assert!(VERDICTS.contains(&v), "{e}");
+            for f in ["ci95_low_pct", "ci95_high_pct", "confidence_pct"] {
+                assert_eq!(e[f].is_f64(), with_interval, "{f}: {e}");
+                assert_eq!(e[f].is_null(), !with_interval, "{f}: {e}");
+            }
+            if with_interval {
+                let (lo, hi) = (e["ci95_low_pct"].as_f64(), e["ci95_high_pct"].as_f64());
+                let med = e["median_change_pct"].as_f64();
+                assert!(lo <= med && med <= hi, "{e}");
+                assert_ne!(v, "1 round", "{e}");
+            } else {
+                assert_eq!(v, "1 round", "{e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn repeated_rounds_with_control_give_intervals_and_a_noise_floor() {
+    let t = shared_server();
+    let base = prepared(&t);
+    let out = t.file("r.json");
+    let args = run_args(
+        &t.url,
+        utf8(base),
+        &[
+            "--threads",
+            "1,2",
+            "--encrypt",
+            &format!("none,{AEAD}"),
+            "--repeat",
+            "3",
+            "--control",
+            "--time",
+            "1",
+            "--output",
+            "json",
+            "--json-out",
+            utf8(&out),
+        ],
+    );
+    let complete = common::runtime().block_on(cli(&args));
+    assert_eq!(complete, Ok(true));
+    let report = read_json(&out);
+    // 2 thread counts x 3 rounds x (none, AEAD, none again as the control).
+    let runs = entries(&report, "runs");
+    assert_eq!(runs.len(), 18);
+    let controls: Vec<&Value> = runs.iter().filter(|r| r["control"] == true).collect();
+    assert_eq!(controls.len(), 6);
+    assert!(controls.iter().all(|r| r["encrypt"] == "none"));
+    for thr in [1, 2] {
+        let mut rounds: Vec<u64> = controls
+            .iter()
+            .filter(|r| r["threads"] == thr)
+            .map(|r| r["round"].as_u64().expect("round"))
+            .collect();
+        rounds.sort_unstable();
+        assert_eq!(rounds, [1, 2, 3]);
+    }
+    // The control runs are no mode of their own, nor in the baseline's medians.
+    let summary = entries(&report, "summary");
+    assert_eq!(summary.len(), 4, "{summary:#?}");
+    assert!(summary.iter().all(|s| s["runs"] == 3), "{summary:#?}");
+    let comparisons = entries(&report, "comparisons");
+    check_entries(comparisons, &[1, 2], 3, true);
+    for c in comparisons {
+        assert_eq!(c["baseline"], "none");
+        assert_eq!(c["variant"], AEAD);
+        // 3 rounds: min..max of the ratios, 75% coverage.
+        assert_eq!(c["confidence_pct"], 75.0, "{c}");
+    }
+    let floor = entries(&report, "noise_floor");
+    check_entries(floor, &[1, 2], 3, true);
+    assert!(floor.iter().all(|f| f["variant"] == "none (A/A control)"));
+    // The old medians-only array is still there for its readers.
+    assert_eq!(entries(&report, "comparison").len(), 2);
+    // The CSV marks the control runs too.
+    let mut args = run_args(
+        &t.url,
+        utf8(base),
+        &[
+            "--encrypt",
+            "none",
+            "--control",
+            "--time",
+            "0",
+            "--events",
+            "20",
+        ],
+    );
+    args.extend(["--output".into(), "csv".into()]);
+    let bin = oltp_bin(base, &args);
+    assert!(bin.status.success(), "{bin:?}");
+    let text = String::from_utf8_lossy(&bin.stdout);
+    let header = text.lines().next().expect("header");
+    assert!(header.ends_with(",control"), "{header}");
+    assert_eq!(text.lines().filter(|l| l.ends_with(",true")).count(), 1);
+}
+
+#[test]
+fn one_round_prints_no_percentage() {
+    let t = shared_server();
+    let base = prepared(&t);
+    let out = t.file("one.json");
+    let args = run_args(
+        &t.url,
+        utf8(base),
+        &[
+            "--encrypt",
+            &format!("none,{AEAD}"),
+            "--control",
+            "--time",
+            "0",
+            "--events",
+            "30",
+            "--json-out",
+            utf8(&out),
+        ],
+    );
+    let bin = oltp_bin(base, &args);
+    assert!(bin.status.success(), "{bin:?}");
+    let report = read_json(&out);
+    check_entries(entries(&report, "comparisons"), &[1], 1, false);
+    check_entries(entries(&report, "noise_floor"), &[1], 1, false);
+    let stdout = String::from_utf8_lossy(&bin.stdout);
+    let cmp = stdout
+        .split("Comparison with the baseline")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no comparison in {stdout}"));
+    assert!(
+        cmp.contains("1 round: run --repeat 5 for a comparison"),
+        "{cmp}"
+    );
+    assert!(!cmp.contains('%'), "one round must print no %: {cmp}");
+}
+
+#[test]
+fn bad_comparisons_are_refused_before_anything_runs() {
+    let t = shared_server();
+    let base = &t.base();
+    let out = t.file("never.json");
+    let rt = common::runtime();
+    let refused = |extra: &[&str]| {
+        let mut extra = extra.to_vec();
+        extra.extend(["--json-out", utf8(&out)]);
+        let e = rt
+            .block_on(cli(&run_args(&t.url, utf8(base), &extra)))
+            .expect_err("must be refused");
+        assert!(!out.exists(), "nothing may run: {extra:?}");
+        e
+    };
+    let e = refused(&["--repeat", "0"]);
+    assert!(e.contains("--repeat") && e.contains("0"), "{e}");
+    for extra in [
+        &["--control", "--encrypt", AEAD][..],
+        &["--control", "--tls", "on"][..],
+    ] {
+        let e = refused(extra);
+        assert_eq!(
+            e,
+            "--control runs the baseline twice per round, but the grid has none: add none to --encrypt and off to --tls"
+        );
+        assert_eq!(e.lines().count(), 1);
+    }
+}
