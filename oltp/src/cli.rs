@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::rand::RandType;
 use crate::schema;
 use crate::server::Profile;
+use crate::worker::OnDecryptError;
 use crate::workload::{Options, Workload, parse_on_off};
 
 /// sysbench-compatible OLTP load generator with column encryption.
@@ -29,12 +30,20 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The exit codes of `oltp`, as `oltp run --help` lists them.
+pub const EXIT_CODES: &str = "Exit codes:
+  0  every run completed
+  1  the command failed (bad input, server unreachable, checks before the runs)
+  2  usage error (unknown flag or value)
+  3  a run stopped early (server lost, decryption failure with --on-decrypt-error stop, Ctrl-C); its partial report was printed";
+
 /// Subcommands, as sysbench's.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create and load the sbtest tables (one database per encryption choice).
     Prepare(PrepareArgs),
     /// Run the workload for every --threads x --tls x --encrypt combination and compare.
+    #[command(after_help = EXIT_CODES)]
     Run(RunArgs),
     /// Drop the tables (and encrypted databases) that prepare created.
     Cleanup(CleanupArgs),
@@ -294,6 +303,12 @@ pub struct RunArgs {
     /// line per mode, at the end (atomically).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// A stored value that fails authentication (another row's value, a
+    /// changed byte, a wrong key): stop ends the run at the first one
+    /// (`complete: false`, exit 3); count counts it in `decrypt_errors`, rolls
+    /// the event back and restarts it, and the run goes on.
+    #[arg(long, value_enum, default_value = "stop")]
+    pub on_decrypt_error: OnDecryptError,
     /// Never show the progress bar (it only shows on a terminal anyway).
     #[arg(long)]
     pub no_progress: bool,

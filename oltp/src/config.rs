@@ -11,6 +11,7 @@ use crate::columns::{ColumnMode, Columns, Encrypt};
 use crate::rand::RandType;
 use crate::schema::DataSet;
 use crate::server::{Layout, default_base_dir, private_server_of, server_base};
+use crate::worker::OnDecryptError;
 use crate::workload::{Options, Workload};
 
 /// Everything `oltp run` needs, validated.
@@ -66,6 +67,9 @@ pub struct RunConfig {
     pub progress: bool,
     /// How long a worker keeps trying to reconnect to a lost server.
     pub reconnect_window: Duration,
+    /// A value that fails authentication stops the run, or is counted and
+    /// its event restarted (`--on-decrypt-error`).
+    pub on_decrypt_error: OnDecryptError,
 }
 
 /// encbench's base directory: `--base-dir`, or the default.
@@ -207,6 +211,7 @@ impl RunConfig {
             base_dir: base_dir(&a.data),
             progress: !a.no_progress,
             reconnect_window: Duration::from_secs(5),
+            on_decrypt_error: a.on_decrypt_error,
         })
     }
 }

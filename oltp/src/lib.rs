@@ -26,3 +26,5 @@ pub mod schema;
 pub mod server;
 mod worker;
 pub mod workload;
+
+pub use worker::OnDecryptError;

@@ -118,6 +118,12 @@ pub struct Aggregate {
     pub other: u64,
     /// Ignored errors (deadlocks, lock wait timeouts): the event was restarted.
     pub errors: u64,
+    /// Stored values that failed authentication (a [`QueryError::Open`]):
+    /// the event stopped the run (`--on-decrypt-error stop`) or was restarted
+    /// (`count`).
+    ///
+    /// [`QueryError::Open`]: crate::workload::QueryError::Open
+    pub decrypt_errors: u64,
     /// Reconnects after a lost connection.
     pub reconnects: u64,
     /// Event latency in ns, from the start of an event to its commit.
@@ -148,6 +154,7 @@ impl Aggregate {
             write: 0,
             other: 0,
             errors: 0,
+            decrypt_errors: 0,
             reconnects: 0,
             latency: Histogram::new_with_bounds(HIST_LOW_NS, HIST_HIGH_NS, HIST_SIGFIG)
                 .expect("constant histogram bounds are valid"),
@@ -158,7 +165,9 @@ impl Aggregate {
         }
     }
 
-    /// Records one completed statement of `kind` that took `latency`.
+    /// Records one completed statement of `kind` that took `latency` (a
+    /// statement that failed is not recorded: it is counted as an error of
+    /// its kind, and in neither read/write/other nor here).
     pub fn record_statement(&mut self, kind: StatementKind, latency: Duration) {
         let slot = &mut self.statements[kind as usize];
         let st = slot.get_or_insert_with(|| Box::new(StatementStats::new()));
@@ -192,6 +201,7 @@ impl Aggregate {
         self.write += other.write;
         self.other += other.other;
         self.errors += other.errors;
+        self.decrypt_errors += other.decrypt_errors;
         self.reconnects += other.reconnects;
         self.latency
             .add(&other.latency)
@@ -252,7 +262,7 @@ pub struct LiveCounts {
     pub write: u64,
     /// Other queries.
     pub other: u64,
-    /// Ignored errors.
+    /// Ignored errors and decryption failures (the interval lines' err/s).
     pub errors: u64,
     /// Reconnects.
     pub reconnects: u64,
@@ -377,7 +387,7 @@ impl Aggregate {
             read: self.read,
             write: self.write,
             other: self.other,
-            errors: self.errors,
+            errors: self.errors + self.decrypt_errors,
             reconnects: self.reconnects,
         }
     }
@@ -412,11 +422,13 @@ mod tests {
         }
         a.read = 5;
         b.read = 7;
+        b.decrypt_errors = 2;
         let mut total = Aggregate::new();
         total.merge(&a);
         total.merge(&b);
         assert_eq!(total.events, 200);
         assert_eq!(total.read, 12);
+        assert_eq!(total.decrypt_errors, 2);
         assert_eq!(total.per_worker.len(), 2);
         let p95 = total.latency.value_at_quantile(0.95);
         assert!(p95 >= total.latency.min() && p95 <= total.latency.max());

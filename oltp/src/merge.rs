@@ -368,6 +368,7 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
         qps: sum_f(&|r| r.qps),
         queries,
         errors: sum_u(&|r| r.errors),
+        decrypt_errors: sum_u(&|r| r.decrypt_errors),
         reconnects: sum_u(&|r| r.reconnects),
         latency_ms: LatencyMs::from_histogram(&latency, 1e-6),
         latency_histogram: histogram_to_hex(&latency),

@@ -179,6 +179,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             mean_interarrival: (cfg.rate > 0.0)
                 .then(|| Duration::from_secs_f64(f64::from(threads) / cfg.rate)),
             reconnect_window: cfg.reconnect_window,
+            on_decrypt: cfg.on_decrypt_error,
             live: live.clone(),
             stop: interrupted.clone(),
             gate: gate.clone(),

@@ -15,6 +15,19 @@ use crate::measure::{Aggregate, Live};
 use crate::rand::{RandType, SbRng};
 use crate::workload::{Params, QueryError, Session, Workload};
 
+/// What a worker does when a stored value fails authentication
+/// (`--on-decrypt-error`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnDecryptError {
+    /// Stop the run at the first failure: the report says `complete: false`
+    /// with the error (table, column, id), and `oltp` exits with 3.
+    #[default]
+    Stop,
+    /// Count the failure in `decrypt_errors`, roll the event's transaction
+    /// back and restart the event, as an ignorable error; the run goes on.
+    Count,
+}
+
 /// When a worker stops measuring.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
@@ -42,12 +55,16 @@ impl Limits {
 /// Runs one event to completion, as sysbench does: an ignorable error
 /// (deadlock, lock wait timeout) rolls back and restarts the event, a lost
 /// connection reconnects (re-preparing every statement) and restarts it; each
-/// is counted. Returns false when `stop` or the deadline cut a restart loop short.
+/// is counted. A value that fails authentication is counted in
+/// `decrypt_errors`, then stops the worker or, with [`OnDecryptError::Count`],
+/// restarts the event as an ignorable error. Returns false when `stop` or the
+/// deadline cut a restart loop short.
 async fn one_event<C: Connection>(
     session: &mut Session<C>,
     rng: &mut SbRng,
     agg: &mut Aggregate,
     reconnect_window: std::time::Duration,
+    on_decrypt: OnDecryptError,
     stop: &std::sync::atomic::AtomicBool,
     deadline: Option<Instant>,
 ) -> Result<bool, QueryError> {
@@ -59,6 +76,15 @@ async fn one_event<C: Connection>(
                 // InnoDB rolled back the transaction (deadlock) or only the
                 // statement (lock wait timeout): end it, so the restart begins
                 // afresh rather than committing half an event.
+                let _ = session.text("ROLLBACK").await;
+            }
+            Err(e) if e.is_decrypt_failure() => {
+                agg.decrypt_errors += 1;
+                if on_decrypt == OnDecryptError::Stop {
+                    return Err(e);
+                }
+                // The event's transaction is still open: end it before the
+                // restart, as after an ignorable error.
                 let _ = session.text("ROLLBACK").await;
             }
             Err(e) if e.is_connection_lost() => {
@@ -101,13 +127,15 @@ async fn one_event<C: Connection>(
 /// for the progress display and interval lines.
 ///
 /// # Errors
-/// A non-ignorable error, a value that does not open, or a reconnect that failed
-/// for `reconnect_window`; the aggregate so far is returned with it.
+/// A non-ignorable error, a value that does not open (with
+/// [`OnDecryptError::Stop`]), or a reconnect that failed for
+/// `reconnect_window`; the aggregate so far is returned with it.
 pub async fn run_worker<C: Connection>(
     session: &mut Session<C>,
     mut rng: SbRng,
     limits: &Limits,
     reconnect_window: std::time::Duration,
+    on_decrypt: OnDecryptError,
     live: &crate::measure::Live,
     stop: &std::sync::atomic::AtomicBool,
 ) -> (Aggregate, Option<QueryError>) {
@@ -120,6 +148,7 @@ pub async fn run_worker<C: Connection>(
                 &mut rng,
                 &mut scratch,
                 reconnect_window,
+                on_decrypt,
                 stop,
                 Some(warm_end),
             )
@@ -203,6 +232,7 @@ pub async fn run_worker<C: Connection>(
             &mut rng,
             &mut agg,
             reconnect_window,
+            on_decrypt,
             stop,
             limits.deadline,
         )
@@ -313,6 +343,7 @@ pub(crate) struct WorkerSpec<C> {
     pub(crate) events_left: Option<Arc<std::sync::atomic::AtomicU64>>,
     pub(crate) mean_interarrival: Option<Duration>,
     pub(crate) reconnect_window: Duration,
+    pub(crate) on_decrypt: OnDecryptError,
     pub(crate) live: Arc<Live>,
     pub(crate) stop: Arc<AtomicBool>,
     pub(crate) gate: Arc<Gate>,
@@ -370,6 +401,7 @@ impl<C: Connection> WorkerSpec<C> {
                 rng,
                 &limits,
                 self.reconnect_window,
+                self.on_decrypt,
                 &self.live,
                 &self.stop,
             )

@@ -438,6 +438,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
         base_dir: base.clone(),
         progress: false,
         reconnect_window: Duration::from_secs(2),
+        on_decrypt_error: Default::default(),
     };
     let results = rt.block_on(async {
         let commits = common::global_status(&url, "Com_commit").await;

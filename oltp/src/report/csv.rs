@@ -41,6 +41,7 @@ impl Report {
             "server_version",
             "complete",
             "control",
+            "decrypt_errors",
         ])?;
         for r in &self.runs {
             let l = &r.latency_ms;
@@ -79,6 +80,7 @@ impl Report {
                 r.settings.server_version.clone(),
                 r.complete.to_string(),
                 r.control.to_string(),
+                r.decrypt_errors.to_string(),
             ])?;
         }
         let bytes = w.into_inner().map_err(|e| e.into_error())?;

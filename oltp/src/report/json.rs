@@ -189,6 +189,8 @@ mod tests {
             "complete",
             // Added with --control (a second baseline run per round).
             "control",
+            // Added with --on-decrypt-error (values that failed authentication).
+            "decrypt_errors",
         ];
         old.sort_unstable();
         assert_eq!(keys(run), old);

@@ -27,6 +27,13 @@ impl Report {
                 }
             );
         }
+        let decrypt_errors: u64 = self.runs.iter().map(|r| r.decrypt_errors).sum();
+        if decrypt_errors > 0 {
+            let _ = writeln!(
+                s,
+                "Decryption failures: {decrypt_errors} (stored values that failed authentication; see the runs' `decrypt_errors`)\n"
+            );
+        }
         s.push_str(&summary_text(&self.summary));
         s.push_str(&comparisons_text(&self.comparisons, &self.noise_floor));
         s

@@ -191,6 +191,11 @@ pub struct RunResult {
     pub queries: Queries,
     /// Ignored errors (event restarted).
     pub errors: u64,
+    /// Stored values that failed authentication: the run stopped at the
+    /// first (`--on-decrypt-error stop`), or each event was rolled back and
+    /// restarted (`count`); 0 in results written before the field.
+    #[serde(default)]
+    pub decrypt_errors: u64,
     /// Reconnects after lost connections.
     pub reconnects: u64,
     /// Event latency, ms.
@@ -320,6 +325,7 @@ impl RunResult {
                 total,
             },
             errors: agg.errors,
+            decrypt_errors: agg.decrypt_errors,
             reconnects: agg.reconnects,
             latency_ms,
             latency_histogram: histogram_to_hex(&agg.latency),

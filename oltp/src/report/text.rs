@@ -86,6 +86,12 @@ impl RunResult {
         );
         let _ = writeln!(
             s,
+            "    decryption failures:                 {:<8} ({:.2} per sec.)",
+            self.decrypt_errors,
+            per(self.decrypt_errors)
+        );
+        let _ = writeln!(
+            s,
             "    reconnects:                          {:<8} ({:.2} per sec.)",
             self.reconnects,
             per(self.reconnects)
@@ -294,9 +300,14 @@ pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) 
     s
 }
 
-/// The summary as a Markdown table: medians with (min-max) over the rounds.
+/// The summary as a Markdown table: medians with (min-max) over the rounds;
+/// without rows (no run completed) one line that says so, not an empty table.
 pub fn summary_text(rows: &[SummaryRow]) -> String {
     let mut s = String::new();
+    if rows.is_empty() {
+        let _ = writeln!(s, "Summary: no run completed, so there are no medians.");
+        return s;
+    }
     let _ = writeln!(
         s,
         "| Workload | Threads | Mode | Runs | QPS median (min-max) | TPS median | RT avg ms median (min-max) | p95 ms median | Client CPU us/query median (min-max) |"

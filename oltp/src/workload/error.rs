@@ -56,6 +56,12 @@ impl QueryError {
         matches!(self, QueryError::Db(e) if e.kind().is_ignorable())
     }
 
+    /// A stored value failed authentication (wrong key, another row's value,
+    /// a changed byte): counted as a decryption failure.
+    pub fn is_decrypt_failure(&self) -> bool {
+        matches!(self, QueryError::Open { .. })
+    }
+
     /// The connection is gone: reconnect.
     pub fn is_connection_lost(&self) -> bool {
         matches!(self, QueryError::Db(e) if e.kind() == ErrorKind::ConnectionLost)

@@ -30,12 +30,16 @@ pub(crate) struct Event<'a, C: Connection> {
 /// What an event script returns: done, or the error that stopped it.
 pub(crate) type Done = Result<(), QueryError>;
 
-/// Times one statement into `agg` under `kind`.
+/// Times one statement into `agg` under `kind`, when it succeeded: a failed
+/// statement is counted as an error of its kind, never in the statement table
+/// (whose counts then match read/write/other, counted after the `?`).
 macro_rules! timed {
     ($agg:expr, $kind:expr, $body:expr) => {{
         let t0 = std::time::Instant::now();
         let r = $body;
-        $agg.record_statement($kind, t0.elapsed());
+        if r.is_ok() {
+            $agg.record_statement($kind, t0.elapsed());
+        }
         r
     }};
 }
