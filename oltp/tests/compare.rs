@@ -174,8 +174,9 @@ fn repeated_rounds_with_control_give_intervals_and_a_noise_floor() {
     assert!(bin.status.success(), "{bin:?}");
     let text = String::from_utf8_lossy(&bin.stdout);
     let header = text.lines().next().expect("header");
-    assert!(header.ends_with(",control"), "{header}");
-    assert_eq!(text.lines().filter(|l| l.ends_with(",true")).count(), 1);
+    // control, then decrypt_errors (the last column since --on-decrypt-error).
+    assert!(header.ends_with(",control,decrypt_errors"), "{header}");
+    assert_eq!(text.lines().filter(|l| l.ends_with(",true,0")).count(), 1);
 }
 
 #[test]
