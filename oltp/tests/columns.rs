@@ -295,10 +295,10 @@ const LAYOUT: [&str; 4] = ["--encrypt-columns", "all", "--deterministic", "k"];
 /// Database `collay`: [`LAYOUT`] prepared once (runs write to it; nothing reads its rows).
 static LAYOUT_DB: OnceLock<PathBuf> = OnceLock::new();
 
-/// `oltp run` flags on database `db` with the keys of `b`, then `extra`.
-fn run_args(url: &str, b: &str, db: &str, extra: &[&str]) -> Vec<String> {
+/// `oltp run` on database `db` with the keys of `b` and JSON output, then `extra`.
+async fn run(url: &str, b: &str, db: &str, extra: &[&str]) -> Result<bool, String> {
     let json = ["--no-progress", "--output", "json"];
-    args("run", url, b, db, &[&json, extra].concat())
+    cli(&args("run", url, b, db, &[&json, extra].concat())).await
 }
 
 /// The shared server and the prepared [`LAYOUT_DB`]: url, base dir (str), db.
@@ -326,8 +326,6 @@ fn layout_db(t: &Use) -> (String, String, &'static str) {
 fn layouts_run_end_to_end_in_both_protocols() {
     let t = shared_server();
     let (url, b, db) = layout_db(&t);
-    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
-    let run = |args: Vec<String>| async move { cli(&args).await };
     runtime().block_on(async {
         // Real runs of a writing workload and of select_random_points on the layout.
         // Both protocols: prepared statements and sysbench's --db-ps-mode disable
@@ -338,24 +336,29 @@ fn layouts_run_end_to_end_in_both_protocols() {
                 "select_random_points",
                 "oltp_update_index",
             ] {
-                let r = run(common(&[
-                    "--workload",
-                    workload,
-                    "--encrypt",
-                    "none,rustcrypto:aes-256-siv",
-                    "--encrypt-columns",
-                    "all",
-                    "--deterministic",
-                    "k",
-                    "--threads",
-                    "2",
-                    "--time",
-                    "0",
-                    "--events",
-                    "200",
-                    "--db-ps-mode",
-                    ps_mode,
-                ]))
+                let r = run(
+                    &url,
+                    &b,
+                    db,
+                    &[
+                        "--workload",
+                        workload,
+                        "--encrypt",
+                        "none,rustcrypto:aes-256-siv",
+                        "--encrypt-columns",
+                        "all",
+                        "--deterministic",
+                        "k",
+                        "--threads",
+                        "2",
+                        "--time",
+                        "0",
+                        "--events",
+                        "200",
+                        "--db-ps-mode",
+                        ps_mode,
+                    ],
+                )
                 .await;
                 assert_eq!(r, Ok(true), "{workload} --db-ps-mode {ps_mode}");
             }
@@ -367,8 +370,6 @@ fn layouts_run_end_to_end_in_both_protocols() {
 fn bad_layouts_are_refused_in_one_line_naming_the_fix() {
     let t = shared_server();
     let (url, b, db) = layout_db(&t);
-    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
-    let run = |args: Vec<String>| async move { cli(&args).await };
     runtime().block_on(async {
         // Refusals, each one line naming the fix.
         let cases: [(&[&'static str], &str); 5] = [
@@ -426,7 +427,7 @@ fn bad_layouts_are_refused_in_one_line_naming_the_fix() {
             ),
         ];
         for (extra, want) in cases {
-            let e = run(common(extra)).await.expect_err("must be refused");
+            let e = run(&url, &b, db, extra).await.expect_err("must be refused");
             assert!(e.contains(want), "{extra:?}: {e}");
             assert!(!e.contains('\n'), "one line: {e}");
         }
@@ -438,15 +439,13 @@ fn a_rotated_deterministic_key_is_refused_before_the_run() {
     let t = shared_server();
     let (url, b, db) = layout_db(&t);
     let base = Path::new(&b);
-    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
-    let run = |args: Vec<String>| async move { cli(&args).await };
     runtime().block_on(async {
         // A rotated key file (a new highest id) would make every equality
         // lookup on the deterministic k miss: refused before the run.
         let keys = std::fs::read_to_string(base.join("keys/aes-256-siv.keys")).expect("key file");
         let rotated = t.file("rotated.keys");
         std::fs::write(&rotated, format!("{keys}2;{}\n", "ab".repeat(64))).expect("write keys");
-        let mut args = common(&[
+        let extra = [
             "--workload",
             "select_random_points",
             "--encrypt",
@@ -455,12 +454,12 @@ fn a_rotated_deterministic_key_is_refused_before_the_run() {
             "all",
             "--deterministic",
             "k",
-        ]);
-        args.extend([
-            "--key-file".to_string(),
-            rotated.to_str().expect("utf-8").to_string(),
-        ]);
-        let e = run(args).await.expect_err("rotated deterministic key");
+            "--key-file",
+            rotated.to_str().expect("utf-8"),
+        ];
+        let e = run(&url, &b, db, &extra)
+            .await
+            .expect_err("rotated deterministic key");
         assert!(
             e.contains("sealed under key id 1") && e.contains("highest) key id is 2"),
             "{e}"
@@ -489,12 +488,10 @@ fn preparing_a_layout_again_names_its_cleanup() {
 fn reports_name_the_encrypted_columns() {
     let t = shared_server();
     let (url, b, db) = layout_db(&t);
-    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
-    let run = |args: Vec<String>| async move { cli(&args).await };
     runtime().block_on(async {
         // The summary, comparison and CSV name the encrypted columns.
         let json = t.file("layout.json");
-        let mut args = common(&[
+        let extra = [
             "--workload",
             "oltp_point_select",
             "--encrypt",
@@ -507,12 +504,10 @@ fn reports_name_the_encrypted_columns() {
             "0",
             "--events",
             "50",
-        ]);
-        args.extend([
-            "--json-out".to_string(),
-            json.to_str().expect("utf-8").to_string(),
-        ]);
-        assert_eq!(run(args).await, Ok(true));
+            "--json-out",
+            json.to_str().expect("utf-8"),
+        ];
+        assert_eq!(run(&url, &b, db, &extra).await, Ok(true));
         let report = read_json(&json);
         assert_eq!(
             report["summary"][1]["encrypted_columns"],
