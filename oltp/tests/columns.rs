@@ -9,16 +9,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use encbench_oltp::columns::keys::load_codec;
-use encbench_oltp::columns::{Columns, Encrypt};
-use encbench_oltp::driver::{ConnectOptions, PsMode};
-use encbench_oltp::workload::{Params, PointRow, QueryError, RangeKind, Session, Workload};
+use encbench_oltp::columns::Columns;
+use encbench_oltp::driver::PsMode;
+use encbench_oltp::workload::{PointRow, QueryError, RangeKind, Workload};
 use mysql_async::prelude::*;
 
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
 use common::{
-    ROWS, TABLES, Use, args, cli, conn, data_set, once, prepare, read_json, runtime, shared_server,
+    TABLES, Use, args, cli, conn, once, prepare, read_json, runtime, session, shared_server,
     strings,
 };
 
@@ -28,17 +27,6 @@ fn all() -> Columns {
 
 fn det_k() -> Columns {
     Columns::parse(&strings(&["all"]), &strings(&["k"])).expect("det k")
-}
-
-async fn session(
-    url: &str,
-    base: &Path,
-    db: &str,
-    encrypt: &str,
-    columns: Columns,
-    workload: Workload,
-) -> Session {
-    common::session(url, base, db, encrypt, columns, workload, PsMode::Auto).await
 }
 
 fn sorted(mut rows: Vec<PointRow>) -> Vec<PointRow> {
@@ -120,24 +108,35 @@ fn reads_and_writes_on_encrypted_k_c_pad_return_the_plaintext_results() {
         let db = "colrw";
         let base = prepare_three(&t, db).await;
         let base = &base;
-        let rw = Workload::OltpReadWrite;
-        let mut plain = session(&url, base, db, "none", Columns::default(), rw).await;
+        // A session of oltp_read_write on `encrypt` and `columns` of `db`.
+        let rw = |encrypt, columns| {
+            session(
+                &url,
+                base,
+                db,
+                encrypt,
+                columns,
+                Workload::OltpReadWrite,
+                PsMode::Auto,
+            )
+        };
+        let mut plain = rw("none", Columns::default()).await;
         let mut encs = vec![
             (
                 "rustcrypto:aes-256-gcm all",
-                session(&url, base, db, "rustcrypto:aes-256-gcm", all, rw).await,
+                rw("rustcrypto:aes-256-gcm", all).await,
             ),
             (
                 "openssl:aes-256-gcm all",
-                session(&url, base, db, "openssl:aes-256-gcm", all, rw).await,
+                rw("openssl:aes-256-gcm", all).await,
             ),
             (
                 "rustcrypto:aes-256-siv det k",
-                session(&url, base, db, "rustcrypto:aes-256-siv", det_k, rw).await,
+                rw("rustcrypto:aes-256-siv", det_k).await,
             ),
             (
                 "openssl:aes-256-siv det k",
-                session(&url, base, db, "openssl:aes-256-siv", det_k, rw).await,
+                rw("openssl:aes-256-siv", det_k).await,
             ),
         ];
         let ranges = [(1, 100), (450, 549), (950, 1049), (2000, 2099)];
@@ -233,11 +232,22 @@ fn select_random_points_finds_rows_through_deterministic_k_in_both_protocols() {
         let db = "colq";
         // select_random_points: IN (...) on k finds the same rows through the
         // deterministic envelopes as on plaintext k.
-        let srp = Workload::SelectRandomPoints;
-        let mut plain = session(&url, base, db, "none", Columns::default(), srp).await;
+        // A session of select_random_points on `encrypt` and `columns` of `db`.
+        let srp = |encrypt, columns| {
+            session(
+                &url,
+                base,
+                db,
+                encrypt,
+                columns,
+                Workload::SelectRandomPoints,
+                PsMode::Auto,
+            )
+        };
+        let mut plain = srp("none", Columns::default()).await;
         let mut dets = [
-            session(&url, base, db, "rustcrypto:aes-256-siv", det_k, srp).await,
-            session(&url, base, db, "openssl:aes-256-siv", det_k, srp).await,
+            srp("rustcrypto:aes-256-siv", det_k).await,
+            srp("openssl:aes-256-siv", det_k).await,
         ];
         let mut found = 0;
         for probe in [
@@ -255,18 +265,16 @@ fn select_random_points_finds_rows_through_deterministic_k_in_both_protocols() {
         assert!(found > 5, "the probes should find rows ({found})");
         // The same over the text protocol (--db-ps-mode disable): the probes
         // and envelopes go inline as X'..', integers come back as text.
-        let mut text_params = Params::new(TABLES, ROWS);
-        text_params.opts.db_ps_mode = PsMode::Disable;
-        let encrypt = Encrypt::parse("rustcrypto:aes-256-siv").expect("siv");
-        let data = data_set(db, det_k);
-        let mut text: Session = Session::connect(
-            ConnectOptions::new(url.as_str()).database(data.database(encrypt)),
-            srp,
-            load_codec(encrypt, det_k, None, base).expect("keys"),
-            text_params,
+        let mut text = session(
+            &url,
+            base,
+            db,
+            "rustcrypto:aes-256-siv",
+            det_k,
+            Workload::SelectRandomPoints,
+            PsMode::Disable,
         )
-        .await
-        .expect("text session");
+        .await;
         for probe in [
             [1u32, 2, 3, 4, 5, 6, 7, 8, 9, 10],
             [78, 500, 501, 502, 503, 999, 1000, 17, 18, 19],
@@ -276,7 +284,7 @@ fn select_random_points_finds_rows_through_deterministic_k_in_both_protocols() {
             assert_eq!(a, b, "text protocol select_random_points {probe:?}");
         }
         text.close().await;
-        let mut rnd = session(&url, base, db, "rustcrypto:aes-256-gcm", all, srp).await;
+        let mut rnd = srp("rustcrypto:aes-256-gcm", all).await;
         match rnd.random_points(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]).await {
             Err(QueryError::Protocol(m)) => assert!(m.contains("--deterministic k"), "{m}"),
             other => panic!("randomized k must be refused, got {other:?}"),
