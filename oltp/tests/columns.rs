@@ -309,6 +309,18 @@ async fn run(url: &str, b: &str, db: &str, extra: &[&str]) -> Result<bool, Strin
     cli(&args("run", url, b, db, &[&json, extra].concat())).await
 }
 
+/// [`run`] of `workload` on `encrypt` with [`LAYOUT`], then `extra`.
+async fn run_layout(
+    url: &str,
+    b: &str,
+    db: &str,
+    (workload, encrypt): (&str, &str),
+    extra: &[&str],
+) -> Result<bool, String> {
+    let flags = ["--workload", workload, "--encrypt", encrypt];
+    run(url, b, db, &[&flags[..], &LAYOUT, extra].concat()).await
+}
+
 /// The shared server and the prepared [`LAYOUT_DB`]: url, base dir (str), db.
 fn layout_db(t: &Use) -> (String, String, &'static str) {
     let base = once(&LAYOUT_DB, async {
@@ -344,19 +356,12 @@ fn layouts_run_end_to_end_in_both_protocols() {
                 "select_random_points",
                 "oltp_update_index",
             ] {
-                let r = run(
+                let r = run_layout(
                     &url,
                     &b,
                     db,
+                    (workload, "none,rustcrypto:aes-256-siv"),
                     &[
-                        "--workload",
-                        workload,
-                        "--encrypt",
-                        "none,rustcrypto:aes-256-siv",
-                        "--encrypt-columns",
-                        "all",
-                        "--deterministic",
-                        "k",
                         "--threads",
                         "2",
                         "--time",
@@ -453,19 +458,9 @@ fn a_rotated_deterministic_key_is_refused_before_the_run() {
         let keys = std::fs::read_to_string(base.join("keys/aes-256-siv.keys")).expect("key file");
         let rotated = t.file("rotated.keys");
         std::fs::write(&rotated, format!("{keys}2;{}\n", "ab".repeat(64))).expect("write keys");
-        let extra = [
-            "--workload",
-            "select_random_points",
-            "--encrypt",
-            "rustcrypto:aes-256-siv",
-            "--encrypt-columns",
-            "all",
-            "--deterministic",
-            "k",
-            "--key-file",
-            rotated.to_str().expect("utf-8"),
-        ];
-        let e = run(&url, &b, db, &extra)
+        let workload = ("select_random_points", "rustcrypto:aes-256-siv");
+        let key_file = ["--key-file", rotated.to_str().expect("utf-8")];
+        let e = run_layout(&url, &b, db, workload, &key_file)
             .await
             .expect_err("rotated deterministic key");
         assert!(
@@ -499,15 +494,8 @@ fn reports_name_the_encrypted_columns() {
     runtime().block_on(async {
         // The summary, comparison and CSV name the encrypted columns.
         let json = t.file("layout.json");
+        let workload = ("oltp_point_select", "none,rustcrypto:aes-256-siv");
         let extra = [
-            "--workload",
-            "oltp_point_select",
-            "--encrypt",
-            "none,rustcrypto:aes-256-siv",
-            "--encrypt-columns",
-            "all",
-            "--deterministic",
-            "k",
             "--time",
             "0",
             "--events",
@@ -515,7 +503,7 @@ fn reports_name_the_encrypted_columns() {
             "--json-out",
             json.to_str().expect("utf-8"),
         ];
-        assert_eq!(run(&url, &b, db, &extra).await, Ok(true));
+        assert_eq!(run_layout(&url, &b, db, workload, &extra).await, Ok(true));
         let report = read_json(&json);
         assert_eq!(
             report["summary"][1]["encrypted_columns"],
