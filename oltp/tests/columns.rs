@@ -9,16 +9,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use encbench_oltp::columns::keys::load_codec;
-use encbench_oltp::columns::{Columns, Encrypt};
-use encbench_oltp::driver::{ConnectOptions, PsMode};
-use encbench_oltp::workload::{Params, PointRow, QueryError, RangeKind, Session, Workload};
+use encbench_oltp::columns::Columns;
+use encbench_oltp::driver::PsMode;
+use encbench_oltp::workload::{PointRow, QueryError, RangeKind, Workload};
 use mysql_async::prelude::*;
 
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
 use common::{
-    ROWS, TABLES, Use, args, cli, conn, data_set, once, prepare, read_json, runtime, shared_server,
+    TABLES, Use, args, cli, conn, once, prepare, read_json, runtime, session, shared_server,
     strings,
 };
 
@@ -28,17 +27,6 @@ fn all() -> Columns {
 
 fn det_k() -> Columns {
     Columns::parse(&strings(&["all"]), &strings(&["k"])).expect("det k")
-}
-
-async fn session(
-    url: &str,
-    base: &Path,
-    db: &str,
-    encrypt: &str,
-    columns: Columns,
-    workload: Workload,
-) -> Session {
-    common::session(url, base, db, encrypt, columns, workload, PsMode::Auto).await
 }
 
 fn sorted(mut rows: Vec<PointRow>) -> Vec<PointRow> {
@@ -120,24 +108,35 @@ fn reads_and_writes_on_encrypted_k_c_pad_return_the_plaintext_results() {
         let db = "colrw";
         let base = prepare_three(&t, db).await;
         let base = &base;
-        let rw = Workload::OltpReadWrite;
-        let mut plain = session(&url, base, db, "none", Columns::default(), rw).await;
+        // A session of oltp_read_write on `encrypt` and `columns` of `db`.
+        let rw = |encrypt, columns| {
+            session(
+                &url,
+                base,
+                db,
+                encrypt,
+                columns,
+                Workload::OltpReadWrite,
+                PsMode::Auto,
+            )
+        };
+        let mut plain = rw("none", Columns::default()).await;
         let mut encs = vec![
             (
                 "rustcrypto:aes-256-gcm all",
-                session(&url, base, db, "rustcrypto:aes-256-gcm", all, rw).await,
+                rw("rustcrypto:aes-256-gcm", all).await,
             ),
             (
                 "openssl:aes-256-gcm all",
-                session(&url, base, db, "openssl:aes-256-gcm", all, rw).await,
+                rw("openssl:aes-256-gcm", all).await,
             ),
             (
                 "rustcrypto:aes-256-siv det k",
-                session(&url, base, db, "rustcrypto:aes-256-siv", det_k, rw).await,
+                rw("rustcrypto:aes-256-siv", det_k).await,
             ),
             (
                 "openssl:aes-256-siv det k",
-                session(&url, base, db, "openssl:aes-256-siv", det_k, rw).await,
+                rw("openssl:aes-256-siv", det_k).await,
             ),
         ];
         let ranges = [(1, 100), (450, 549), (950, 1049), (2000, 2099)];
@@ -233,11 +232,22 @@ fn select_random_points_finds_rows_through_deterministic_k_in_both_protocols() {
         let db = "colq";
         // select_random_points: IN (...) on k finds the same rows through the
         // deterministic envelopes as on plaintext k.
-        let srp = Workload::SelectRandomPoints;
-        let mut plain = session(&url, base, db, "none", Columns::default(), srp).await;
+        // A session of select_random_points on `encrypt` and `columns` of `db`.
+        let srp = |encrypt, columns| {
+            session(
+                &url,
+                base,
+                db,
+                encrypt,
+                columns,
+                Workload::SelectRandomPoints,
+                PsMode::Auto,
+            )
+        };
+        let mut plain = srp("none", Columns::default()).await;
         let mut dets = [
-            session(&url, base, db, "rustcrypto:aes-256-siv", det_k, srp).await,
-            session(&url, base, db, "openssl:aes-256-siv", det_k, srp).await,
+            srp("rustcrypto:aes-256-siv", det_k).await,
+            srp("openssl:aes-256-siv", det_k).await,
         ];
         let mut found = 0;
         for probe in [
@@ -255,18 +265,16 @@ fn select_random_points_finds_rows_through_deterministic_k_in_both_protocols() {
         assert!(found > 5, "the probes should find rows ({found})");
         // The same over the text protocol (--db-ps-mode disable): the probes
         // and envelopes go inline as X'..', integers come back as text.
-        let mut text_params = Params::new(TABLES, ROWS);
-        text_params.opts.db_ps_mode = PsMode::Disable;
-        let encrypt = Encrypt::parse("rustcrypto:aes-256-siv").expect("siv");
-        let data = data_set(db, det_k);
-        let mut text: Session = Session::connect(
-            ConnectOptions::new(url.as_str()).database(data.database(encrypt)),
-            srp,
-            load_codec(encrypt, det_k, None, base).expect("keys"),
-            text_params,
+        let mut text = session(
+            &url,
+            base,
+            db,
+            "rustcrypto:aes-256-siv",
+            det_k,
+            Workload::SelectRandomPoints,
+            PsMode::Disable,
         )
-        .await
-        .expect("text session");
+        .await;
         for probe in [
             [1u32, 2, 3, 4, 5, 6, 7, 8, 9, 10],
             [78, 500, 501, 502, 503, 999, 1000, 17, 18, 19],
@@ -276,7 +284,7 @@ fn select_random_points_finds_rows_through_deterministic_k_in_both_protocols() {
             assert_eq!(a, b, "text protocol select_random_points {probe:?}");
         }
         text.close().await;
-        let mut rnd = session(&url, base, db, "rustcrypto:aes-256-gcm", all, srp).await;
+        let mut rnd = srp("rustcrypto:aes-256-gcm", all).await;
         match rnd.random_points(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]).await {
             Err(QueryError::Protocol(m)) => assert!(m.contains("--deterministic k"), "{m}"),
             other => panic!("randomized k must be refused, got {other:?}"),
@@ -295,10 +303,22 @@ const LAYOUT: [&str; 4] = ["--encrypt-columns", "all", "--deterministic", "k"];
 /// Database `collay`: [`LAYOUT`] prepared once (runs write to it; nothing reads its rows).
 static LAYOUT_DB: OnceLock<PathBuf> = OnceLock::new();
 
-/// `oltp run` flags on database `db` with the keys of `b`, then `extra`.
-fn run_args(url: &str, b: &str, db: &str, extra: &[&str]) -> Vec<String> {
+/// `oltp run` on database `db` with the keys of `b` and JSON output, then `extra`.
+async fn run(url: &str, b: &str, db: &str, extra: &[&str]) -> Result<bool, String> {
     let json = ["--no-progress", "--output", "json"];
-    args("run", url, b, db, &[&json, extra].concat())
+    cli(&args("run", url, b, db, &[&json, extra].concat())).await
+}
+
+/// [`run`] of `workload` on `encrypt` with [`LAYOUT`], then `extra`.
+async fn run_layout(
+    url: &str,
+    b: &str,
+    db: &str,
+    (workload, encrypt): (&str, &str),
+    extra: &[&str],
+) -> Result<bool, String> {
+    let flags = ["--workload", workload, "--encrypt", encrypt];
+    run(url, b, db, &[&flags[..], &LAYOUT, extra].concat()).await
 }
 
 /// The shared server and the prepared [`LAYOUT_DB`]: url, base dir (str), db.
@@ -326,8 +346,6 @@ fn layout_db(t: &Use) -> (String, String, &'static str) {
 fn layouts_run_end_to_end_in_both_protocols() {
     let t = shared_server();
     let (url, b, db) = layout_db(&t);
-    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
-    let run = |args: Vec<String>| async move { cli(&args).await };
     runtime().block_on(async {
         // Real runs of a writing workload and of select_random_points on the layout.
         // Both protocols: prepared statements and sysbench's --db-ps-mode disable
@@ -338,24 +356,22 @@ fn layouts_run_end_to_end_in_both_protocols() {
                 "select_random_points",
                 "oltp_update_index",
             ] {
-                let r = run(common(&[
-                    "--workload",
-                    workload,
-                    "--encrypt",
-                    "none,rustcrypto:aes-256-siv",
-                    "--encrypt-columns",
-                    "all",
-                    "--deterministic",
-                    "k",
-                    "--threads",
-                    "2",
-                    "--time",
-                    "0",
-                    "--events",
-                    "200",
-                    "--db-ps-mode",
-                    ps_mode,
-                ]))
+                let r = run_layout(
+                    &url,
+                    &b,
+                    db,
+                    (workload, "none,rustcrypto:aes-256-siv"),
+                    &[
+                        "--threads",
+                        "2",
+                        "--time",
+                        "0",
+                        "--events",
+                        "200",
+                        "--db-ps-mode",
+                        ps_mode,
+                    ],
+                )
                 .await;
                 assert_eq!(r, Ok(true), "{workload} --db-ps-mode {ps_mode}");
             }
@@ -367,8 +383,6 @@ fn layouts_run_end_to_end_in_both_protocols() {
 fn bad_layouts_are_refused_in_one_line_naming_the_fix() {
     let t = shared_server();
     let (url, b, db) = layout_db(&t);
-    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
-    let run = |args: Vec<String>| async move { cli(&args).await };
     runtime().block_on(async {
         // Refusals, each one line naming the fix.
         let cases: [(&[&'static str], &str); 5] = [
@@ -426,7 +440,7 @@ fn bad_layouts_are_refused_in_one_line_naming_the_fix() {
             ),
         ];
         for (extra, want) in cases {
-            let e = run(common(extra)).await.expect_err("must be refused");
+            let e = run(&url, &b, db, extra).await.expect_err("must be refused");
             assert!(e.contains(want), "{extra:?}: {e}");
             assert!(!e.contains('\n'), "one line: {e}");
         }
@@ -438,29 +452,17 @@ fn a_rotated_deterministic_key_is_refused_before_the_run() {
     let t = shared_server();
     let (url, b, db) = layout_db(&t);
     let base = Path::new(&b);
-    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
-    let run = |args: Vec<String>| async move { cli(&args).await };
     runtime().block_on(async {
         // A rotated key file (a new highest id) would make every equality
         // lookup on the deterministic k miss: refused before the run.
         let keys = std::fs::read_to_string(base.join("keys/aes-256-siv.keys")).expect("key file");
         let rotated = t.file("rotated.keys");
         std::fs::write(&rotated, format!("{keys}2;{}\n", "ab".repeat(64))).expect("write keys");
-        let mut args = common(&[
-            "--workload",
-            "select_random_points",
-            "--encrypt",
-            "rustcrypto:aes-256-siv",
-            "--encrypt-columns",
-            "all",
-            "--deterministic",
-            "k",
-        ]);
-        args.extend([
-            "--key-file".to_string(),
-            rotated.to_str().expect("utf-8").to_string(),
-        ]);
-        let e = run(args).await.expect_err("rotated deterministic key");
+        let workload = ("select_random_points", "rustcrypto:aes-256-siv");
+        let key_file = ["--key-file", rotated.to_str().expect("utf-8")];
+        let e = run_layout(&url, &b, db, workload, &key_file)
+            .await
+            .expect_err("rotated deterministic key");
         assert!(
             e.contains("sealed under key id 1") && e.contains("highest) key id is 2"),
             "{e}"
@@ -489,30 +491,19 @@ fn preparing_a_layout_again_names_its_cleanup() {
 fn reports_name_the_encrypted_columns() {
     let t = shared_server();
     let (url, b, db) = layout_db(&t);
-    let common = |extra: &[&str]| run_args(&url, &b, db, extra);
-    let run = |args: Vec<String>| async move { cli(&args).await };
     runtime().block_on(async {
         // The summary, comparison and CSV name the encrypted columns.
         let json = t.file("layout.json");
-        let mut args = common(&[
-            "--workload",
-            "oltp_point_select",
-            "--encrypt",
-            "none,rustcrypto:aes-256-siv",
-            "--encrypt-columns",
-            "all",
-            "--deterministic",
-            "k",
+        let workload = ("oltp_point_select", "none,rustcrypto:aes-256-siv");
+        let extra = [
             "--time",
             "0",
             "--events",
             "50",
-        ]);
-        args.extend([
-            "--json-out".to_string(),
-            json.to_str().expect("utf-8").to_string(),
-        ]);
-        assert_eq!(run(args).await, Ok(true));
+            "--json-out",
+            json.to_str().expect("utf-8"),
+        ];
+        assert_eq!(run_layout(&url, &b, db, workload, &extra).await, Ok(true));
         let report = read_json(&json);
         assert_eq!(
             report["summary"][1]["encrypted_columns"],

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
-use common::{AEAD, Use, cli, oltp_bin, once, prepare, read_json, shared_server, utf8};
+use common::{AEAD, Use, args, cli, oltp_bin, once, prepare, read_json, shared_server, utf8};
 
 const DB: &str = "cmp";
 const METRICS: [&str; 5] = ["qps", "tps", "rt_ms", "p95_ms", "client_cpu_us_per_query"];
@@ -39,25 +39,7 @@ fn prepared(t: &Use) -> &'static PathBuf {
 
 /// `oltp run` arguments on the prepared tables, then `extra`.
 fn run_args(url: &str, base: &str, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "run",
-        "--mysql-url",
-        url,
-        "--base-dir",
-        base,
-        "--mysql-db",
-        DB,
-        "--tables",
-        "2",
-        "--table-size",
-        "1000",
-        "--no-progress",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(extra.iter().map(|s| s.to_string()));
-    args
+    args("run", url, base, DB, &[&["--no-progress"], extra].concat())
 }
 
 fn entries<'a>(report: &'a Value, field: &str) -> &'a Vec<Value> {

@@ -22,43 +22,13 @@ async fn run_plain(
     tables: &str,
     size: &str,
 ) -> Result<bool, String> {
-    cli(&[
-        "run",
-        "--mysql-url",
-        url,
-        "--base-dir",
-        base,
-        "--mysql-db",
-        db,
-        "--tables",
-        tables,
-        "--table-size",
-        size,
-        "--time",
-        "1",
-        "--workload",
-        "oltp_point_select",
-    ])
-    .await
+    let extra = ["--time", "1", "--workload", "oltp_point_select"];
+    cli(&sized_args("run", url, base, db, (tables, size), &extra)).await
 }
 
 /// `oltp prepare --encrypt none` of `db`, TABLES x ROWS.
 async fn prepare_plain(url: &str, base: &str, db: &str) -> Result<bool, String> {
-    let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
-    cli(&[
-        "prepare",
-        "--mysql-url",
-        url,
-        "--base-dir",
-        base,
-        "--mysql-db",
-        db,
-        "--tables",
-        &tables,
-        "--table-size",
-        &rows,
-    ])
-    .await
+    cli(&args("prepare", url, base, db, &[])).await
 }
 
 async fn cleanup_plain(url: &str, base: &str, db: &str) -> Result<bool, String> {
@@ -186,20 +156,9 @@ fn a_killed_prepare_leaves_tables_that_run_refuses() {
     let b = utf8(&base).to_string();
     let db = "dfkill";
     let size = "3000000";
+    let prepare_args = sized_args("prepare", &url, &b, db, ("1", size), &[]);
     let mut child = Command::new(env!("CARGO_BIN_EXE_oltp"))
-        .args([
-            "prepare",
-            "--mysql-url",
-            &url,
-            "--base-dir",
-            &b,
-            "--mysql-db",
-            db,
-            "--tables",
-            "1",
-            "--table-size",
-            size,
-        ])
+        .args(&prepare_args)
         .env("ENCBENCH_HOME", &base)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -211,12 +170,7 @@ fn a_killed_prepare_leaves_tables_that_run_refuses() {
         child.wait().expect("wait");
         let e = run_plain(&url, &b, db, "1", size).await.expect_err("half loaded");
         assert!(e.starts_with("dfkill is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dfkill`, then `oltp prepare"), "{e}");
-        let e = cli(&[
-            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", "1",
-            "--table-size", size,
-        ])
-        .await
-        .expect_err("half loaded");
+        let e = cli(&prepare_args).await.expect_err("half loaded");
         assert!(e.contains("half loaded") && e.contains("oltp cleanup --encrypt none --mysql-db dfkill"), "{e}");
         assert!(!e.contains("use them as they are"), "{e}");
         assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
@@ -231,11 +185,11 @@ fn a_lost_connection_during_prepare_names_the_database_and_cleanup() {
     let db = "dflost";
     let rt = runtime();
     rt.block_on(async {
-        let args = strings(&[
-            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", "1",
-            "--table-size", "3000000",
-        ]);
-        let load = tokio::spawn(async move { cli(&args).await });
+        let prepare_args = sized_args("prepare", &url, &b, db, ("1", "3000000"), &[]);
+        let load = tokio::spawn({
+            let args = prepare_args.clone();
+            async move { cli(&args).await }
+        });
         wait_until_loading(&url, db).await;
         // The loader's connection is the one with the database selected.
         let mut c = conn(&url, None).await;
@@ -256,12 +210,7 @@ fn a_lost_connection_during_prepare_names_the_database_and_cleanup() {
             e.ends_with("): the server went away, dflost is half loaded; once the server is up, run `oltp cleanup --encrypt none --mysql-db dflost` before preparing again"),
             "{e}"
         );
-        let e = cli(&[
-            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", "1",
-            "--table-size", "3000000",
-        ])
-        .await
-        .expect_err("half loaded");
+        let e = cli(&prepare_args).await.expect_err("half loaded");
         assert_eq!(
             e,
             "dflost is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dflost` first, then prepare again"
@@ -277,19 +226,15 @@ fn prepare_refuses_prepared_tables_before_creating_a_key_file() {
     let (url, base) = (t.url.clone(), t.base());
     let b = utf8(&base).to_string();
     let db = "dfkey";
-    let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
     runtime().block_on(async {
         prepare(&url, &base, db, AEAD, &[]).await;
         let alg = Encrypt::parse(AEAD).expect("aead").algorithm().expect("algorithm");
         let key = default_key_file(&base, alg);
         let moved = t.file("moved.key");
         std::fs::rename(&key, &moved).expect("move the key file away");
-        let e = cli(&[
-            "prepare", "--mysql-url", &url, "--base-dir", &b, "--mysql-db", db, "--tables", &tables,
-            "--table-size", &rows, "--encrypt", AEAD,
-        ])
-        .await
-        .expect_err("already prepared");
+        let e = cli(&args("prepare", &url, &b, db, &["--encrypt", AEAD]))
+            .await
+            .expect_err("already prepared");
         assert!(!key.exists(), "prepare created {} before refusing", key.display());
         assert_eq!(
             e,

@@ -17,6 +17,20 @@ fn tempdir() -> TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("cannot create a temporary directory: {e}"))
 }
 
+/// A fresh temporary directory and the default settings of a server in it.
+fn fresh() -> (TempDir, ServerConfig) {
+    let dir = tempdir();
+    let cfg = ServerConfig::new(dir.path());
+    (dir, cfg)
+}
+
+/// [`fresh`], and the server started there.
+fn fresh_started() -> (TempDir, ServerConfig, PrivateServer) {
+    let (dir, cfg) = fresh();
+    let server = start(&cfg);
+    (dir, cfg, server)
+}
+
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
 use common::start;
@@ -33,11 +47,21 @@ fn client() -> PathBuf {
 
 /// Runs `query` as the benchmark user over TCP on 127.0.0.1; the rows, tab-separated.
 fn try_sql(port: u16, query: &str) -> Result<String, String> {
+    let login = [
+        format!("-P{port}"),
+        format!("-u{BENCH_USER}"),
+        format!("-p{BENCH_PASSWORD}"),
+    ];
+    run_client(&["-h127.0.0.1", "--protocol=TCP"], &login, query)
+}
+
+/// Runs the `mariadb` client (`--no-defaults`, then `args` and `login`) on
+/// `query`; the rows, tab-separated, or its error output.
+fn run_client(args: &[&str], login: &[String], query: &str) -> Result<String, String> {
     let out = Command::new(client())
-        .args(["--no-defaults", "-h127.0.0.1", "--protocol=TCP"])
-        .arg(format!("-P{port}"))
-        .arg(format!("-u{BENCH_USER}"))
-        .arg(format!("-p{BENCH_PASSWORD}"))
+        .arg("--no-defaults")
+        .args(args)
+        .args(login)
         .args(["-N", "-B", "-e", query])
         .output()
         .map_err(|e| format!("cannot run mariadb: {e}"))?;
@@ -77,17 +101,8 @@ fn identity(pid: u32) -> (u32, u64) {
 /// Runs `query` as root over the Unix socket `socket` (a path of this test's own
 /// directory, so only this test's server can answer it).
 fn try_socket_sql(socket: &Path, query: &str) -> Result<String, String> {
-    let out = Command::new(client())
-        .arg("--no-defaults")
-        .arg(format!("--socket={}", socket.display()))
-        .args(["-uroot", "-N", "-B", "-e", query])
-        .output()
-        .map_err(|e| format!("cannot run mariadb: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-    }
+    let socket = format!("--socket={}", socket.display());
+    run_client(&[], &[socket, "-uroot".to_string()], query)
 }
 
 /// The server's data directory as it names it (`@@datadir`): which server answers.
@@ -103,8 +118,7 @@ fn answers_on(port: u16, datadir: &str) -> bool {
 
 #[test]
 fn cold_start_tcp_login_and_attach() {
-    let dir = tempdir();
-    let cfg = ServerConfig::new(dir.path());
+    let (dir, cfg) = fresh();
 
     let t = Instant::now();
     let server = start(&cfg);
@@ -176,9 +190,7 @@ fn cold_start_tcp_login_and_attach() {
 
 #[test]
 fn stop_then_start_keeps_data() {
-    let dir = tempdir();
-    let cfg = ServerConfig::new(dir.path());
-    let server = start(&cfg);
+    let (dir, cfg, server) = fresh_started();
     sql(
         &server,
         "CREATE DATABASE kept; CREATE TABLE kept.t (id INT PRIMARY KEY, c CHAR(10)); \
@@ -207,8 +219,7 @@ fn stop_then_start_keeps_data() {
 
 #[test]
 fn kill_then_start_recovers() {
-    let dir = tempdir();
-    let cfg = ServerConfig::new(dir.path());
+    let (_dir, cfg) = fresh();
 
     // Killed through an attached handle: the starting handle's stop then finds it gone.
     let server = start(&cfg);
@@ -302,8 +313,7 @@ fn missing_binaries_give_install_message() {
 
 #[test]
 fn failed_start_quotes_err_log_and_leaves_the_directory_usable() {
-    let dir = tempdir();
-    let mut cfg = ServerConfig::new(dir.path());
+    let (dir, mut cfg) = fresh();
     cfg.extra_args = vec!["--no-such-flag-for-encbench".into()];
     let err = match PrivateServer::start(&cfg) {
         Ok(_) => panic!("started with a bogus flag"),
@@ -327,9 +337,7 @@ fn failed_start_quotes_err_log_and_leaves_the_directory_usable() {
 
 #[test]
 fn other_extra_args_restart_the_server() {
-    let dir = tempdir();
-    let plain = ServerConfig::new(dir.path());
-    let first = start(&plain);
+    let (dir, _, first) = fresh_started();
     assert_eq!(sql(&first, "SELECT @@max_connections"), "2000");
     let first_process = identity(first.pid());
 
@@ -354,8 +362,7 @@ fn other_extra_args_restart_the_server() {
 
 #[test]
 fn concurrent_starts_start_once() {
-    let dir = tempdir();
-    let cfg = ServerConfig::new(dir.path());
+    let (_dir, cfg) = fresh();
     let servers: Vec<PrivateServer> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..2).map(|_| s.spawn(|| start(&cfg))).collect();
         handles
@@ -386,9 +393,7 @@ fn half_done_initialisation_is_redone() {
 
 #[test]
 fn the_port_is_kept_across_restarts_unless_taken() {
-    let dir = tempdir();
-    let cfg = ServerConfig::new(dir.path());
-    let first = start(&cfg);
+    let (_dir, cfg, first) = fresh_started();
     let port = first.port();
     first.stop().unwrap_or_else(|e| panic!("stop failed: {e}"));
 

@@ -54,7 +54,104 @@ pub async fn prepare(
 ) -> Result<()> {
     let db = data.database(encrypt);
     check_not_prepared(url, data, &[encrypt]).await?;
-    load(url, data, encrypt, codec, key_id, opts, progress)
+    let loading = async {
+        let mut admin = connect(url, None).await?;
+        admin
+            .simple(&format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
+            .await?;
+        // The mark first: until it says done, run and prepare refuse these tables.
+        admin
+            .simple(&format!(
+                "CREATE TABLE `{db}`.encbench_meta (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL) ENGINE = innodb"
+            ))
+            .await?;
+        let insert = format!("INSERT INTO `{db}`.encbench_meta (name, value) VALUES (?, ?)");
+        admin
+            .execute_text(
+                &insert,
+                &[Param::Text(b"state"), Param::Text(STATE_LOADING.as_bytes())],
+            )
+            .await?;
+        let threads = opts.threads.clamp(1, data.tables.max(1));
+        let mut tasks = Vec::new();
+        for t in 0..threads {
+            let tables: Vec<u32> = (t + 1..=data.tables).step_by(threads as usize).collect();
+            let (url, db, codec, progress, seed, size) = (
+                url.to_string(),
+                db.clone(),
+                codec.clone(),
+                progress.clone(),
+                opts.seed,
+                data.table_size,
+            );
+            let table_opts = opts.clone();
+            let alg = encrypt.algorithm();
+            let columns = data.columns;
+            tasks.push(tokio::spawn(async move {
+                let mut conn = connect(&url, Some(&db)).await?;
+                for n in tables {
+                    load_table(
+                        &mut conn,
+                        n,
+                        size,
+                        alg,
+                        columns,
+                        &codec,
+                        seed,
+                        &table_opts,
+                        &*progress,
+                    )
+                    .await?;
+                }
+                conn.close().await;
+                anyhow::Ok(())
+            }));
+        }
+        for t in tasks {
+            t.await.context("loader task panicked")??;
+        }
+        let algorithm = encrypt.algorithm().map_or("none", |a| a.name());
+        let entries = [
+            ("algorithm", algorithm.to_string()),
+            ("key_id", key_id.to_string()),
+            ("tables", data.tables.to_string()),
+            ("table_size", data.table_size.to_string()),
+            ("seed", opts.seed.to_string()),
+            (
+                "envelope_version",
+                if encrypt.algorithm().is_some() && data.columns.any_deterministic() {
+                    format!("{},{}", envelope::VERSION, envelope::DETERMINISTIC_VERSION)
+                } else {
+                    envelope::VERSION.to_string()
+                },
+            ),
+            (
+                "columns",
+                if encrypt.algorithm().is_some() {
+                    data.columns.meta()
+                } else {
+                    String::new()
+                },
+            ),
+        ];
+        for (name, value) in &entries {
+            admin
+                .execute_text(
+                    &insert,
+                    &[Param::Text(name.as_bytes()), Param::Text(value.as_bytes())],
+                )
+                .await?;
+        }
+        admin
+            .execute_text(
+                &format!("UPDATE `{db}`.encbench_meta SET value = ? WHERE name = 'state'"),
+                &[Param::Text(STATE_DONE.as_bytes())],
+            )
+            .await?;
+        admin.close().await;
+        anyhow::Ok(())
+    };
+    loading
         .await
         .map_err(|e| half_loaded(&e, &db, &cleanup_command(data, encrypt)))
 }
@@ -75,113 +172,6 @@ fn half_loaded(e: &anyhow::Error, db: &str, cleanup: &str) -> anyhow::Error {
             "prepare failed ({e:#}): {db} is half loaded; run `{cleanup}` before preparing again"
         )
     }
-}
-
-async fn load(
-    url: &str,
-    data: &DataSet,
-    encrypt: Encrypt,
-    codec: Codec,
-    key_id: u32,
-    opts: &PrepareOptions,
-    progress: Arc<dyn Fn(u64) + Send + Sync>,
-) -> Result<()> {
-    let db = data.database(encrypt);
-    let mut admin = connect(url, None).await?;
-    admin
-        .simple(&format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
-        .await?;
-    // The mark first: until it says done, run and prepare refuse these tables.
-    admin
-        .simple(&format!(
-            "CREATE TABLE `{db}`.encbench_meta (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL) ENGINE = innodb"
-        ))
-        .await?;
-    let insert = format!("INSERT INTO `{db}`.encbench_meta (name, value) VALUES (?, ?)");
-    admin
-        .execute_text(
-            &insert,
-            &[Param::Text(b"state"), Param::Text(STATE_LOADING.as_bytes())],
-        )
-        .await?;
-    let threads = opts.threads.clamp(1, data.tables.max(1));
-    let mut tasks = Vec::new();
-    for t in 0..threads {
-        let tables: Vec<u32> = (t + 1..=data.tables).step_by(threads as usize).collect();
-        let (url, db, codec, progress, seed, size) = (
-            url.to_string(),
-            db.clone(),
-            codec.clone(),
-            progress.clone(),
-            opts.seed,
-            data.table_size,
-        );
-        let table_opts = opts.clone();
-        let alg = encrypt.algorithm();
-        let columns = data.columns;
-        tasks.push(tokio::spawn(async move {
-            let mut conn = connect(&url, Some(&db)).await?;
-            for n in tables {
-                load_table(
-                    &mut conn,
-                    n,
-                    size,
-                    alg,
-                    columns,
-                    &codec,
-                    seed,
-                    &table_opts,
-                    &*progress,
-                )
-                .await?;
-            }
-            conn.close().await;
-            anyhow::Ok(())
-        }));
-    }
-    for t in tasks {
-        t.await.context("loader task panicked")??;
-    }
-    let algorithm = encrypt.algorithm().map_or("none", |a| a.name());
-    let entries = [
-        ("algorithm", algorithm.to_string()),
-        ("key_id", key_id.to_string()),
-        ("tables", data.tables.to_string()),
-        ("table_size", data.table_size.to_string()),
-        ("seed", opts.seed.to_string()),
-        (
-            "envelope_version",
-            if encrypt.algorithm().is_some() && data.columns.any_deterministic() {
-                format!("{},{}", envelope::VERSION, envelope::DETERMINISTIC_VERSION)
-            } else {
-                envelope::VERSION.to_string()
-            },
-        ),
-        (
-            "columns",
-            if encrypt.algorithm().is_some() {
-                data.columns.meta()
-            } else {
-                String::new()
-            },
-        ),
-    ];
-    for (name, value) in &entries {
-        admin
-            .execute_text(
-                &insert,
-                &[Param::Text(name.as_bytes()), Param::Text(value.as_bytes())],
-            )
-            .await?;
-    }
-    admin
-        .execute_text(
-            &format!("UPDATE `{db}`.encbench_meta SET value = ? WHERE name = 'state'"),
-            &[Param::Text(STATE_DONE.as_bytes())],
-        )
-        .await?;
-    admin.close().await;
-    Ok(())
 }
 
 /// The seed of table `n`'s row generator.

@@ -81,6 +81,19 @@ fn db_flag(data: &DataSet) -> String {
     }
 }
 
+/// The first two columns of every row `sql` returns, as text (NULL and
+/// missing columns as empty strings).
+async fn string_pairs<C: Connection>(conn: &mut C, sql: &str) -> Result<Vec<(String, String)>> {
+    let rows = conn.query_text(sql).await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let mut it = r.into_iter().map(Option::unwrap_or_default);
+            (it.next().unwrap_or_default(), it.next().unwrap_or_default())
+        })
+        .collect())
+}
+
 /// Reads `db.encbench_meta`; `None` when the table does not exist.
 ///
 /// # Errors
@@ -94,15 +107,11 @@ pub async fn read_meta<C: Connection>(conn: &mut C, db: &str) -> Result<Option<M
     if scalar(conn, &sql).await?.is_none() {
         return Ok(None);
     }
-    let rows: Vec<(String, String)> = conn
-        .query_text(&format!("SELECT name, value FROM `{db}`.encbench_meta"))
-        .await?
-        .into_iter()
-        .map(|r| {
-            let mut it = r.into_iter().map(Option::unwrap_or_default);
-            (it.next().unwrap_or_default(), it.next().unwrap_or_default())
-        })
-        .collect();
+    let rows = string_pairs(
+        conn,
+        &format!("SELECT name, value FROM `{db}`.encbench_meta"),
+    )
+    .await?;
     let get = |k: &str| {
         rows.iter()
             .find(|(n, _)| n == k)
@@ -186,15 +195,7 @@ pub async fn incomplete_tables<C: Connection>(
         "SELECT DISTINCT TABLE_NAME, INDEX_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = {} AND INDEX_NAME LIKE 'k\\_%'",
         quoted(db)
     );
-    let indexes: Vec<(String, String)> = conn
-        .query_text(&sql)
-        .await?
-        .into_iter()
-        .map(|r| {
-            let mut it = r.into_iter().map(Option::unwrap_or_default);
-            (it.next().unwrap_or_default(), it.next().unwrap_or_default())
-        })
-        .collect();
+    let indexes = string_pairs(conn, &sql).await?;
     for n in 1..=tables {
         let (table, index) = (table_name(n), format!("k_{n}"));
         if !indexes.iter().any(|(t, i)| *t == table && *i == index) {

@@ -210,6 +210,18 @@ pub fn args(
     extra: &[&str],
 ) -> Vec<String> {
     let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
+    sized_args(command, url, base, db, (&tables, &rows), extra)
+}
+
+/// [`args`] with `--tables` and `--table-size` of `(tables, size)`.
+pub fn sized_args(
+    command: &str,
+    url: &str,
+    base: impl AsRef<Path>,
+    db: &str,
+    (tables, size): (&str, &str),
+    extra: &[&str],
+) -> Vec<String> {
     let mut args = strings(&[
         command,
         "--mysql-url",
@@ -219,9 +231,9 @@ pub fn args(
         "--mysql-db",
         db,
         "--tables",
-        &tables,
+        tables,
         "--table-size",
-        &rows,
+        size,
     ]);
     args.extend(strings(extra));
     args

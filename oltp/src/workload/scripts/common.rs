@@ -43,6 +43,19 @@ enum Range {
     Sum,
 }
 
+/// One of `execute_point_selects()`'s selects on table `t`: draws the id, one
+/// read query.
+pub(super) async fn point_select<C: Connection>(e: &mut Event<'_, C>, t: u32) -> Done {
+    let id = e.rng.id(1, e.s.params.table_size);
+    timed!(
+        e.agg,
+        StatementKind::PointSelect,
+        e.s.point_select(t, id).await
+    )?;
+    e.agg.read += 1;
+    Ok(())
+}
+
 /// `execute_point_selects()` and, with `--range-selects`, the four range
 /// groups (`execute_simple_ranges()` ... `execute_distinct_ranges()`).
 pub(super) async fn reads<C: Connection>(e: &mut Event<'_, C>) -> Done {
@@ -50,13 +63,7 @@ pub(super) async fn reads<C: Connection>(e: &mut Event<'_, C>) -> Done {
     let o = p.opts;
     let t = e.rng.uniform(1, p.tables);
     for _ in 0..o.point_selects {
-        let id = e.rng.id(1, p.table_size);
-        timed!(
-            e.agg,
-            StatementKind::PointSelect,
-            e.s.point_select(t, id).await
-        )?;
-        e.agg.read += 1;
+        point_select(e, t).await?;
     }
     if !o.range_selects {
         return Ok(());
@@ -100,33 +107,50 @@ pub(super) async fn reads<C: Connection>(e: &mut Event<'_, C>) -> Done {
 
 /// `execute_index_updates()`.
 pub(crate) async fn index_updates<C: Connection>(e: &mut Event<'_, C>) -> Done {
-    let p = e.s.params;
-    let t = e.rng.uniform(1, p.tables);
-    for _ in 0..p.opts.index_updates {
-        let id = e.rng.id(1, p.table_size);
-        let changed = timed!(
-            e.agg,
-            StatementKind::IndexUpdate,
-            e.s.index_update(t, id).await
-        )?;
-        count_dml(e.agg, changed);
-    }
-    Ok(())
+    updates(e, Update::Index).await
 }
 
 /// `execute_non_index_updates()`.
 pub(crate) async fn non_index_updates<C: Connection>(e: &mut Event<'_, C>) -> Done {
+    updates(e, Update::NonIndex).await
+}
+
+/// The two UPDATE groups: `k = k + 1`, or a new `c`.
+#[derive(Clone, Copy)]
+enum Update {
+    Index,
+    NonIndex,
+}
+
+/// `--index-updates` or `--non-index-updates` updates of one table.
+async fn updates<C: Connection>(e: &mut Event<'_, C>, update: Update) -> Done {
     let p = e.s.params;
     let t = e.rng.uniform(1, p.tables);
-    for _ in 0..p.opts.non_index_updates {
-        // sysbench sets the new c before drawing the id.
-        let c = e.rng.c_value();
-        let id = e.rng.id(1, p.table_size);
-        let changed = timed!(
-            e.agg,
-            StatementKind::NonIndexUpdate,
-            e.s.non_index_update(t, id, &c).await
-        )?;
+    let count = match update {
+        Update::Index => p.opts.index_updates,
+        Update::NonIndex => p.opts.non_index_updates,
+    };
+    for _ in 0..count {
+        let changed = match update {
+            Update::Index => {
+                let id = e.rng.id(1, p.table_size);
+                timed!(
+                    e.agg,
+                    StatementKind::IndexUpdate,
+                    e.s.index_update(t, id).await
+                )?
+            }
+            Update::NonIndex => {
+                // sysbench sets the new c before drawing the id.
+                let c = e.rng.c_value();
+                let id = e.rng.id(1, p.table_size);
+                timed!(
+                    e.agg,
+                    StatementKind::NonIndexUpdate,
+                    e.s.non_index_update(t, id, &c).await
+                )?
+            }
+        };
         count_dml(e.agg, changed);
     }
     Ok(())
