@@ -171,3 +171,25 @@ fn written_files_get_the_mode_of_any_new_file() {
     // No temporary file left behind.
     assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 2);
 }
+
+#[test]
+fn a_socket_url_is_refused_in_one_line() {
+    // The socket is never used (TCP only, TLS checked), so asking for one is an
+    // error, not a silent switch (issue 15, defect 6).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = [
+        "run",
+        "--mysql-url",
+        "mysql://u:p@127.0.0.1:1/db?socket=/tmp/no.sock",
+    ];
+    let out = oltp(dir.path(), &args);
+    let line = one_error_line(&args, &out);
+    assert!(
+        line.contains("?socket=") && line.contains("TCP only") && line.contains("HOST:PORT"),
+        "{line}"
+    );
+    assert!(
+        !line.contains("cannot connect"),
+        "refused before connecting: {line}"
+    );
+}

@@ -35,11 +35,12 @@ pub enum MysqlStatement {
     Text(TextStatement),
 }
 
-/// `mysql_async` options for `opts`: TCP even on localhost, the statement cache
+/// `mysql_async` options for `opts`: TCP even on localhost (a `?socket=` in the
+/// URL is refused), the statement cache
 /// sized to `opts.statements` (at least 16), the database, and TLS.
 ///
 /// # Errors
-/// `opts.url` is not a valid `mysql://` URL.
+/// `opts.url` is not a valid `mysql://` URL, or it names a Unix socket.
 pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
     let url = &opts.url;
     let parsed = Opts::from_url(url).map_err(|e| {
@@ -50,6 +51,14 @@ pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
             ),
         )
     })?;
+    if parsed.socket().is_some() {
+        // mysql_async would use the socket despite prefer_socket(false), and
+        // TLS over it fails with "Packets out of sync": refuse it here.
+        return Err(DbError::new(
+            ErrorKind::Other,
+            "--mysql-url has ?socket=: oltp connects over TCP only (TLS and the measurements assume it); remove ?socket= and give HOST:PORT",
+        ));
+    }
     let mut b = OptsBuilder::from_opts(parsed)
         .prefer_socket(false)
         .stmt_cache_size(opts.statements.max(16))
