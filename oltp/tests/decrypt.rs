@@ -261,3 +261,54 @@ fn count_rolls_back_a_transaction_and_restarts_it() {
     assert!(header.ends_with(",decrypt_errors"), "{header}");
     assert!(row.ends_with(&format!(",{failures}")), "{row}");
 }
+
+/// Issue 15 defect 5: NULL in an encrypted column (the column altered to allow
+/// it, `c = NULL` for id 6) used to be skipped silently, the row missing from
+/// the results; it is the integrity failure it is, counted and stopping the run.
+#[test]
+fn a_null_in_an_encrypted_column_is_a_counted_integrity_failure() {
+    const NULL_DB: &str = "decnull";
+    let shared = shared_server();
+    let base = shared.file("decnull-home");
+    runtime().block_on(async {
+        let mut args = flags("prepare", &shared.url, &base, NULL_DB);
+        args.extend(strings(&["--encrypt", AEAD]));
+        assert_eq!(cli(&args).await, Ok(true), "prepare {NULL_DB}");
+        let database = encbench_oltp::schema::DataSet {
+            db: NULL_DB.into(),
+            tables: 1,
+            table_size: 10,
+            columns: Columns::default(),
+        }
+        .database(Encrypt::parse(AEAD).expect("algorithm"));
+        let mut c = conn(&shared.url, Some(&database)).await;
+        // c is VARBINARY(119 + 33) under AES-256-GCM's envelope.
+        c.query_drop("ALTER TABLE sbtest1 MODIFY c VARBINARY(152) NULL")
+            .await
+            .expect("alter");
+        c.query_drop("UPDATE sbtest1 SET c = NULL WHERE id = 6")
+            .await
+            .expect("null");
+        assert_eq!(c.affected_rows(), 1, "id 6 must exist and change");
+        c.disconnect().await.expect("disconnect");
+    });
+    let json = shared.file("decnull.json");
+    let out = run_bin(
+        &shared.url,
+        &base,
+        NULL_DB,
+        "oltp_point_select",
+        "stop",
+        &json,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("sbtest1.c id=6") && stderr.contains("NULL in an encrypted column"),
+        "{stderr}"
+    );
+    let run = only_run(&json);
+    assert_eq!(run["complete"], false, "{run}");
+    assert_eq!(u(&run["decrypt_errors"]), 1, "{run}");
+    assert_counts_agree(&run);
+}

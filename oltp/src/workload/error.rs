@@ -23,6 +23,20 @@ pub enum QueryError {
         /// Why.
         source: EnvelopeError,
     },
+    /// An encrypted column holds NULL: no envelope to open, so the value is
+    /// missing or was written around oltp (a column altered to allow NULL).
+    /// An integrity failure like [`QueryError::Open`], never a row to skip.
+    #[error(
+        "{table}.{column} id={id}: NULL in an encrypted column, where an envelope must be (written around oltp, or the column altered to allow NULL): run oltp cleanup and prepare again"
+    )]
+    Null {
+        /// Table name.
+        table: String,
+        /// Column.
+        column: Column,
+        /// Primary key.
+        id: i64,
+    },
     /// A new value could not be sealed.
     #[error("sealing {table}.{column} id={id}: {source}")]
     Seal {
@@ -57,9 +71,10 @@ impl QueryError {
     }
 
     /// A stored value failed authentication (wrong key, another row's value,
-    /// a changed byte): counted as a decryption failure.
+    /// a changed byte) or an encrypted value is NULL: counted as a decryption
+    /// failure.
     pub fn is_decrypt_failure(&self) -> bool {
-        matches!(self, QueryError::Open { .. })
+        matches!(self, QueryError::Open { .. } | QueryError::Null { .. })
     }
 
     /// The connection is gone: reconnect.

@@ -6,7 +6,7 @@
 use crate::columns::{Column, ColumnMode, k_from_plaintext, k_plaintext};
 use crate::driver::{Connection, Param, Row};
 
-use super::session::{open, stmt};
+use super::session::{null_value, open, stmt};
 use super::{PointRow, QueryError, RangeKind, Session};
 
 impl<C: Connection> Session<C> {
@@ -18,13 +18,19 @@ impl<C: Connection> Session<C> {
         self.rows.clear();
         let (name, st) = stmt(&self.tables, self.workload, table, |t| t.point.as_ref())?;
         let rows = &mut self.rows;
+        let enc = self.codec.mode(Column::C) != ColumnMode::Plain;
+        let mut null = false;
         self.conn
             .query(st, &[id.into()], |row: &mut C::Row| {
-                if let Some(v) = row.take_bytes(0) {
-                    rows.push(v);
+                match row.take_bytes(0) {
+                    Some(v) => rows.push(v),
+                    None => null |= enc,
                 }
             })
             .await?;
+        if null {
+            return Err(null_value(name, Column::C, i64::from(id)));
+        }
         for v in &mut self.rows {
             open(&self.codec, name, Column::C, i64::from(id), v)?;
         }
@@ -61,11 +67,13 @@ impl<C: Connection> Session<C> {
                     return;
                 }
                 if enc {
-                    if let (Some(id), Some(mut v)) = (row.int(0), row.take_bytes(1)) {
-                        match open(codec, name, Column::C, id, &mut v) {
+                    match (row.int(0), row.take_bytes(1)) {
+                        (Some(id), Some(mut v)) => match open(codec, name, Column::C, id, &mut v) {
                             Ok(()) => rows.push(v),
                             Err(e) => failure = Some(e),
-                        }
+                        },
+                        (Some(id), None) => failure = Some(null_value(name, Column::C, id)),
+                        (None, _) => {}
                     }
                 } else if let Some(v) = row.take_bytes(0) {
                     rows.push(v);
@@ -112,10 +120,12 @@ impl<C: Connection> Session<C> {
                 .await?;
             let mut sum: Option<i64> = None;
             for row in rows {
-                let (Some(id), Some(mut k)) = row else {
-                    return Err(QueryError::Protocol(format!(
-                        "{name}: a row without id or k"
-                    )));
+                let (id, mut k) = match row {
+                    (Some(id), Some(k)) => (id, k),
+                    (Some(id), None) => return Err(null_value(name, Column::K, id)),
+                    (None, _) => {
+                        return Err(QueryError::Protocol(format!("{name}: a row without id")));
+                    }
                 };
                 open(&self.codec, name, Column::K, id, &mut k)?;
                 let k = k_from_plaintext(&k)
@@ -210,6 +220,16 @@ impl<C: Connection> Session<C> {
             .await?;
         let mut out = Vec::with_capacity(rows.len());
         for (id, k_int, k_bytes, c, pad) in rows {
+            if let Some(id) = id {
+                for (column, v) in [(Column::C, &c), (Column::Pad, &pad)] {
+                    if v.is_none() && self.codec.mode(column) != ColumnMode::Plain {
+                        return Err(null_value(name, column, id));
+                    }
+                }
+                if k_mode != ColumnMode::Plain && k_bytes.is_none() {
+                    return Err(null_value(name, Column::K, id));
+                }
+            }
             let (Some(id), Some(mut c), Some(mut pad)) = (id, c, pad) else {
                 return Err(QueryError::Protocol(format!(
                     "{name}: a row of select_random_points lacks id, k, c or pad"

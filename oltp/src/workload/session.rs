@@ -266,6 +266,15 @@ pub(super) fn open(
         })
 }
 
+/// The error of a NULL where `table.column` at `id` must hold an envelope.
+pub(super) fn null_value(table: &str, column: Column, id: i64) -> QueryError {
+    QueryError::Null {
+        table: table.to_string(),
+        column,
+        id,
+    }
+}
+
 /// Unique ids for `oltp_insert` without auto-increment (and under column
 /// encryption, where the AAD needs the id before the row exists): negative
 /// 32-bit ids, so they never meet prepared rows (1..=table_size) or

@@ -6,7 +6,7 @@ use crate::columns::{Column, ColumnMode, k_from_plaintext, k_plaintext};
 use crate::driver::{Connection, Param, Row};
 use crate::schema::table_name;
 
-use super::session::{IndexUpdate, TableStatements, open, stmt, unique_insert_id};
+use super::session::{IndexUpdate, TableStatements, null_value, open, stmt, unique_insert_id};
 use super::{QueryError, Session};
 
 /// Attempts of the read-modify-write of an encrypted `k` before giving up.
@@ -83,16 +83,20 @@ impl<C: Connection> Session<C> {
         // mode the conditional write catches a concurrent change, and the
         // proxy retries).
         for _ in 0..RMW_ATTEMPTS {
-            let mut old: Option<Vec<u8>> = None;
+            // (row found, its stored k): a found row with a NULL k is an
+            // integrity failure, not a missing row.
+            let mut old: Option<Option<Vec<u8>>> = None;
             self.conn
                 .query(read, &[id.into()], |row: &mut C::Row| {
                     if old.is_none() {
-                        old = row.take_bytes(0);
+                        old = Some(row.take_bytes(0));
                     }
                 })
                 .await?;
-            let Some(old) = old else {
-                return Ok(false);
+            let old = match old {
+                None => return Ok(false),
+                Some(None) => return Err(null_value(name, Column::K, i64::from(id))),
+                Some(Some(old)) => old,
             };
             let mut plain = old.clone();
             open(&self.codec, name, Column::K, i64::from(id), &mut plain)?;
