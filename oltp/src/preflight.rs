@@ -70,36 +70,31 @@ pub struct Checked {
 /// # Errors
 /// The first check that fails, with the fix in the message.
 pub async fn check(cfg: &RunConfig) -> Result<Checked> {
-    let info = server_info(&cfg.url).await?;
+    // One administrative connection for every check but TLS's probe.
+    let mut conn = connect(&cfg.url, None).await?;
+    let info = server_info(&mut conn).await?;
     let mut codecs = Vec::new();
-    {
-        let mut conn = connect(&cfg.url, None).await?;
-        for &e in &cfg.encrypts {
-            let meta = check_prepared(&mut conn, &cfg.data, e).await?;
-            let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;
-            check_keys(&cfg.url, &cfg.data.database(e), &codec).await?;
-            if let (Some(active), Some(m)) = (codec.deterministic_key_id(), &meta) {
-                // Equality lookups only match values sealed under the same key.
-                if active != m.key_id {
-                    bail!(
-                        "{}: the deterministic columns were sealed under key id {}, but the key file's active (highest) key id is {active}: lookups by equality would match nothing; use a key file whose highest id is {}, or re-encrypt (cleanup and prepare again)",
-                        cfg.data.database(e),
-                        m.key_id,
-                        m.key_id
-                    );
-                }
+    for &e in &cfg.encrypts {
+        let db = cfg.data.database(e);
+        let meta = check_prepared(&mut conn, &cfg.data, e).await?;
+        let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;
+        check_keys(&mut conn, &db, &codec).await?;
+        if let (Some(active), Some(m)) = (codec.deterministic_key_id(), &meta) {
+            // Equality lookups only match values sealed under the same key.
+            if active != m.key_id {
+                bail!(
+                    "{db}: the deterministic columns were sealed under key id {}, but the key file's active (highest) key id is {active}: lookups by equality would match nothing; use a key file whose highest id is {}, or re-encrypt (cleanup and prepare again)",
+                    m.key_id,
+                    m.key_id
+                );
             }
-            codecs.push((e, codec));
         }
-        conn.close().await;
-    }
-    if cfg.at_rest {
-        let mut conn = connect(&cfg.url, None).await?;
-        for &e in &cfg.encrypts {
-            check_at_rest(&mut conn, &cfg.data.database(e), cfg.data.tables).await?;
+        if cfg.at_rest {
+            check_at_rest(&mut conn, &db, cfg.data.tables).await?;
         }
-        conn.close().await;
+        codecs.push((e, codec));
     }
+    conn.close().await;
     let mut sessions = Vec::new();
     for &tls in &cfg.tls {
         sessions.push(if tls {
@@ -154,8 +149,7 @@ async fn probe_tls(url: &str, ca: Option<std::path::PathBuf>) -> Result<TlsSessi
 ///
 /// # Errors
 /// Connection or query failures.
-pub async fn server_info(url: &str) -> Result<ServerInfo> {
-    let mut conn = connect(url, None).await?;
+pub async fn server_info<C: Connection>(conn: &mut C) -> Result<ServerInfo> {
     let row = conn
         .query_text("SELECT VERSION(), @@max_prepared_stmt_count, @@max_connections")
         .await?
@@ -192,7 +186,6 @@ pub async fn server_info(url: &str) -> Result<ServerInfo> {
             settings.insert(name.to_string(), v);
         }
     }
-    conn.close().await;
     Ok(ServerInfo {
         version,
         max_prepared_stmt_count,
@@ -250,22 +243,21 @@ pub fn check_budget(
 ///
 /// # Errors
 /// A value does not open: the message names table, column, id and key id.
-pub async fn check_keys(url: &str, db: &str, codec: &Codec) -> Result<()> {
+pub async fn check_keys<C: Connection>(conn: &mut C, db: &str, codec: &Codec) -> Result<()> {
     if !codec.is_encrypted() {
         return Ok(());
     }
-    let mut conn = connect(url, Some(db)).await?;
     let mut first: Option<(Option<i64>, [Vec<u8>; 3])> = None;
     conn.simple_query(
-        "SELECT id, k, c, pad FROM sbtest1 ORDER BY id LIMIT 1",
-        |row: &mut crate::driver::mysql::MysqlRow| {
+        // `db` is letters, digits and '_' (config checks --mysql-db).
+        &format!("SELECT id, k, c, pad FROM `{db}`.sbtest1 ORDER BY id LIMIT 1"),
+        |row: &mut C::Row| {
             let id = row.int(0);
             let mut col = |i: usize| row.take_bytes(i).unwrap_or_default();
             first = Some((id, [col(1), col(2), col(3)]));
         },
     )
     .await?;
-    conn.close().await;
     if let Some((id, values)) = first {
         let id = id.context("sbtest1 row without id")?;
         for (column, mut v) in [Column::K, Column::C, Column::Pad].into_iter().zip(values) {

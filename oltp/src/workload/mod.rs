@@ -38,11 +38,6 @@ pub use error::QueryError;
 pub use options::{Options, Params, parse_on_off};
 pub use session::Session;
 
-/// sysbench's default list of ignorable errors (`--mysql-ignore-errors`):
-/// 1213 deadlock, 1020 record changed, 1205 lock wait timeout; see
-/// [`crate::driver::ErrorKind::is_ignorable`].
-pub const IGNORABLE_ERRORS: [u16; 3] = [1213, 1020, 1205];
-
 /// The workload (`--workload`): sysbench 1.0's OLTP scripts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 pub enum Workload {
