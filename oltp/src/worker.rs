@@ -372,7 +372,8 @@ impl<C: Connection> WorkerSpec<C> {
         };
         rt.block_on(async {
             let session =
-                Session::<C>::connect(self.opts, self.workload, self.codec, self.params).await;
+                Session::<C>::connect(self.opts.clone(), self.workload, self.codec, self.params)
+                    .await;
             let (mut session, (warmup_until, deadline)) = match session {
                 Ok(s) => match self.gate.arrive(None) {
                     Some(d) => (s, d),
@@ -407,7 +408,18 @@ impl<C: Connection> WorkerSpec<C> {
             )
             .await;
             session.close().await;
-            (agg, err.map(|e| e.to_string()))
+            // A value that did not open is named with its database too
+            // (`sbtest_aes_256_gcm.sbtest1.c id=6: ...`), as the check before
+            // the run names it.
+            let db = self.opts.database.as_deref().unwrap_or("");
+            let err = err.map(|e| {
+                if e.is_decrypt_failure() && !db.is_empty() {
+                    format!("{db}.{e}")
+                } else {
+                    e.to_string()
+                }
+            });
+            (agg, err)
         })
     }
 }
