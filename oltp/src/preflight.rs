@@ -218,22 +218,27 @@ pub fn check_budget(
     let free = info
         .max_prepared_stmt_count
         .saturating_sub(info.prepared_stmt_count);
+    // Every limit the grid exceeds, in one line (one at a time hid the next).
+    let mut over = Vec::new();
     if need > free {
-        bail!(
+        over.push(format!(
             "{threads} threads x {tables} tables x {} statements = {need} prepared statements, but the server allows {} \
              (max_prepared_stmt_count, {} in use): run SET GLOBAL max_prepared_stmt_count = {} (at most 1048576), use --db-ps-mode disable (text protocol, no prepared statements), or use fewer --threads or --tables",
             workload.statements_per_table(options.range_selects),
             info.max_prepared_stmt_count,
             info.prepared_stmt_count,
             (need + info.prepared_stmt_count).min(1_048_576)
-        );
+        ));
     }
     if u64::from(threads) + 2 > info.max_connections {
-        bail!(
+        over.push(format!(
             "{threads} threads need {threads} connections, but max_connections is {}: run SET GLOBAL max_connections = {}, or use fewer --threads",
             info.max_connections,
             threads + 10
-        );
+        ));
+    }
+    if !over.is_empty() {
+        bail!("{}", over.join("; and "));
     }
     Ok(())
 }
@@ -310,4 +315,37 @@ pub async fn check_at_rest<C: Connection>(conn: &mut C, db: &str, tables: u32) -
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(max_prepared: u64, max_connections: u64) -> ServerInfo {
+        ServerInfo {
+            version: "10.11".into(),
+            max_prepared_stmt_count: max_prepared,
+            prepared_stmt_count: 0,
+            max_connections,
+            settings: Default::default(),
+        }
+    }
+
+    #[test]
+    fn every_limit_the_grid_exceeds_is_named_at_once() {
+        let (w, o) = (Workload::OltpReadOnly, Options::default());
+        assert!(check_budget(&server(1_000_000, 1000), w, &o, 2, 8).is_ok());
+        let both = check_budget(&server(10, 5), w, &o, 2, 8)
+            .expect_err("both limits")
+            .to_string();
+        assert!(
+            both.contains("max_prepared_stmt_count") && both.contains("max_connections is 5"),
+            "{both}"
+        );
+        assert!(!both.contains('\n'), "one line: {both}");
+        let one = check_budget(&server(1_000_000, 5), w, &o, 2, 8)
+            .expect_err("connections")
+            .to_string();
+        assert!(!one.contains("max_prepared_stmt_count"), "{one}");
+    }
 }

@@ -17,8 +17,8 @@ use mysql_async::prelude::*;
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
 use common::{
-    TABLES, Use, args, cli, conn, once, prepare, read_json, runtime, session, shared_server,
-    strings,
+    TABLES, Use, args, cli, conn, data_set, once, prepare, read_json, runtime, session,
+    shared_server, strings, write_key_file,
 };
 
 fn all() -> Columns {
@@ -457,7 +457,7 @@ fn a_rotated_deterministic_key_is_refused_before_the_run() {
         // lookup on the deterministic k miss: refused before the run.
         let keys = std::fs::read_to_string(base.join("keys/aes-256-siv.keys")).expect("key file");
         let rotated = t.file("rotated.keys");
-        std::fs::write(&rotated, format!("{keys}2;{}\n", "ab".repeat(64))).expect("write keys");
+        write_key_file(&rotated, &format!("{keys}2;{}\n", "ab".repeat(64)));
         let workload = ("select_random_points", "rustcrypto:aes-256-siv");
         let key_file = ["--key-file", rotated.to_str().expect("utf-8")];
         let e = run_layout(&url, &b, db, workload, &key_file)
@@ -540,6 +540,11 @@ fn cleanup_all_drops_every_layout_and_nothing_else() {
             .await
             .expect("schemas");
         assert_eq!(left, ["colclean", "colclean_sb"], "left: {left:?}");
+        // A second cleanup finds nothing of ours: it reports no drop.
+        let again = encbench_oltp::schema::cleanup_all(&url, &data_set(db, Columns::default()))
+            .await
+            .expect("second cleanup");
+        assert!(again.is_empty(), "second cleanup touched {again:?}");
         conn.disconnect().await.expect("disconnect");
     });
 }

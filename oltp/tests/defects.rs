@@ -257,3 +257,54 @@ fn prepare_refuses_prepared_tables_before_creating_a_key_file() {
         );
     });
 }
+
+/// A relay on `[::1]`: every connection to the returned port is copied both
+/// ways to `target` (127.0.0.1:PORT), on a thread of its own, for the life of
+/// the test process.
+fn ipv6_relay(target: std::net::SocketAddr) -> u16 {
+    let listener = std::net::TcpListener::bind("[::1]:0").expect("bind [::1]:0 (IPv6 loopback)");
+    let port = listener.local_addr().expect("addr").port();
+    listener.set_nonblocking(true).expect("nonblocking");
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+            }
+        });
+    });
+    port
+}
+
+#[test]
+fn an_ipv6_literal_in_the_url_connects() {
+    // `mysql://u:p@[::1]:PORT` failed with "failed to lookup address
+    // information" (issue 15, defect 7): the brackets reached the resolver.
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let port = t.shared.server().port();
+    let relay = ipv6_relay(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    let v6 = url.replace(&format!("127.0.0.1:{port}"), &format!("[::1]:{relay}"));
+    assert_ne!(v6, url, "the shared URL names 127.0.0.1:{port}");
+    let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
+    runtime().block_on(async {
+        let db = "dfipv6";
+        assert_eq!(prepare_plain(&v6, &b, db).await, Ok(true));
+        assert_eq!(run_plain(&v6, &b, db, &tables, &rows).await, Ok(true));
+        assert_eq!(cleanup_plain(&v6, &b, db).await, Ok(true));
+    });
+    // Messages name the address as the URL does.
+    assert_eq!(
+        encbench_oltp::driver::mysql::target(&format!("mysql://u:p@[::1]:{relay}/")),
+        format!("u@[::1]:{relay}")
+    );
+}

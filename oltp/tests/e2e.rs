@@ -17,6 +17,7 @@ mod common;
 use common::{
     ROWS, TABLES, Use, args, cli, conn, oltp_bin, once, prepare, read_json, runtime,
     set_max_prepared_stmt_count, shared_server, shared_server_alone, start_server, utf8,
+    write_key_file,
 };
 
 /// The three choices prepared for the result tests, in database `e2e`.
@@ -337,7 +338,7 @@ fn wrong_key_files_are_refused_naming_the_key_id_or_the_fix() {
             ),
         ];
         for (contents, encrypt, needles) in wrong_keys {
-            std::fs::write(&other, &contents).expect("write");
+            write_key_file(&other, &contents);
             let e = run_on(
                 &t,
                 base,
@@ -348,6 +349,31 @@ fn wrong_key_files_are_refused_naming_the_key_id_or_the_fix() {
             .expect_err("wrong key file");
             assert!(needles.iter().all(|n| e.contains(n)), "{contents}: {e}");
         }
+        // A key file others may read is refused with the chmod to run, like
+        // ssh's private keys (issue 15, key hygiene), and works once chmod 600.
+        use std::os::unix::fs::PermissionsExt;
+        let keys = base.join("keys");
+        let file = keys.join("aes-256-gcm.keys");
+        let mode = |p: &std::path::Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode(&file), 0o600, "prepare creates the key file 0600");
+        assert_eq!(mode(&keys), 0o700, "prepare creates the keys directory 0700");
+        let open = t.file("open.keys");
+        std::fs::copy(&file, &open).expect("copy key file");
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let with_open = ["--encrypt", "openssl:aes-256-gcm", "--key-file", utf8(&open)];
+        let e = run_on(&t, base, "e2ekeys", &with_open)
+            .await
+            .expect_err("a key file mode 0644");
+        assert_eq!(
+            e,
+            format!(
+                "--encrypt openssl:aes-256-gcm: key file {} is open to other users (mode 0644): run `chmod 600 {}`",
+                open.display(),
+                open.display()
+            )
+        );
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        assert_eq!(run_on(&t, base, "e2ekeys", &with_open).await, Ok(true));
         // And the real thing works with the right key.
         assert_eq!(
             run_on(&t, base, "e2ekeys", &["--encrypt", "openssl:aes-256-gcm"]).await,

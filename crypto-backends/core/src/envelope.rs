@@ -106,7 +106,7 @@ pub enum EnvelopeError {
         min: usize,
     },
     /// The version byte is not one this code reads.
-    #[error("envelope version {0} is not supported (this build reads version {VERSION})")]
+    #[error("{}", version_text(*.0))]
     Version(u8),
     /// The envelope names a key id the keyring does not hold.
     #[error(
@@ -401,6 +401,16 @@ impl ColumnCipher {
             });
         }
         Ok((key_id, aead))
+    }
+}
+
+/// The message of [`EnvelopeError::Version`]: which kind of envelope was found
+/// where the other was expected, or that the version is unknown.
+fn version_text(found: u8) -> String {
+    match found {
+        VERSION => "envelope version 1 (randomized) where a deterministic envelope (version 2) was expected: the column was prepared without --deterministic; give the same --deterministic it was prepared with".to_string(),
+        DETERMINISTIC_VERSION => "envelope version 2 (deterministic) where a randomized envelope (version 1) was expected: the column was prepared with --deterministic; give the same --deterministic it was prepared with".to_string(),
+        other => format!("envelope version {other} is unknown (1 is randomized, 2 deterministic): the value was not written by encbench, or by a newer version"),
     }
 }
 

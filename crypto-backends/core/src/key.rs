@@ -10,6 +10,29 @@ use crate::{Aead, Descriptor, Error};
 /// It names a key in a [`Keyring`]; it is not secret.
 pub type KeyId = u32;
 
+/// Refuses a key file that its group or other users may read or write (any of
+/// the mode bits `0o077`), as ssh refuses such a private key; the message
+/// gives the `chmod` to run. A file that cannot be examined is left to the
+/// read that follows, which names the OS error.
+///
+/// # Errors
+/// [`Error::KeySource`] naming the path and its mode.
+pub fn check_private_file(path: &std::path::Path) -> Result<(), Error> {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(Error::KeySource(format!(
+            "key file {} is open to other users (mode {mode:04o}): run `chmod 600 {}`",
+            path.display(),
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Secret key bytes, zeroized on drop. `Debug` prints the length only.
 #[derive(Clone)]
 pub struct Key(Zeroizing<Vec<u8>>);
@@ -34,8 +57,10 @@ impl Key {
     ///
     /// # Errors
     /// [`Error::KeySource`] when the file cannot be read (the message names the path
-    /// and the OS error); [`Error::KeyHex`] when its text is not hex.
+    /// and the OS error) or is open to group or others ([`check_private_file`]);
+    /// [`Error::KeyHex`] when its text is not hex.
     pub fn from_hex_file(path: &std::path::Path) -> Result<Key, Error> {
+        check_private_file(path)?;
         let text = Zeroizing::new(std::fs::read_to_string(path).map_err(|e| {
             Error::KeySource(format!(
                 "cannot read key file {}: {e}; give a readable file holding the key as hex",

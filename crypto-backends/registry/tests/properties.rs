@@ -84,6 +84,17 @@ fn keys_come_from_hex_a_file_or_the_environment() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("column.key");
     std::fs::write(&path, format!("{hex}\n")).expect("write key file");
+    // A key file others may read is refused with the chmod to run (as ssh does).
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    match Key::from_source(&format!("file:{}", path.display())) {
+        Err(Error::KeySource(text)) => {
+            assert!(text.contains("(mode 0640): run `chmod 600"), "{text}");
+            assert!(!text.contains(hex), "the key must not be echoed: {text}");
+        }
+        other => panic!("{other:?}"),
+    }
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
     let from_file = Key::from_source(&format!("file:{}", path.display())).expect("file");
     assert_eq!(from_file.as_bytes(), from_hex.as_bytes());
     // `set_var` is unsafe in a threaded test binary: read an existing variable

@@ -23,9 +23,11 @@ pub fn default_key_file(base_dir: &Path, algorithm: Algorithm) -> PathBuf {
 /// Reads a key file (`ID;HEX` lines) and returns `(id, key)` pairs sorted by id.
 ///
 /// # Errors
-/// Unreadable file, a malformed line (the message gives file and line number),
+/// Unreadable file, a file open to group or others (the `chmod` to run), a
+/// malformed line (the message gives file and line number),
 /// a key of the wrong length for `algorithm`, duplicate ids, or no key at all.
 pub fn read_key_file(path: &Path, algorithm: Algorithm) -> Result<Vec<(KeyId, Key)>> {
+    encbench_crypto::check_private_file(path).map_err(|e| anyhow::anyhow!("{e}"))?;
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read key file {}: check --key-file", path.display()))?;
     let mut keys: Vec<(KeyId, Key)> = Vec::new();
@@ -70,13 +72,19 @@ pub fn read_key_file(path: &Path, algorithm: Algorithm) -> Result<Vec<(KeyId, Ke
     Ok(keys)
 }
 
-/// Writes a new key file with one fresh random key, id 1, readable by the owner only.
+/// Writes a new key file with one fresh random key, id 1, readable by the
+/// owner only (0600); directories it creates are 0700.
 ///
 /// # Errors
 /// The file exists, or cannot be written.
 pub fn create_key_file(path: &Path, algorithm: Algorithm) -> Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let key = Key::generate(algorithm.key_len())?;
     let tmp = path.with_extension("tmp");

@@ -30,6 +30,9 @@ pub fn merge(a: &MergeArgs) -> Result<bool> {
     print_report(&report, a.output, true);
     if let Some(path) = &a.json_out {
         write_atomically(path, report.to_json()?.as_bytes(), "--json-out")?;
+        if matches!(a.output, crate::cli::Output::Text) {
+            println!("JSON report written to {}", path.display());
+        }
     }
     write_svg(a.svg.as_deref(), &report)?;
     Ok(report.complete)

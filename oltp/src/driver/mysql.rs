@@ -59,7 +59,11 @@ pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
             "--mysql-url has ?socket=: oltp connects over TCP only (TLS and the measurements assume it); remove ?socket= and give HOST:PORT",
         ));
     }
+    // The url crate keeps an IPv6 literal's brackets ("[::1]"), which
+    // mysql_async would then resolve as a host name and fail: pass the address.
+    let host = unbracket(parsed.ip_or_hostname()).to_string();
     let mut b = OptsBuilder::from_opts(parsed)
+        .ip_or_hostname(host)
         .prefer_socket(false)
         .stmt_cache_size(opts.statements.max(16))
         .db_name(opts.database.clone());
@@ -76,15 +80,27 @@ pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
     Ok(b.into())
 }
 
-/// `USER@HOST:PORT` of `url`, for messages (never the password).
+/// The address inside an IPv6 literal's brackets (`[::1]` -> `::1`); any other
+/// host unchanged.
+fn unbracket(host: &str) -> &str {
+    host.strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host)
+}
+
+/// `USER@HOST:PORT` of `url`, for messages (never the password); an IPv6
+/// address in brackets, as in the URL.
 pub fn target(url: &str) -> String {
     match Opts::from_url(url) {
-        Ok(o) => format!(
-            "{}@{}:{}",
-            o.user().unwrap_or(""),
-            o.ip_or_hostname(),
-            o.tcp_port()
-        ),
+        Ok(o) => {
+            let host = unbracket(o.ip_or_hostname());
+            let host = if host.contains(':') {
+                format!("[{host}]")
+            } else {
+                host.to_string()
+            };
+            format!("{}@{}:{}", o.user().unwrap_or(""), host, o.tcp_port())
+        }
         Err(_) => "(invalid URL)".to_string(),
     }
 }

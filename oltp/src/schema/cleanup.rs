@@ -65,7 +65,8 @@ pub async fn cleanup_all(url: &str, data: &DataSet) -> Result<Vec<String>> {
 
 /// Drops every `sbtestN` table and `encbench_meta` of the
 /// databases for `encrypts`; an encrypted database (`DB_<algorithm>`) is dropped
-/// whole. Returns the databases touched.
+/// whole. Returns the databases touched (a plaintext database without sbtest
+/// tables or `encbench_meta` is not).
 ///
 /// # Errors
 /// Database errors.
@@ -89,9 +90,23 @@ pub async fn cleanup(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<
             conn.simple(&format!("DROP DATABASE IF EXISTS `{db}`"))
                 .await?;
         } else {
+            // The plaintext database is shared (sysbench's own tables live
+            // there too): it counts as touched only if it held tables of ours.
+            let tables = existing_tables(&mut conn, &db).await?;
+            let meta = scalar(
+                &mut conn,
+                &format!(
+                    "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND TABLE_NAME = 'encbench_meta'",
+                    quoted(&db)
+                ),
+            )
+            .await?;
+            if tables.is_empty() && meta.is_none() {
+                continue;
+            }
             conn.simple(&format!("DROP TABLE IF EXISTS `{db}`.encbench_meta"))
                 .await?;
-            for n in existing_tables(&mut conn, &db).await? {
+            for n in tables {
                 conn.simple(&format!("DROP TABLE IF EXISTS `{db}`.sbtest{n}"))
                     .await?;
             }

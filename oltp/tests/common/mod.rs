@@ -375,3 +375,16 @@ pub async fn set_max_prepared_stmt_count(conn: &mut mysql_async::Conn, n: u64) -
         .expect("set");
     old.expect("a value")
 }
+
+/// Writes a key file readable by its owner only (0600), as `oltp` requires.
+pub fn write_key_file(path: &Path, contents: &str) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .expect("create key file");
+    std::io::Write::write_all(&mut f, contents.as_bytes()).expect("write key file");
+}
