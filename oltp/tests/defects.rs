@@ -258,32 +258,6 @@ fn prepare_refuses_prepared_tables_before_creating_a_key_file() {
     });
 }
 
-/// A relay on `[::1]`: every connection to the returned port is copied both
-/// ways to `target` (127.0.0.1:PORT), on a thread of its own, for the life of
-/// the test process.
-fn ipv6_relay(target: std::net::SocketAddr) -> u16 {
-    let listener = std::net::TcpListener::bind("[::1]:0").expect("bind [::1]:0 (IPv6 loopback)");
-    let port = listener.local_addr().expect("addr").port();
-    listener.set_nonblocking(true).expect("nonblocking");
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-            while let Ok((mut inbound, _)) = listener.accept().await {
-                tokio::spawn(async move {
-                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(target).await {
-                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
-                    }
-                });
-            }
-        });
-    });
-    port
-}
-
 #[test]
 fn an_ipv6_literal_in_the_url_connects() {
     // `mysql://u:p@[::1]:PORT` failed with "failed to lookup address
@@ -292,7 +266,13 @@ fn an_ipv6_literal_in_the_url_connects() {
     let (url, base) = (t.url.clone(), t.base());
     let b = utf8(&base).to_string();
     let port = t.shared.server().port();
-    let relay = ipv6_relay(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    let target = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let relay = common::relay::Relay::start_on(
+        "[::1]:0",
+        target,
+        common::relay::Fault::Delay(std::time::Duration::ZERO),
+    )
+    .port;
     let v6 = url.replace(&format!("127.0.0.1:{port}"), &format!("[::1]:{relay}"));
     assert_ne!(v6, url, "the shared URL names 127.0.0.1:{port}");
     let (tables, rows) = (TABLES.to_string(), ROWS.to_string());

@@ -13,79 +13,8 @@ use std::net::SocketAddr;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::relay::{Fault, Relay};
 use common::*;
-
-/// What the relay does to each connection it carries.
-#[derive(Clone, Copy)]
-enum Fault {
-    /// Resets the connection (RST: SO_LINGER 0, then close) this long after it opened.
-    ResetAfter(Duration),
-    /// Holds every chunk this long before forwarding it, both ways.
-    Delay(Duration),
-}
-
-/// A relay on 127.0.0.1 to `target` applying `fault`, on a thread of its own
-/// for the life of the test process; returns its port.
-fn relay(target: SocketAddr, fault: Fault) -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind relay");
-    let port = listener.local_addr().expect("addr").port();
-    listener.set_nonblocking(true).expect("nonblocking");
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-            while let Ok((inbound, _)) = listener.accept().await {
-                tokio::spawn(carry(inbound, target, fault));
-            }
-        });
-    });
-    port
-}
-
-async fn carry(inbound: tokio::net::TcpStream, target: SocketAddr, fault: Fault) {
-    let Ok(outbound) = tokio::net::TcpStream::connect(target).await else {
-        return;
-    };
-    match fault {
-        Fault::ResetAfter(after) => {
-            let (mut a, mut b) = (inbound, outbound);
-            let _ =
-                tokio::time::timeout(after, tokio::io::copy_bidirectional(&mut a, &mut b)).await;
-            // An abortive close: the client sees "connection reset by peer".
-            let _ = a.set_zero_linger();
-            let _ = b.set_zero_linger();
-        }
-        Fault::Delay(delay) => {
-            let (ar, aw) = inbound.into_split();
-            let (br, bw) = outbound.into_split();
-            tokio::join!(delayed(ar, bw, delay), delayed(br, aw, delay));
-        }
-    }
-}
-
-/// Copies `from` to `to`, each chunk held `delay` first.
-async fn delayed(
-    mut from: tokio::net::tcp::OwnedReadHalf,
-    mut to: tokio::net::tcp::OwnedWriteHalf,
-    delay: Duration,
-) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = match from.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        tokio::time::sleep(delay).await;
-        if to.write_all(&buf[..n]).await.is_err() {
-            break;
-        }
-    }
-    let _ = to.shutdown().await;
-}
 
 /// The shared server's URL with its port replaced by `port` (a relay's).
 fn via(t: &Use, port: u16) -> String {
@@ -105,12 +34,11 @@ fn connections_reset_under_a_run_are_reconnected_and_counted() {
     let base = t.base();
     let db = "fltreset";
     runtime().block_on(prepare(&t.url, &base, db, "none", &[]));
-    // Every connection is reset 400 ms after it opens: each worker loses its
-    // connection several times in a 3 s run and reconnects each time.
-    let url = via(
-        &t,
-        relay(target(&t), Fault::ResetAfter(Duration::from_millis(400))),
-    );
+    // Every connection is reset 1 s after it opens: each of the 2 workers
+    // loses its connection at least once in a 3 s run and reconnects (a new
+    // connection has 1 s to log in and prepare, ample even on a loaded machine).
+    let relay = Relay::start(target(&t), Fault::ResetAfter(Duration::from_secs(1)));
+    let url = via(&t, relay.port);
     let json = t.file("reset.json");
     let extra = [
         "--time",
@@ -126,9 +54,13 @@ fn connections_reset_under_a_run_are_reconnected_and_counted() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     let report = read_json(&json);
     let run = &report["runs"][0];
+    let resets = relay.resets();
+    assert!(resets >= 2, "the relay reset {resets} connections");
+    // Every reset a worker saw is a reconnect (a reset of a connection being
+    // closed at the end of the run is not seen).
     assert!(
-        u(&run["reconnects"]) >= 2,
-        "resets counted as reconnects: {run}"
+        u(&run["reconnects"]) >= 2 && u(&run["reconnects"]) <= resets,
+        "{resets} resets, counted as reconnects: {run}"
     );
     if out.status.success() {
         assert_eq!(report["complete"], true);
@@ -152,10 +84,8 @@ fn a_slow_server_slows_the_run_and_nothing_else() {
     let db = "fltslow";
     runtime().block_on(prepare(&t.url, &base, db, "none", &[]));
     // 20 ms each way on every chunk: a point select takes at least 40 ms.
-    let url = via(
-        &t,
-        relay(target(&t), Fault::Delay(Duration::from_millis(20))),
-    );
+    let relay = Relay::start(target(&t), Fault::Delay(Duration::from_millis(20)));
+    let url = via(&t, relay.port);
     let json = t.file("slow.json");
     let extra = [
         "--time",

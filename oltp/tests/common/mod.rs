@@ -6,6 +6,8 @@
 //! Each test binary (`oltp/tests/*.rs`) compiles this module on its own and uses
 //! a subset of it, hence the `#[allow(dead_code)]` where `mod common;` is declared.
 
+pub mod relay;
+
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
