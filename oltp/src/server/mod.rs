@@ -27,6 +27,7 @@ mod layout;
 mod lease;
 mod logs;
 mod process;
+pub mod postgres;
 
 use std::path::Path;
 use std::process::Child;
