@@ -106,7 +106,11 @@ mod tests {
         let mut out = String::new();
         render(
             "UPDATE t SET c=?, pad=? WHERE id=?",
-            &[Param::Text(b"it's\\"), Param::Binary(&[0, 0xab]), Param::Int(-7)],
+            &[
+                Param::Text(b"it's\\"),
+                Param::Binary(&[0, 0xab]),
+                Param::Int(-7),
+            ],
             &mut out,
         )
         .expect("render");

@@ -5,8 +5,12 @@
 //! server-side prepared statements). Values are sent in binary format in the type the
 //! server inferred for each placeholder ([`Param::Int`] as `int2`/`int4`/`int8`,
 //! [`Param::Text`] as text, [`Param::Binary`] as `bytea`). `--db-ps-mode disable` sends
-//! every statement over the simple-query protocol with its values inlined as PostgreSQL
-//! literals (`pg_text`). serialization_failure (40001) and deadlock_detected (40P01) are
+//! each statement with its values inlined as PostgreSQL literals (`pg_text`) and no
+//! statement kept on the server: statements without rows over the simple-query protocol,
+//! those with rows as one unnamed extended-protocol statement (`query_typed`, one round
+//! trip), so every row arrives typed and in binary (the simple protocol would send
+//! `bytea` as hex text with no column types). `CHAR(n)` values are read without their
+//! pad spaces, as MySQL returns them (PostgreSQL sends them padded to `n`). serialization_failure (40001) and deadlock_detected (40P01) are
 //! ignorable as sysbench counts them; a closed connection, an I/O error, class 08 and the
 //! shutdown codes 57P01-57P03 are [`ErrorKind::ConnectionLost`]. TLS is not built yet: a
 //! connection with TLS options is refused ([`ErrorKind::Tls`]), never sent in plaintext.
@@ -17,7 +21,7 @@ use std::str::FromStr;
 use bytes::BytesMut;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
-use tokio_postgres::{Client, Config, NoTls, SimpleQueryMessage, SimpleQueryRow, Statement};
+use tokio_postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
 
 use super::pg_text::{numbered, render};
 use super::{ConnectOptions, Connection, DbError, ErrorKind, Param, PsMode, Row, TlsSession};
@@ -120,7 +124,12 @@ fn db_error(e: tokio_postgres::Error) -> DbError {
     match e.as_db_error() {
         Some(d) => DbError::new(
             kind,
-            format!("{}: {} (SQLSTATE {})", d.severity(), d.message(), d.code().code()),
+            format!(
+                "{}: {} (SQLSTATE {})",
+                d.severity(),
+                d.message(),
+                d.code().code()
+            ),
         ),
         None => DbError::new(kind, e),
     }
@@ -150,7 +159,9 @@ impl ToSql for Bound<'_> {
             },
             Param::Binary(b) => match *ty {
                 Type::BYTEA => b.to_sql(ty, out),
-                _ => Err(format!("binary value for a {ty} placeholder: the column must be bytea").into()),
+                _ => Err(
+                    format!("binary value for a {ty} placeholder: the column must be bytea").into(),
+                ),
             },
         }
     }
@@ -189,58 +200,34 @@ impl<'a> FromSql<'a> for Raw<'a> {
     }
 }
 
-/// A row behind [`Row`]: an extended-protocol row (binary values, decoded by column type)
-/// or a simple-query row (text). Values handed out mutable are copied once into the row's
-/// own buffers (`tokio-postgres` keeps the row's bytes shared and immutable).
+/// A row behind [`Row`]: binary values decoded by column type. Values handed out
+/// mutable are copied once into the row's own buffers (`tokio-postgres` keeps the
+/// row's bytes shared and immutable).
 pub struct PostgresRow {
-    inner: Inner,
+    row: tokio_postgres::Row,
     owned: Vec<Option<Option<Vec<u8>>>>,
 }
 
-enum Inner {
-    Extended(tokio_postgres::Row),
-    Simple(SimpleQueryRow),
-}
-
 impl PostgresRow {
-    fn extended(row: tokio_postgres::Row) -> PostgresRow {
+    fn new(row: tokio_postgres::Row) -> PostgresRow {
         PostgresRow {
             owned: Vec::new(),
-            inner: Inner::Extended(row),
+            row,
         }
     }
 
-    fn simple(row: SimpleQueryRow) -> PostgresRow {
-        PostgresRow {
-            owned: Vec::new(),
-            inner: Inner::Simple(row),
-        }
-    }
-
-    fn len(&self) -> usize {
-        match &self.inner {
-            Inner::Extended(r) => r.len(),
-            Inner::Simple(r) => r.len(),
-        }
-    }
-
-    /// Column `i` as text-format bytes: `None` past the end, `Some(None)` for NULL.
-    /// Binary integers become their decimal digits.
+    /// Column `i` as bytes: `None` past the end, `Some(None)` for NULL. Integers
+    /// become their decimal digits, `CHAR(n)` loses its pad spaces.
     fn value(&self, i: usize) -> Option<Option<Vec<u8>>> {
-        if i >= self.len() {
-            return None;
-        }
-        Some(match &self.inner {
-            Inner::Simple(r) => r.get(i).map(|s| s.as_bytes().to_vec()),
-            Inner::Extended(r) => {
-                let raw: Option<Raw<'_>> = r.try_get(i).ok()?;
-                let ty = r.columns()[i].type_();
-                raw.map(|Raw(b)| match int_of(ty, b) {
-                    Some(n) => n.to_string().into_bytes(),
-                    None => b.to_vec(),
-                })
+        let ty = self.row.columns().get(i)?.type_();
+        let raw: Option<Raw<'_>> = self.row.try_get(i).ok()?;
+        Some(raw.map(|Raw(b)| match int_of(ty, b) {
+            Some(n) => n.to_string().into_bytes(),
+            None if *ty == Type::BPCHAR => {
+                b[..b.iter().rposition(|&c| c != b' ').map_or(0, |p| p + 1)].to_vec()
             }
-        })
+            None => b.to_vec(),
+        }))
     }
 }
 
@@ -256,21 +243,21 @@ fn int_of(ty: &Type, b: &[u8]) -> Option<i64> {
 
 impl Row for PostgresRow {
     fn int(&mut self, i: usize) -> Option<i64> {
-        if let Inner::Extended(r) = &self.inner {
-            let ty = r.columns().get(i)?.type_().clone();
-            let raw: Option<Raw<'_>> = r.try_get(i).ok()?;
-            let Raw(b) = raw?;
-            return match int_of(&ty, b) {
-                Some(n) => Some(n),
-                None => std::str::from_utf8(b).ok()?.trim().parse().ok(),
-            };
+        let ty = self.row.columns().get(i)?.type_();
+        let raw: Option<Raw<'_>> = self.row.try_get(i).ok()?;
+        let Raw(b) = raw?;
+        match int_of(ty, b) {
+            Some(n) => Some(n),
+            None => std::str::from_utf8(b).ok()?.trim().parse().ok(),
         }
-        std::str::from_utf8(&self.bytes(i)?.to_vec()).ok()?.trim().parse().ok()
     }
 
     fn bytes(&mut self, i: usize) -> Option<&mut [u8]> {
+        if i >= self.row.len() {
+            return None;
+        }
         if self.owned.len() <= i {
-            self.owned.resize_with(self.len().max(i + 1), || None);
+            self.owned.resize_with(self.row.len(), || None);
         }
         if self.owned[i].is_none() {
             self.owned[i] = Some(self.value(i).flatten());
@@ -279,7 +266,7 @@ impl Row for PostgresRow {
     }
 
     fn column(&mut self, i: usize) -> Option<Option<&[u8]>> {
-        if i >= self.len() {
+        if i >= self.row.len() {
             return None;
         }
         Some(self.bytes(i).map(|b| &*b))
@@ -294,20 +281,27 @@ impl Row for PostgresRow {
 }
 
 impl PostgresConnection {
-    async fn simple_rows<F: FnMut(&mut PostgresRow) + Send>(
-        &mut self,
-        sql: &str,
-        mut each: F,
-    ) -> Result<u64, DbError> {
+    /// `sql` over the simple-query protocol: the rows it changed.
+    async fn no_rows(&mut self, sql: &str) -> Result<u64, DbError> {
         let mut affected = 0;
         for m in self.client.simple_query(sql).await.map_err(db_error)? {
-            match m {
-                SimpleQueryMessage::Row(r) => each(&mut PostgresRow::simple(r)),
-                SimpleQueryMessage::CommandComplete(n) => affected += n,
-                _ => {}
+            if let SimpleQueryMessage::CommandComplete(n) = m {
+                affected += n;
             }
         }
         Ok(affected)
+    }
+
+    /// `sql` (no placeholders) as one unnamed statement: `each` on every row.
+    async fn rows<F: FnMut(&mut PostgresRow) + Send>(
+        &mut self,
+        sql: &str,
+        mut each: F,
+    ) -> Result<(), DbError> {
+        for r in self.client.query_typed(sql, &[]).await.map_err(db_error)? {
+            each(&mut PostgresRow::new(r));
+        }
+        Ok(())
     }
 }
 
@@ -350,7 +344,10 @@ impl Connection for PostgresConnection {
     async fn prepare(&mut self, sql: &str) -> Result<PostgresStatement, DbError> {
         Ok(match self.ps_mode {
             PsMode::Auto => PostgresStatement::Prepared(
-                self.client.prepare(&numbered(sql)).await.map_err(db_error)?,
+                self.client
+                    .prepare(&numbered(sql))
+                    .await
+                    .map_err(db_error)?,
             ),
             PsMode::Disable => PostgresStatement::Text(sql.to_string()),
         })
@@ -367,16 +364,16 @@ impl Connection for PostgresConnection {
                 let b = bound(params);
                 let rows = self.client.query(st, &refs(&b)).await.map_err(db_error)?;
                 for r in rows {
-                    each(&mut PostgresRow::extended(r));
+                    each(&mut PostgresRow::new(r));
                 }
                 Ok(())
             }
             PostgresStatement::Text(sql) => {
                 let mut out = std::mem::take(&mut self.sql);
                 render(sql, params, &mut out)?;
-                let r = self.simple_rows(&out, each).await;
+                let r = self.rows(&out, each).await;
                 self.sql = out;
-                r.map(|_| ())
+                r
             }
         }
     }
@@ -396,13 +393,13 @@ impl Connection for PostgresConnection {
     }
 
     async fn simple(&mut self, sql: &str) -> Result<u64, DbError> {
-        self.simple_rows(sql, |_| {}).await
+        self.no_rows(sql).await
     }
 
     async fn execute_text(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, DbError> {
         let mut out = std::mem::take(&mut self.sql);
         render(sql, params, &mut out)?;
-        let r = self.simple_rows(&out, |_| {}).await;
+        let r = self.no_rows(&out).await;
         self.sql = out;
         r
     }
@@ -412,7 +409,7 @@ impl Connection for PostgresConnection {
         sql: &str,
         each: F,
     ) -> Result<(), DbError> {
-        self.simple_rows(sql, each).await.map(|_| ())
+        self.rows(sql, each).await
     }
 
     async fn close(self) {

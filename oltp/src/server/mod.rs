@@ -26,8 +26,8 @@ mod init;
 mod layout;
 mod lease;
 mod logs;
-mod process;
 pub mod postgres;
+mod process;
 
 use std::path::Path;
 use std::process::Child;

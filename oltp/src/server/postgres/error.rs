@@ -29,7 +29,7 @@ pub enum PgError {
     /// oltp runs as root and the `postgres` user cannot reach the base directory.
     #[error(
         "the private PostgreSQL runs as user 'postgres' (oltp runs as root), which cannot \
-         enter {} (mode {mode:o}): pass --base-dir (or set ENCBENCH_HOME) to a directory it \
+         enter {} (mode {mode:04o}): pass --base-dir (or set ENCBENCH_HOME) to a directory it \
          can reach, e.g. /var/tmp/encbench",
         dir.display()
     )]
@@ -102,7 +102,10 @@ pub(super) type Result<T, E = PgError> = std::result::Result<T, E>;
 
 impl PgError {
     /// A [`PgError::Io`] for `action` on `path`, for `map_err`.
-    pub(super) fn io(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> PgError + use<> {
+    pub(super) fn io(
+        action: &'static str,
+        path: &Path,
+    ) -> impl FnOnce(io::Error) -> PgError + use<> {
         let path = path.to_path_buf();
         move |source| PgError::Io {
             action,
@@ -119,5 +122,8 @@ pub(super) fn log_tail(path: &Path) -> String {
     let text = String::from_utf8_lossy(&text);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let start = lines.len().saturating_sub(20);
-    lines[start..].iter().map(|l| format!("\n    {l}")).collect()
+    lines[start..]
+        .iter()
+        .map(|l| format!("\n    {l}"))
+        .collect()
 }

@@ -10,11 +10,11 @@ use std::process::Stdio;
 use rand::Rng;
 use rand::distr::Alphanumeric;
 
+use super::PG_USER;
 use super::binaries::PgBinaries;
 use super::error::{PgError, Result, log_tail};
 use super::layout::PgLayout;
 use super::owner::Owner;
-use super::PG_USER;
 
 /// Length of the generated password (alphanumeric: no escaping in a URL).
 const PASSWORD_LEN: usize = 32;
@@ -70,7 +70,13 @@ pub(super) fn initialise(bins: &PgBinaries, layout: &PgLayout, owner: Owner) -> 
         .command(&bins.initdb)
         .arg("-D")
         .arg(&tmp)
-        .args(["-U", PG_USER, "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C"])
+        .args([
+            "-U",
+            PG_USER,
+            "--auth=scram-sha-256",
+            "--encoding=UTF8",
+            "--locale=C",
+        ])
         .arg(format!("--pwfile={}", pw_path.display()))
         .stdin(Stdio::null())
         .stdout(clone_log()?)

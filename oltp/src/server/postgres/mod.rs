@@ -43,8 +43,7 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// A running private PostgreSQL, started by this handle or reused.
 ///
 /// Dropping a handle that started the server stops it (best effort); a reused one is left
-/// running, as is one after [`detach`](Self::detach).
-#[derive(Debug)]
+/// running, as is one after [`detach`](Self::detach). `Debug` leaves the password out.
 pub struct PgServer {
     layout: PgLayout,
     bins: PgBinaries,
@@ -92,9 +91,10 @@ impl PgServer {
         let bins = PgBinaries::find()?;
         let owner = Owner::detect()?;
         let layout = PgLayout::resolved(base)?;
+        // Before creating anything: nothing is left behind where the server cannot go.
+        owner.check_reachable(layout.dir())?;
         std::fs::create_dir_all(layout.dir())
             .map_err(PgError::io("create directory", layout.dir()))?;
-        owner.check_reachable(layout.dir())?;
         owner.take(layout.dir())?;
         let lock = layout.lock_file();
         with_lock(&lock, || Ok(process::start_locked(bins, layout, owner)))?
@@ -154,8 +154,24 @@ impl PgServer {
     pub fn stop(mut self) -> Result<()> {
         self.started_here = false;
         with_lock(&self.layout.lock_file(), || {
-            Ok(process::stop(&self.bins, &self.layout, self.owner, self.pid))
+            Ok(process::stop(
+                &self.bins,
+                &self.layout,
+                self.owner,
+                self.pid,
+            ))
         })?
+    }
+}
+
+impl std::fmt::Debug for PgServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgServer")
+            .field("dir", &self.layout.dir())
+            .field("port", &self.port)
+            .field("pid", &self.pid)
+            .field("started_here", &self.started_here)
+            .finish_non_exhaustive()
     }
 }
 

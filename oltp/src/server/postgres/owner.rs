@@ -42,7 +42,9 @@ impl Owner {
         if let Some((uid, gid)) = self.ids {
             cmd.uid(uid.as_raw()).gid(gid.as_raw());
             if let Ok(Some(u)) = User::from_uid(uid) {
-                cmd.env("HOME", u.dir).env("USER", &u.name).env("LOGNAME", u.name);
+                cmd.env("HOME", u.dir)
+                    .env("USER", &u.name)
+                    .env("LOGNAME", u.name);
             }
         }
         cmd
