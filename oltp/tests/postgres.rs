@@ -416,8 +416,7 @@ fn serialization_failure_is_ignorable() {
         let e = a
             .simple("UPDATE ser_t SET v = 2 WHERE id = 1")
             .await
-            .err()
-            .expect("the update of a row changed since the snapshot must fail");
+            .expect_err("the update of a row changed since the snapshot must fail");
         assert_eq!(e.kind(), ErrorKind::SerializationFailure, "{e}");
         assert!(e.kind().is_ignorable());
         assert!(e.to_string().contains("40001"), "{e}");

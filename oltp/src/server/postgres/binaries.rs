@@ -56,7 +56,7 @@ fn search_dirs() -> Vec<PathBuf> {
             Some((v, e.path().join("bin")))
         })
         .collect();
-    versions.sort_by(|a, b| b.0.cmp(&a.0));
+    versions.sort_by_key(|v| std::cmp::Reverse(v.0));
     let mut dirs: Vec<PathBuf> = versions.into_iter().map(|(_, d)| d).collect();
     if let Some(path) = std::env::var_os("PATH") {
         dirs.extend(std::env::split_paths(&path));

@@ -98,9 +98,9 @@ pub(super) fn initialise(bins: &PgBinaries, layout: &PgLayout, owner: Owner) -> 
         .open(&conf)
         .map_err(PgError::io("open", &conf))?;
     let sock = layout.socket_dir();
-    write!(
+    writeln!(
         f,
-        "{SETTINGS}unix_socket_directories = '{}'\n",
+        "{SETTINGS}unix_socket_directories = '{}'",
         sock.display().to_string().replace('\'', "''")
     )
     .map_err(PgError::io("write", &conf))?;
