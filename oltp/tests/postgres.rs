@@ -3,7 +3,7 @@
 //! its own socket directory, the port kept); the workloads' statements run on
 //! PostgreSQL through the driver seam unchanged, with results identical between
 //! plaintext and column-encrypted tables and between prepared and text protocol;
-//! serialization failures are ignorable; tables prepared by stock sysbench's pgsql
+//! serialization failures and duplicate keys are ignorable (as sysbench's pgsql driver); tables prepared by stock sysbench's pgsql
 //! driver run under oltp. One private PostgreSQL per test binary (a test that
 //! cannot start it fails, never skips); runs as root too (the server then runs as
 //! `postgres`).
@@ -393,7 +393,7 @@ fn read_write_runs_on_plain_and_encrypted_tables() {
 }
 
 #[test]
-fn serialization_failure_is_ignorable() {
+fn serialization_failure_and_duplicate_key_are_ignorable() {
     let s = shared_pg();
     runtime().block_on(async {
         let mut a = pg(s.url(), None).await;
@@ -421,6 +421,13 @@ fn serialization_failure_is_ignorable() {
         assert!(e.kind().is_ignorable());
         assert!(e.to_string().contains("40001"), "{e}");
         a.simple("ROLLBACK").await.expect("rollback");
+        // sysbench's pgsql driver also ignores unique_violation (23505).
+        let e = a
+            .simple("INSERT INTO ser_t VALUES (1, 0)")
+            .await
+            .expect_err("a taken id must fail");
+        assert_eq!(e.kind(), ErrorKind::DuplicateKey, "{e}");
+        assert!(e.kind().is_ignorable());
         a.simple("DROP TABLE ser_t").await.expect("drop");
         a.close().await;
         b.close().await;

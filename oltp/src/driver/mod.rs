@@ -105,6 +105,9 @@ pub enum ErrorKind {
     RecordChanged,
     /// The transaction could not be serialized (PostgreSQL 40001); restart.
     SerializationFailure,
+    /// A unique key already holds the value (PostgreSQL 23505, which sysbench's pgsql
+    /// driver ignores: its `oltp_insert` may draw a taken id); restart.
+    DuplicateKey,
     /// The connection is gone (MySQL client errors 2006, 2011, 2013, 2055,
     /// server shutdown 1053, 1927; an I/O error): reconnect and restart.
     ConnectionLost,
@@ -123,6 +126,7 @@ impl ErrorKind {
                 | ErrorKind::LockWaitTimeout
                 | ErrorKind::RecordChanged
                 | ErrorKind::SerializationFailure
+                | ErrorKind::DuplicateKey
         )
     }
 }

@@ -10,8 +10,11 @@
 //! those with rows as one unnamed extended-protocol statement (`query_typed`, one round
 //! trip), so every row arrives typed and in binary (the simple protocol would send
 //! `bytea` as hex text with no column types). `CHAR(n)` values are read without their
-//! pad spaces, as MySQL returns them (PostgreSQL sends them padded to `n`). serialization_failure (40001) and deadlock_detected (40P01) are
-//! ignorable as sysbench counts them; a closed connection, an I/O error, class 08 and the
+//! pad spaces, as MySQL returns them (PostgreSQL sends them padded to `n`).
+//!
+//! Errors: deadlock_detected (40P01), unique_violation (23505) and
+//! serialization_failure (40001) are ignorable, the three codes sysbench's
+//! `pgsql_check_status` ignores; a closed connection, an I/O error, class 08 and the
 //! shutdown codes 57P01-57P03 are [`ErrorKind::ConnectionLost`]. TLS is not built yet: a
 //! connection with TLS options is refused ([`ErrorKind::Tls`]), never sent in plaintext.
 
@@ -101,7 +104,7 @@ pub fn classify(e: &tokio_postgres::Error) -> ErrorKind {
         return match code {
             c if *c == SqlState::T_R_DEADLOCK_DETECTED => ErrorKind::Deadlock,
             c if *c == SqlState::T_R_SERIALIZATION_FAILURE => ErrorKind::SerializationFailure,
-            c if *c == SqlState::LOCK_NOT_AVAILABLE => ErrorKind::LockWaitTimeout,
+            c if *c == SqlState::UNIQUE_VIOLATION => ErrorKind::DuplicateKey,
             c if *c == SqlState::ADMIN_SHUTDOWN
                 || *c == SqlState::CRASH_SHUTDOWN
                 || *c == SqlState::CANNOT_CONNECT_NOW
