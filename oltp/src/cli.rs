@@ -90,6 +90,19 @@ pub struct ServerArgs {
     /// Server settings (see `oltp run --help`).
     #[arg(long, value_enum, default_value = "default")]
     pub profile: Profile,
+    /// Which private server: mysql (MariaDB, <base-dir>/mariadb/) or pgsql
+    /// (PostgreSQL, <base-dir>/postgresql/).
+    #[arg(long, value_enum, default_value = "mysql")]
+    pub db_driver: DbDriver,
+}
+
+/// The database driver, as sysbench's --db-driver names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DbDriver {
+    /// MariaDB or MySQL (mysql_async).
+    Mysql,
+    /// PostgreSQL (tokio-postgres).
+    Pgsql,
 }
 
 /// What `oltp server` does.

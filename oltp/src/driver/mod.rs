@@ -15,7 +15,8 @@
 //! OS thread with its own current-thread runtime (`crate::worker`), so a driver
 //! may do its I/O synchronously inside the future and return it ready.
 //!
-//! Implementations: [`mysql`] (`mysql_async` on `tokio`, MariaDB and MySQL).
+//! Implementations: [`mysql`] (`mysql_async` on `tokio`, MariaDB and MySQL) and
+//! [`postgres`] (`tokio-postgres`, PostgreSQL).
 
 use std::fmt;
 use std::future::Future;
@@ -23,8 +24,11 @@ use std::path::PathBuf;
 
 pub mod mysql;
 pub(crate) mod mysql_text;
+pub(crate) mod pg_text;
+pub mod postgres;
 
 pub use mysql::MysqlConnection;
+pub use postgres::PostgresConnection;
 
 /// A value bound to a statement placeholder.
 ///
@@ -93,12 +97,17 @@ pub trait Row {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// A deadlock (MySQL 1213): the transaction was rolled back; restart it.
+    /// A deadlock (MySQL 1213, PostgreSQL 40P01): the transaction was rolled back; restart it.
     Deadlock,
     /// A lock wait timeout (MySQL 1205): the statement was rolled back; restart.
     LockWaitTimeout,
     /// The row changed since it was read (MySQL 1020); restart.
     RecordChanged,
+    /// The transaction could not be serialized (PostgreSQL 40001); restart.
+    SerializationFailure,
+    /// A unique key already holds the value (PostgreSQL 23505, which sysbench's pgsql
+    /// driver ignores: its `oltp_insert` may draw a taken id); restart.
+    DuplicateKey,
     /// The connection is gone (MySQL client errors 2006, 2011, 2013, 2055,
     /// server shutdown 1053, 1927; an I/O error): reconnect and restart.
     ConnectionLost,
@@ -113,7 +122,11 @@ impl ErrorKind {
     pub fn is_ignorable(self) -> bool {
         matches!(
             self,
-            ErrorKind::Deadlock | ErrorKind::LockWaitTimeout | ErrorKind::RecordChanged
+            ErrorKind::Deadlock
+                | ErrorKind::LockWaitTimeout
+                | ErrorKind::RecordChanged
+                | ErrorKind::SerializationFailure
+                | ErrorKind::DuplicateKey
         )
     }
 }

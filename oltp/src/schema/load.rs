@@ -13,8 +13,8 @@ use crate::driver::{Connection, DbError, ErrorKind, Param};
 use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
 use super::{
-    DataSet, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, check_not_prepared, cleanup_command,
-    connect, create_table_sql, table_name,
+    DataSet, Dialect, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, check_not_prepared,
+    cleanup_command, connect, table_name,
 };
 
 /// Options of `prepare`.
@@ -92,6 +92,7 @@ pub async fn prepare(
                 for n in tables {
                     load_table(
                         &mut conn,
+                        Dialect::Mysql,
                         n,
                         size,
                         alg,
@@ -179,9 +180,18 @@ pub fn table_seed(seed: u64, n: u32) -> u64 {
     seed.wrapping_add(u64::from(n))
 }
 
+/// Creates table `n` in `dialect` on `conn` (whose default database holds it) and
+/// loads `size` rows from seed `seed` (rows sealed with `codec` for `alg` and
+/// `columns`), in multi-row prepared INSERTs under [`INSERT_BATCH_BYTES`]; then
+/// the index `k_N` and the dialect's [`Dialect::after_load`] statements.
+/// `progress` is called with the rows of each batch.
+///
+/// # Errors
+/// The table exists, or any database or sealing error (the table is then half loaded).
 #[allow(clippy::too_many_arguments)]
-async fn load_table<C: Connection>(
+pub async fn load_table<C: Connection>(
     conn: &mut C,
+    dialect: Dialect,
     n: u32,
     size: u32,
     alg: Option<Algorithm>,
@@ -191,14 +201,8 @@ async fn load_table<C: Connection>(
     opts: &PrepareOptions,
     progress: &(dyn Fn(u64) + Send + Sync),
 ) -> Result<()> {
-    conn.simple(&create_table_sql(
-        n,
-        alg,
-        columns,
-        opts.auto_inc,
-        opts.secondary,
-    ))
-    .await?;
+    conn.simple(&dialect.create_table_sql(n, alg, columns, opts.auto_inc, opts.secondary))
+        .await?;
     let table = table_name(n);
     // An upper bound of the envelopes' overhead, for the batch size.
     let overhead = alg.map_or(0, |a| {
@@ -262,6 +266,9 @@ async fn load_table<C: Connection>(
     if opts.create_secondary {
         conn.simple(&format!("CREATE INDEX k_{n} ON {table}(k)"))
             .await?;
+    }
+    for sql in dialect.after_load(n, opts.auto_inc, opts.secondary) {
+        conn.simple(&sql).await?;
     }
     Ok(())
 }

@@ -15,17 +15,19 @@
 //! `prepare` that did not finish is detected by `run` and by the next `prepare`.
 
 use anyhow::Result;
-use encbench_crypto::{Algorithm, envelope};
+use encbench_crypto::Algorithm;
 
-use crate::columns::{Column, ColumnMode, Columns, Encrypt};
+use crate::columns::{Columns, Encrypt};
 use crate::driver::{ConnectOptions, Connection, MysqlConnection, mysql};
 
 mod cleanup;
+mod dialect;
 mod load;
 mod meta;
 
 pub use cleanup::{cleanup, cleanup_all, encrypted_databases};
-pub use load::{PrepareOptions, prepare, table_seed};
+pub use dialect::Dialect;
+pub use load::{PrepareOptions, load_table, prepare, table_seed};
 pub use meta::{
     Meta, STATE_DONE, STATE_LOADING, check_not_prepared, check_prepared, cleanup_command,
     existing_tables, incomplete_tables, prepare_command, read_meta,
@@ -71,25 +73,12 @@ pub fn database_for(db: &str, algorithm: Option<Algorithm>, columns: Columns) ->
     }
 }
 
-/// The SQL type of an encrypted column holding values of at most `len` bytes
-/// in `mode` under `algorithm`.
-fn envelope_type(len: usize, algorithm: Algorithm, mode: ColumnMode) -> String {
-    let overhead = match mode {
-        ColumnMode::Deterministic => envelope::deterministic_overhead(algorithm),
-        _ => envelope::overhead(algorithm),
-    };
-    format!("VARBINARY({})", len + overhead)
-}
-
 /// Table name `sbtestN`.
 pub fn table_name(n: u32) -> String {
     format!("sbtest{n}")
 }
 
-/// `CREATE TABLE` for table `n`: sysbench's schema; under encryption the
-/// encrypted columns of `columns` are `VARBINARY` sized for the envelope (CHAR
-/// would strip trailing bytes). `auto_inc` and `secondary` are sysbench's
-/// `--auto-inc` and `--secondary`.
+/// `CREATE TABLE` for table `n` in MySQL's dialect ([`Dialect::create_table_sql`]).
 pub fn create_table_sql(
     n: u32,
     algorithm: Option<Algorithm>,
@@ -97,30 +86,7 @@ pub fn create_table_sql(
     auto_inc: bool,
     secondary: bool,
 ) -> String {
-    let typed = |name: Column, plain: String, len: usize| match algorithm {
-        Some(a) if columns.mode(name) != ColumnMode::Plain => {
-            envelope_type(len, a, columns.mode(name))
-        }
-        _ => plain,
-    };
-    let k = match algorithm {
-        Some(a) if columns.k != ColumnMode::Plain => {
-            format!("{} DEFAULT '' NOT NULL", envelope_type(4, a, columns.k))
-        }
-        _ => "INTEGER DEFAULT '0' NOT NULL".to_string(),
-    };
-    let c = typed(Column::C, format!("CHAR({C_CHAR_LEN})"), C_CHAR_LEN);
-    let pad = typed(Column::Pad, format!("CHAR({PAD_CHAR_LEN})"), PAD_CHAR_LEN);
-    let id = if auto_inc {
-        "INTEGER NOT NULL AUTO_INCREMENT"
-    } else {
-        "INTEGER NOT NULL"
-    };
-    let key = if secondary { "KEY xid" } else { "PRIMARY KEY" };
-    format!(
-        "CREATE TABLE sbtest{n}(\n  id {id},\n  k {k},\n  \
-         c {c} DEFAULT '' NOT NULL,\n  pad {pad} DEFAULT '' NOT NULL,\n  {key} (id)\n) ENGINE = innodb"
-    )
+    Dialect::Mysql.create_table_sql(n, algorithm, columns, auto_inc, secondary)
 }
 
 /// An administrative connection to `url` (database `db`, if any) over the

@@ -26,6 +26,7 @@ mod init;
 mod layout;
 mod lease;
 mod logs;
+pub mod postgres;
 mod process;
 
 use std::path::Path;

@@ -390,3 +390,88 @@ pub fn write_key_file(path: &Path, contents: &str) {
         .expect("create key file");
     std::io::Write::write_all(&mut f, contents.as_bytes()).expect("write key file");
 }
+
+/// A temporary directory the private PostgreSQL can reach when the tests run as root
+/// (the server then runs as `postgres`): mode 0755 whatever the umask.
+pub fn pg_tempdir() -> TempDir {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+        .expect("chmod tempdir");
+    dir
+}
+
+/// Starts the private PostgreSQL in `dir`; one that cannot start fails the test
+/// (never skips).
+pub fn start_pg(dir: &Path) -> encbench_oltp::server::postgres::PgServer {
+    encbench_oltp::server::postgres::PgServer::start(dir)
+        .unwrap_or_else(|e| panic!("private PostgreSQL must start: {e}"))
+}
+
+/// A private PostgreSQL shared by one test binary, stopped by a watchdog when the
+/// binary exits as [`SharedServer`] is (SIGINT: PostgreSQL's fast shutdown).
+pub struct SharedPg {
+    server: encbench_oltp::server::postgres::PgServer,
+    dir: TempDir,
+    url: String,
+    _watchdog: (Child, ChildStdin),
+}
+
+impl SharedPg {
+    /// `postgres://encbench:…@127.0.0.1:PORT/postgres`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The server.
+    pub fn server(&self) -> &encbench_oltp::server::postgres::PgServer {
+        &self.server
+    }
+
+    /// Its base directory (removed by the watchdog).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The URL with database `db` in place of `postgres`.
+    pub fn url_of(&self, db: &str) -> String {
+        let base = self
+            .url
+            .rsplit_once('/')
+            .map_or(self.url.as_str(), |(b, _)| b);
+        format!("{base}/{db}")
+    }
+}
+
+/// The private PostgreSQL shared by this test binary.
+pub fn shared_pg() -> &'static SharedPg {
+    static SERVER: OnceLock<SharedPg> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let dir = pg_tempdir();
+        let server = start_pg(dir.path());
+        let script = r#"read _ignored
+kill -INT "$1" 2>/dev/null
+i=0
+while kill -0 "$1" 2>/dev/null && [ "$i" -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+kill -KILL "$1" 2>/dev/null
+rm -rf "$2""#;
+        let mut child = Command::new("sh")
+            .args(["-c", script, "sh"])
+            .arg(server.pid().to_string())
+            .arg(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("start the shared PostgreSQL's watchdog");
+        let stdin = child.stdin.take().expect("watchdog stdin");
+        let url = server.url();
+        SharedPg {
+            server,
+            dir,
+            url,
+            _watchdog: (child, stdin),
+        }
+    })
+}

@@ -2,8 +2,10 @@
 
 use anyhow::Result;
 
-use crate::cli::{ServerAction, ServerArgs};
+use crate::cli::{DbDriver, ServerAction, ServerArgs};
 use crate::server::{Standing, default_base_dir};
+
+mod postgres;
 
 /// Runs `oltp server`.
 ///
@@ -11,6 +13,9 @@ use crate::server::{Standing, default_base_dir};
 /// The server cannot start or stop.
 pub async fn server(a: &ServerArgs) -> Result<()> {
     let base = a.base_dir.clone().unwrap_or_else(default_base_dir);
+    if a.db_driver == DbDriver::Pgsql {
+        return postgres::server(a, &base).await;
+    }
     let standing = Standing::open(&base, a.at_rest, a.profile).await?;
     let server = standing.server();
     match a.action {
