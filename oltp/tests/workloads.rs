@@ -593,16 +593,15 @@ fn server_cpu_is_measured_beside_client_cpu() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let csv = String::from_utf8(output.stdout).expect("utf-8");
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let row: Vec<&str> = lines.next().expect("row").split(',').collect();
+    let mut csv = csv::Reader::from_reader(&output.stdout[..]);
+    let header = csv.headers().expect("csv header").clone();
+    let row = csv.records().next().expect("csv row").expect("csv row");
     let col = |name: &str| {
         let i = header
             .iter()
-            .position(|h| *h == name)
+            .position(|h| h == name)
             .unwrap_or_else(|| panic!("{name}"));
-        row[i]
+        row[i].to_string()
     };
     assert_eq!(col("server_cpu_us_per_query"), "");
     assert_eq!(
