@@ -44,7 +44,7 @@ pub enum Command {
     Prepare(PrepareArgs),
     /// Run the workload for every --threads x --tls x --encrypt combination and compare.
     #[command(after_help = EXIT_CODES)]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Drop the tables (and encrypted databases) that prepare created.
     Cleanup(CleanupArgs),
     /// Keep the private server running between commands (e.g. to run sysbench
@@ -325,6 +325,21 @@ pub struct RunArgs {
     /// Never show the progress bar (it only shows on a terminal anyway).
     #[arg(long)]
     pub no_progress: bool,
+    /// The database server's process on this machine (mariadbd, mysqld,
+    /// postgres, postmaster), whose CPU time (with its child processes) is
+    /// read from /proc at both ends of each measured window: server CPU per
+    /// query beside the client's. Default: the private server's pid; with
+    /// --mysql-url and no --server-pid, server CPU is not measured.
+    #[arg(long, value_name = "PID")]
+    pub server_pid: Option<u32>,
+    /// Start the first run's warm-up (its measured window when --warmup 0)
+    /// at TIME, RFC 3339, e.g. 2026-12-01T10:00:00Z, after every connection
+    /// is open and prepared: several clients (one oltp run each, same grid,
+    /// --time and --warmup) then measure the same window, and `oltp merge`
+    /// checks that they did. Later runs of the grid stay aligned because
+    /// every client runs the same sequence. Clocks must agree (NTP).
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
 }
 
 /// `oltp cleanup`.

@@ -2,15 +2,17 @@
 //! ([`crate::commands`]) and read by every later step.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use anyhow::{Result, bail};
 
 use crate::cli::{DataArgs, Output, RunArgs};
 use crate::columns::{ColumnMode, Columns, Encrypt};
 use crate::rand::RandType;
+use crate::report::window::parse_rfc3339;
 use crate::schema::DataSet;
 use crate::server::{Layout, default_base_dir, private_server_of, server_base};
+use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
 use crate::worker::OnDecryptError;
 use crate::workload::{Options, Workload};
 
@@ -70,6 +72,38 @@ pub struct RunConfig {
     /// A value that fails authentication stops the run, or is counted and
     /// its event restarted (`--on-decrypt-error`).
     pub on_decrypt_error: OnDecryptError,
+    /// Where the server's CPU per query comes from: `--server-pid`, else
+    /// (set once the server is known) the private server's process, else
+    /// unavailable with the reason.
+    pub server_cpu: ServerCpu,
+    /// `--start-at`: when the first run's warm-up starts (UTC).
+    pub start_at: Option<SystemTime>,
+}
+
+/// Longest wait `--start-at` accepts: 24 hours (a later time is a typo, or
+/// a job for a scheduler).
+pub const MAX_START_AT_WAIT: Duration = Duration::from_secs(24 * 3600);
+
+/// `--start-at TIME` as a time between `now` and [`MAX_START_AT_WAIT`] later.
+///
+/// # Errors
+/// Not RFC 3339, in the past, or too far ahead; the message names the fix.
+pub fn parse_start_at(text: &str, now: SystemTime) -> Result<SystemTime> {
+    let example = "e.g. --start-at $(date -u -d '+30 sec' +%Y-%m-%dT%H:%M:%SZ)";
+    let at = parse_rfc3339(text).map_err(|e| {
+        anyhow::anyhow!("--start-at {e}: give a UTC time such as 2026-12-01T10:00:00Z ({example})")
+    })?;
+    match at.duration_since(now) {
+        Err(past) => bail!(
+            "--start-at {text} is {:.1} s in the past: give a time a few seconds ahead, the same for every client ({example})",
+            past.duration().as_secs_f64()
+        ),
+        Ok(ahead) if ahead > MAX_START_AT_WAIT => bail!(
+            "--start-at {text} is {:.1} h ahead (at most 24 h): give a time a few seconds ahead ({example})",
+            ahead.as_secs_f64() / 3600.0
+        ),
+        Ok(_) => Ok(at),
+    }
 }
 
 /// encbench's base directory: `--base-dir`, or the default.
@@ -169,6 +203,15 @@ impl RunConfig {
         if a.time == 0 && a.events == 0 {
             bail!("--time 0 needs --events N (otherwise the run never ends)");
         }
+        let server_cpu = match a.server_pid {
+            Some(pid) => ServerCpu::Process(ServerProcess::open(pid)?),
+            None => ServerCpu::Unavailable(PID_UNKNOWN.to_string()),
+        };
+        let start_at = a
+            .start_at
+            .as_deref()
+            .map(|t| parse_start_at(t, SystemTime::now()))
+            .transpose()?;
         Ok(RunConfig {
             url: a.data.mysql_url.clone().unwrap_or_default(),
             data,
@@ -212,6 +255,29 @@ impl RunConfig {
             progress: !a.no_progress,
             reconnect_window: Duration::from_secs(5),
             on_decrypt_error: a.on_decrypt_error,
+            server_cpu,
+            start_at,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_at_must_be_rfc_3339_ahead_and_within_a_day() {
+        let now = parse_rfc3339("2026-12-01T10:00:00Z").expect("time");
+        let at = parse_start_at("2026-12-01T10:00:05.5Z", now).expect("5.5 s ahead");
+        assert_eq!(
+            at.duration_since(now).ok(),
+            Some(Duration::from_millis(5500))
+        );
+        let e = parse_start_at("2026-12-01T09:59:58Z", now).expect_err("past");
+        assert!(e.to_string().contains("2.0 s in the past"), "{e}");
+        let e = parse_start_at("10:00:05", now).expect_err("not RFC 3339");
+        assert!(e.to_string().contains("give a UTC time such as"), "{e}");
+        let e = parse_start_at("2026-12-03T10:00:00Z", now).expect_err("2 days");
+        assert!(e.to_string().contains("48.0 h ahead"), "{e}");
     }
 }

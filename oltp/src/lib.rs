@@ -8,7 +8,7 @@
 //! ([`config`]) -> checks (`preflight`) -> server ([`server`], or a URL) ->
 //! workers (`worker`, running the [`workload`] event scripts over the
 //! [`driver`] seam, values through the column codec) -> measurement
-//! ([`measure`]) -> result and report ([`report`], one exporter per format;
+//! ([`measure`], with the server's CPU from [`server_cpu`]) -> result and report ([`report`], one exporter per format;
 //! `merge` for several clients). Only [`commands`] prints.
 
 pub mod cli;
@@ -24,6 +24,7 @@ pub mod report;
 pub mod run;
 pub mod schema;
 pub mod server;
+pub mod server_cpu;
 mod worker;
 pub mod workload;
 

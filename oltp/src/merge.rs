@@ -9,6 +9,7 @@
 //! [`RunKey`] and round.
 
 use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
 
 use anyhow::{Context, Result, anyhow, bail};
 
@@ -17,6 +18,8 @@ use crate::report::{
     Fairness, LatencyMs, Queries, RunKey, RunResult, RunSettings, StatementLatency,
     WorkloadOptions, histogram_from_hex, histogram_to_hex,
 };
+use crate::report::{MeasuredWindow, overlap_pct};
+use encbench_common::header::rfc3339;
 
 /// The report of one client, as read from its `--json-out` file.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,19 +107,64 @@ pub fn merge(clients: &[ClientReport]) -> Result<Vec<RunResult>> {
         check_same_data_set(first, c)?;
         check_same_grid(first, c)?;
     }
-    first
+    let groups: Vec<Vec<(&Path, &RunResult)>> = first
         .runs
         .iter()
         .map(|base| {
             let key = merge_key(base);
-            let mut group = vec![base];
-            group.extend(
-                rest.iter()
-                    .filter_map(|c| c.runs.iter().find(|r| merge_key(r) == key)),
-            );
-            merge_group(&group)
+            let mut group = vec![(first.file.as_path(), base)];
+            group.extend(rest.iter().filter_map(|c| {
+                c.runs
+                    .iter()
+                    .find(|r| merge_key(r) == key)
+                    .map(|r| (c.file.as_path(), r))
+            }));
+            group
         })
+        .collect();
+    for g in &groups {
+        check_windows_overlap(g)?;
+    }
+    groups
+        .iter()
+        .map(|g| merge_group(&g.iter().map(|(_, r)| *r).collect::<Vec<_>>()))
         .collect()
+}
+
+/// The overlap of merged clients' measured windows that `oltp merge`
+/// requires, percent ([`overlap_pct`]: intersection over union).
+pub const MIN_OVERLAP_PCT: f64 = 90.0;
+
+/// Refuses a run whose clients' measured windows overlap less than
+/// [`MIN_OVERLAP_PCT`]: their rates would not add up over one time.
+fn check_windows_overlap(group: &[(&Path, &RunResult)]) -> Result<()> {
+    let windows: Vec<MeasuredWindow> = group.iter().map(|(_, r)| r.measured_window).collect();
+    let pct = overlap_pct(&windows);
+    if pct >= MIN_OVERLAP_PCT {
+        return Ok(());
+    }
+    let earliest = windows.iter().map(|w| w.start).min().unwrap_or(UNIX_EPOCH);
+    let each = group
+        .iter()
+        .map(|(file, r)| {
+            let w = r.measured_window;
+            let after = w.start.duration_since(earliest).unwrap_or_default();
+            format!(
+                "{} from {} for {:.2} s (+{:.2} s)",
+                file.display(),
+                rfc3339(w.start).unwrap_or_default(),
+                w.length().as_secs_f64(),
+                after.as_secs_f64()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (_, r) = group[0];
+    bail!(
+        "the measured windows of {} (round {}) overlap by {pct:.1}% (at least {MIN_OVERLAP_PCT:.0}% needed): {each}; run every client with the same --start-at TIME, --time and --warmup",
+        RunKey::of(r),
+        r.round
+    );
 }
 
 /// Refuses a report that holds one combination and round twice.
@@ -332,6 +380,29 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
         total: sum_u(&|r| r.queries.total),
     };
     let cpu = sum_f(&|r| r.client_cpu_s);
+    // One server: each client on its machine measured it over (nearly) the
+    // same window; their mean is its CPU over the merged run.
+    let server: Vec<f64> = group.iter().filter_map(|r| r.server_cpu_s).collect();
+    let server_cpu = if server.is_empty() {
+        Err(group
+            .iter()
+            .find_map(|r| r.server_cpu_unavailable.clone())
+            .unwrap_or_else(|| "no client measured the server's CPU".to_string()))
+    } else {
+        Ok(server.iter().sum::<f64>() / server.len() as f64)
+    };
+    let window = MeasuredWindow {
+        start: group
+            .iter()
+            .map(|r| r.measured_window.start)
+            .min()
+            .unwrap_or(base.measured_window.start),
+        end: group
+            .iter()
+            .map(|r| r.measured_window.end)
+            .max()
+            .unwrap_or(base.measured_window.end),
+    };
     let (events_avg, events_stddev) = pooled(
         &group
             .iter()
@@ -356,7 +427,7 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
             })
             .collect::<Vec<_>>(),
     );
-    Ok(RunResult {
+    let mut merged = RunResult {
         settings: RunSettings {
             threads: group.iter().map(|r| r.settings.threads).sum(),
             rate: sum_f(&|r| r.settings.rate),
@@ -379,20 +450,19 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
             exec_time_avg_s,
             exec_time_stddev_s,
         },
-        client_cpu_s: cpu,
-        client_cpu_us_per_query: if queries.total > 0 {
-            cpu * 1e6 / queries.total as f64
-        } else {
-            0.0
-        },
+        measured_window: window,
         complete: group.iter().all(|r| r.complete),
         error: group.iter().find_map(|r| r.error.clone()),
         ..base.clone()
-    })
+    };
+    merged.set_cpu(cpu, server_cpu);
+    Ok(merged)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::report::SCHEMA_VERSION;
     use crate::report::model::fixtures::{run, settings};
@@ -473,6 +543,52 @@ mod tests {
         }
         let threads: Vec<u32> = merged.iter().map(|m| m.settings.threads).collect();
         assert_eq!(threads, [2, 2, 16, 16]);
+    }
+
+    #[test]
+    fn server_cpu_is_one_servers_and_windows_must_overlap() {
+        let a = client("a.json", &[1], same, 100, 0);
+        let mut b = client("b.json", &[1], same, 92, 8);
+        // b ran on another machine: no server CPU. The server's 1.5 s (a's
+        // reading) spread over both clients' queries, added to their 1 s.
+        for r in &mut b.runs {
+            let client_s = r.client_cpu_s;
+            r.set_cpu(client_s, Err(crate::server_cpu::PID_UNKNOWN.to_string()));
+        }
+        let merged = merge(&[a.clone(), b.clone()]).expect("merge");
+        let q = (a.runs[0].queries.total + b.runs[0].queries.total) as f64;
+        let m = &merged[0];
+        assert_eq!(m.server_cpu_s, Some(1.5));
+        assert!((m.server_cpu_us_per_query.expect("server") - 1.5e6 / q).abs() < 1e-9);
+        assert!((m.total_cpu_us_per_query.expect("total") - 2.5e6 / q).abs() < 1e-9);
+        assert_eq!(m.measured_window, a.runs[0].measured_window);
+        // b 150 ms late on 2 s windows: 1850 / 2150 = 86.0% < 90%.
+        for r in &mut b.runs {
+            r.measured_window.start += Duration::from_millis(150);
+            r.measured_window.end += Duration::from_millis(150);
+        }
+        let e = refused(&[a.clone(), b.clone()]);
+        assert!(e.contains("overlap by 86.0% (at least 90% needed)"), "{e}");
+        assert!(
+            e.contains("a.json from 2026-11-30T00:53:20Z for 2.00 s (+0.00 s)"),
+            "{e}"
+        );
+        assert!(
+            e.contains("b.json from 2026-11-30T00:53:20.15Z for 2.00 s (+0.15 s)"),
+            "{e}"
+        );
+        assert!(e.contains("the same --start-at TIME"), "{e}");
+        // 100 ms late: 1900 / 2100 = 90.5%, merged over the union.
+        for r in &mut b.runs {
+            r.measured_window.start -= Duration::from_millis(50);
+            r.measured_window.end -= Duration::from_millis(50);
+        }
+        let merged = merge(&[a.clone(), b.clone()]).expect("90.5% overlap");
+        assert_eq!(
+            merged[0].measured_window.start,
+            a.runs[0].measured_window.start
+        );
+        assert_eq!(merged[0].measured_window.end, b.runs[0].measured_window.end);
     }
 
     #[test]

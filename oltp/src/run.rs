@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
 
@@ -15,10 +15,12 @@ use crate::config::RunConfig;
 use crate::driver::{ConnectOptions, Connection, MysqlConnection, TlsOptions};
 use crate::measure::{Aggregate, Live, LiveCounts, process_cpu_time};
 use crate::preflight::{Checked, Mode, ServerInfo};
-use crate::report::{RunResult, RunSettings, TlsInfo, WorkloadOptions};
-use crate::worker::{Gate, WorkerSpec};
+use crate::report::{MeasuredWindow, RunResult, RunSettings, TlsInfo, WindowCpu, WorkloadOptions};
+use crate::server_cpu::ServerCpu;
+use crate::worker::{Gate, Opened, WorkerSpec};
 use crate::workload::Options;
 use crate::workload::Params;
+use encbench_common::header::rfc3339;
 
 /// What a run tells while it goes. Called from the run's tasks, so `&self`.
 pub trait Observer: Send + Sync {
@@ -72,6 +74,9 @@ pub async fn run_grid(cfg: &RunConfig, observer: Arc<dyn Observer>) -> Result<Ve
         .position(|m| m.encrypt.algorithm().is_none() && m.tls.is_none());
     let slots = slots(modes.len(), base.filter(|_| cfg.control));
     let mut results = Vec::new();
+    // --start-at lines up the first run; the others follow in the same
+    // sequence on every client.
+    let mut start_at = cfg.start_at;
     'grid: for &threads in &cfg.threads {
         for round in 0..cfg.repeat.max(1) {
             let n = slots.len();
@@ -83,6 +88,7 @@ pub async fn run_grid(cfg: &RunConfig, observer: Arc<dyn Observer>) -> Result<Ve
                     &info,
                     mode,
                     threads,
+                    start_at.take(),
                     &interrupted,
                     observer.clone(),
                 )
@@ -117,15 +123,19 @@ fn slots(n: usize, control: Option<usize>) -> Vec<(usize, bool)> {
     slots
 }
 
-/// One measured run of `mode` at `threads` threads, over driver `C`.
+/// One measured run of `mode` at `threads` threads, over driver `C`; with
+/// `start_at`, its warm-up starts then (after every connection is ready).
 ///
 /// # Errors
-/// Connecting the workers or preparing their statements failed.
+/// Connecting the workers or preparing their statements failed, or took
+/// until after `start_at`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn run_one<C: Connection + 'static>(
     cfg: &RunConfig,
     info: &ServerInfo,
     mode: &Mode,
     threads: u32,
+    start_at: Option<SystemTime>,
     interrupted: &Arc<AtomicBool>,
     observer: Arc<dyn Observer>,
 ) -> Result<RunResult> {
@@ -191,18 +201,33 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             .context("cannot start a worker thread")?;
         workers.push(handle);
     }
-    // All workers connect and prepare their statements, then start together.
-    let (start, connect_error) = {
-        let gate = gate.clone();
+    // All workers connect and prepare their statements, then (--start-at)
+    // wait for the agreed time, then start together.
+    if let Some(at) = start_at {
+        observer.phase(&format!(
+            "connecting, then waiting for --start-at {}",
+            rfc3339(at).unwrap_or_default()
+        ));
+    }
+    let Opened {
+        start,
+        start_wall,
+        connect_error,
+        late,
+    } = {
+        let (gate, stop) = (gate.clone(), interrupted.clone());
         let (warmup, time) = (cfg.warmup, cfg.time);
-        tokio::task::spawn_blocking(move || gate.open(warmup, time))
+        tokio::task::spawn_blocking(move || gate.open(warmup, time, start_at, &stop))
             .await
             .context("start gate task panicked")?
     };
-    if connect_error.is_none() && !cfg.warmup.is_zero() {
+    if connect_error.is_none() && late.is_none() && !cfg.warmup.is_zero() {
         observer.phase("warming up");
         tokio::time::sleep_until(start.into()).await;
     }
+    // The server's CPU first and last, so that reading /proc stays outside
+    // the client's CPU window.
+    let server0 = server_cpu_time(&cfg.server_cpu);
     let cpu0 = process_cpu_time();
     let ticker = {
         let (observer, live) = (observer.clone(), live.clone());
@@ -282,13 +307,24 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .1;
-        if connect_error.is_none() && !cfg.time.is_zero() && cfg.report_interval * n <= cfg.time {
+        if connect_error.is_none()
+            && late.is_none()
+            && !cfg.time.is_zero()
+            && cfg.report_interval * n <= cfg.time
+        {
             emit();
         }
     }
     ticker.abort();
     if let Some(e) = connect_error {
         bail!("cannot open worker connection to {db}: {e}");
+    }
+    if let (Some(by), Some(at)) = (late, start_at) {
+        bail!(
+            "--start-at {} had passed {:.1} s before the {threads} connections were open and prepared: give a time further ahead, the same for every client",
+            rfc3339(at).unwrap_or_default(),
+            by.as_secs_f64()
+        );
     }
     let mut total = Aggregate::new();
     let mut first_error = None;
@@ -305,6 +341,10 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         _ => start.elapsed().as_secs_f64(),
     };
     let cpu = (process_cpu_time().saturating_sub(cpu0)).as_secs_f64();
+    let server_cpu = server0.and_then(|s0| {
+        let s1 = server_cpu_time(&cfg.server_cpu)?;
+        Ok(s1.saturating_sub(s0).as_secs_f64())
+    });
     if first_error.is_none() && interrupted.load(Ordering::SeqCst) {
         first_error = Some("interrupted (Ctrl-C or SIGTERM)".to_string());
     }
@@ -333,13 +373,26 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         server_version: info.version.clone(),
         server_settings: info.settings.clone(),
     };
+    let window = MeasuredWindow::new(start_wall, Duration::from_secs_f64(elapsed.max(0.0)));
+    let cpu = WindowCpu {
+        client_s: cpu,
+        server_s: server_cpu,
+    };
     Ok(RunResult::from_aggregate(
         settings,
         &total,
-        elapsed,
+        window,
         cpu,
         first_error,
     ))
+}
+
+/// The server's CPU time so far, or why it is not known.
+fn server_cpu_time(source: &ServerCpu) -> Result<Duration, String> {
+    match source {
+        ServerCpu::Process(p) => p.cpu_time(),
+        ServerCpu::Unavailable(why) => Err(why.clone()),
+    }
 }
 
 /// The workload options as the result records them.

@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::columns::Codec;
 use crate::driver::{ConnectOptions, Connection};
@@ -293,22 +293,36 @@ impl Gate {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The coordinator's side: waits for every worker, sets the end of the
-    /// warm-up and the deadline (or aborts when a worker could not connect),
-    /// lets them go. Returns the start of the measured window and the first
-    /// connection error.
-    pub(crate) fn open(&self, warmup: Duration, time: Duration) -> (Instant, Option<String>) {
+    /// The coordinator's side: waits for every worker, then (with `at`,
+    /// `--start-at`) until the wall clock reaches `at` or `stop` is set; sets
+    /// the end of the warm-up and the deadline (or aborts when a worker
+    /// could not connect, or `at` had passed when the last one was ready),
+    /// lets them go.
+    pub(crate) fn open(
+        &self,
+        warmup: Duration,
+        time: Duration,
+        at: Option<SystemTime>,
+        stop: &AtomicBool,
+    ) -> Opened {
         self.ready.wait();
+        let late = at.and_then(|at| wait_until(at, stop));
         let start = Instant::now() + warmup;
-        let error = {
+        let start_wall = SystemTime::now() + warmup;
+        let connect_error = {
             let mut st = self.lock();
             st.warmup_until = (!warmup.is_zero()).then_some(start);
             st.deadline = (!time.is_zero()).then_some(start + time);
-            st.abort = st.connect_error.is_some();
+            st.abort = st.connect_error.is_some() || late.is_some();
             st.connect_error.clone()
         };
         self.go.wait();
-        (start, error)
+        Opened {
+            start,
+            start_wall,
+            connect_error,
+            late,
+        }
     }
 
     /// A worker's side: reports its connection outcome, waits for the start,
@@ -328,6 +342,36 @@ impl Gate {
             Some((st.warmup_until, st.deadline))
         }
     }
+}
+
+/// What [`Gate::open`] tells the coordinator.
+pub(crate) struct Opened {
+    /// The start of the measured window (after the warm-up).
+    pub(crate) start: Instant,
+    /// The same instant on the wall clock.
+    pub(crate) start_wall: SystemTime,
+    /// The first worker's connection error (the run was aborted).
+    pub(crate) connect_error: Option<String>,
+    /// How long `--start-at` had passed when every worker was ready (the
+    /// run was aborted).
+    pub(crate) late: Option<Duration>,
+}
+
+/// Sleeps until the wall clock reaches `at` (in slices of at most 100 ms, so
+/// `stop` is seen); `Some(by how much)` when `at` had already passed.
+fn wait_until(at: SystemTime, stop: &AtomicBool) -> Option<Duration> {
+    if let Err(e) = at.duration_since(SystemTime::now()) {
+        return Some(e.duration());
+    }
+    while !stop.load(Ordering::Relaxed) {
+        match at.duration_since(SystemTime::now()) {
+            Ok(left) if !left.is_zero() => {
+                std::thread::sleep(left.min(Duration::from_millis(100)));
+            }
+            _ => break,
+        }
+    }
+    None
 }
 
 /// What one worker thread needs. Each worker is an OS thread with its own

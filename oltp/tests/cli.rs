@@ -193,3 +193,68 @@ fn a_socket_url_is_refused_in_one_line() {
         "refused before connecting: {line}"
     );
 }
+
+#[test]
+fn a_bad_server_pid_or_start_at_is_refused_before_anything_runs() {
+    // The URL is unreachable and --json-out is writable: the flag is refused
+    // before connecting, and nothing is written.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("r.json");
+    let json_s = json.to_str().expect("utf-8");
+    // Above the largest pid_max Linux allows (2^22): never a process.
+    let no_such = "4194305".to_string();
+    let me = std::process::id().to_string();
+    let cases: [(&str, &str, &[&str]); 5] = [
+        (
+            "--server-pid",
+            &no_such,
+            &[
+                "--server-pid 4194305",
+                "cannot read /proc/4194305/stat",
+                "pgrep -x mariadbd",
+            ],
+        ),
+        (
+            "--server-pid",
+            &me,
+            &[
+                "not a database server",
+                "accepted: mariadbd, mysqld, postgres, postmaster",
+            ],
+        ),
+        (
+            "--start-at",
+            "tomorrow",
+            &["--start-at", "not an RFC 3339 time", "2026-12-01T10:00:00Z"],
+        ),
+        (
+            "--start-at",
+            "2020-01-01T00:00:00Z",
+            &["in the past", "a few seconds ahead"],
+        ),
+        (
+            "--start-at",
+            "2999-01-01T00:00:00Z",
+            &["h ahead (at most 24 h)"],
+        ),
+    ];
+    for (flag, value, needles) in cases {
+        let args = [
+            "run",
+            "--mysql-url",
+            "mysql://u:p@127.0.0.1:1/db",
+            "--json-out",
+            json_s,
+            flag,
+            value,
+        ];
+        let out = oltp(dir.path(), &args);
+        let line = one_error_line(&args, &out);
+        assert_eq!(out.status.code(), Some(1), "{line}");
+        for n in needles {
+            assert!(line.contains(n), "{args:?}: {n:?} not in {line}");
+        }
+        assert!(!line.contains("cannot connect"), "refused first: {line}");
+        assert!(!json.exists(), "nothing written");
+    }
+}

@@ -16,7 +16,19 @@ mod common;
 use common::{AEAD, Use, args, cli, oltp_bin, once, prepare, read_json, shared_server, utf8};
 
 const DB: &str = "cmp";
+/// The metrics of a run without the server's CPU (a `--mysql-url` without
+/// `--server-pid`).
 const METRICS: [&str; 5] = ["qps", "tps", "rt_ms", "p95_ms", "client_cpu_us_per_query"];
+/// Every metric, with `--server-pid`.
+const ALL_METRICS: [&str; 7] = [
+    "qps",
+    "tps",
+    "rt_ms",
+    "p95_ms",
+    "client_cpu_us_per_query",
+    "server_cpu_us_per_query",
+    "total_cpu_us_per_query",
+];
 const VERDICTS: [&str; 5] = [
     "higher",
     "lower",
@@ -48,11 +60,18 @@ fn entries<'a>(report: &'a Value, field: &str) -> &'a Vec<Value> {
         .unwrap_or_else(|| panic!("{field} must be an array"))
 }
 
-/// Every metric once per thread count, with the contract's fields and types.
-fn check_entries(list: &[Value], threads: &[u64], rounds: u64, with_interval: bool) {
-    assert_eq!(list.len(), METRICS.len() * threads.len(), "{list:#?}");
+/// Every metric of `metrics` once per thread count, with the contract's
+/// fields and types.
+fn check_entries(
+    list: &[Value],
+    metrics: &[&str],
+    threads: &[u64],
+    rounds: u64,
+    with_interval: bool,
+) {
+    assert_eq!(list.len(), metrics.len() * threads.len(), "{list:#?}");
     for t in threads {
-        for m in METRICS {
+        for &m in metrics {
             let e = list
                 .iter()
                 .find(|e| e["threads"] == *t && e["metric"] == m)
@@ -83,10 +102,14 @@ fn repeated_rounds_with_control_give_intervals_and_a_noise_floor() {
     let t = shared_server();
     let base = prepared(&t);
     let out = t.file("r.json");
+    // The server's CPU too: every metric is compared.
+    let pid = t.shared.server().pid().to_string();
     let args = run_args(
         &t.url,
         utf8(base),
         &[
+            "--server-pid",
+            &pid,
             "--threads",
             "1,2",
             "--encrypt",
@@ -125,7 +148,7 @@ fn repeated_rounds_with_control_give_intervals_and_a_noise_floor() {
     assert_eq!(summary.len(), 4, "{summary:#?}");
     assert!(summary.iter().all(|s| s["runs"] == 3), "{summary:#?}");
     let comparisons = entries(&report, "comparisons");
-    check_entries(comparisons, &[1, 2], 3, true);
+    check_entries(comparisons, &ALL_METRICS, &[1, 2], 3, true);
     for c in comparisons {
         assert_eq!(c["baseline"], "none");
         assert_eq!(c["variant"], AEAD);
@@ -133,7 +156,7 @@ fn repeated_rounds_with_control_give_intervals_and_a_noise_floor() {
         assert_eq!(c["confidence_pct"], 75.0, "{c}");
     }
     let floor = entries(&report, "noise_floor");
-    check_entries(floor, &[1, 2], 3, true);
+    check_entries(floor, &ALL_METRICS, &[1, 2], 3, true);
     assert!(floor.iter().all(|f| f["variant"] == "none (A/A control)"));
     // The old medians-only array is still there for its readers.
     assert_eq!(entries(&report, "comparison").len(), 2);
@@ -156,9 +179,15 @@ fn repeated_rounds_with_control_give_intervals_and_a_noise_floor() {
     assert!(bin.status.success(), "{bin:?}");
     let text = String::from_utf8_lossy(&bin.stdout);
     let header = text.lines().next().expect("header");
-    // control, then decrypt_errors (the last column since --on-decrypt-error).
-    assert!(header.ends_with(",control,decrypt_errors"), "{header}");
-    assert_eq!(text.lines().filter(|l| l.ends_with(",true,0")).count(), 1);
+    // control, then decrypt_errors (since --on-decrypt-error), then the
+    // server's CPU and the measured window (schema 4).
+    assert!(
+        header.ends_with(
+            ",control,decrypt_errors,server_cpu_s,server_cpu_us_per_query,total_cpu_us_per_query,server_cpu_unavailable,measured_window_start,measured_window_end"
+        ),
+        "{header}"
+    );
+    assert_eq!(text.lines().filter(|l| l.contains(",true,0,")).count(), 1);
 }
 
 #[test]
@@ -184,8 +213,8 @@ fn one_round_prints_no_percentage() {
     let bin = oltp_bin(base, &args);
     assert!(bin.status.success(), "{bin:?}");
     let report = read_json(&out);
-    check_entries(entries(&report, "comparisons"), &[1], 1, false);
-    check_entries(entries(&report, "noise_floor"), &[1], 1, false);
+    check_entries(entries(&report, "comparisons"), &METRICS, &[1], 1, false);
+    check_entries(entries(&report, "noise_floor"), &METRICS, &[1], 1, false);
     let stdout = String::from_utf8_lossy(&bin.stdout);
     let cmp = stdout
         .split("Comparison with the baseline")

@@ -465,6 +465,10 @@ fn server_killed_mid_run_ends_with_partial_report() {
         progress: false,
         reconnect_window: Duration::from_secs(2),
         on_decrypt_error: Default::default(),
+        server_cpu: encbench_oltp::server_cpu::ServerCpu::Process(
+            encbench_oltp::server_cpu::ServerProcess::open(server.pid()).expect("mariadbd"),
+        ),
+        start_at: None,
     };
     let results = rt.block_on(async {
         let commits = common::global_status(&url, "Com_commit").await;
@@ -509,4 +513,9 @@ fn server_killed_mid_run_ends_with_partial_report() {
         r.transactions > 0,
         "the events before the kill are reported"
     );
+    // The server's process is gone at the end of the window: no server CPU,
+    // and the reason says why.
+    assert_eq!(r.server_cpu_us_per_query, None);
+    let why = r.server_cpu_unavailable.as_deref().unwrap_or_default();
+    assert!(why.contains("cannot read /proc/"), "{why}");
 }

@@ -29,6 +29,13 @@ async fn run_json(url: &str, base: &Path, db: &str, out: &Path, extra: &[&str]) 
     read_json(out)
 }
 
+/// `--start-at` `secs` seconds from now (RFC 3339 UTC).
+fn start_at(secs: i64) -> String {
+    let at = time::OffsetDateTime::now_utc() + time::Duration::seconds(secs);
+    at.format(&time::format_description::well_known::Rfc3339)
+        .expect("RFC 3339")
+}
+
 /// Database `wlo`: plaintext and [`AEAD`], prepared once; its base directory.
 static OTHERS: OnceLock<PathBuf> = OnceLock::new();
 
@@ -417,15 +424,24 @@ fn two_clients_merge_counts_add_up_and_histograms_merge() {
         )
         .await;
         let (a, b) = (t.file("a.json"), t.file("b.json"));
+        // Started together, so merge finds their windows aligned.
+        let at = start_at(5);
         let client = |out: std::path::PathBuf| {
-            let (url, base) = (url.clone(), base.clone());
+            let (url, base, at) = (url.clone(), base.clone(), at.clone());
             tokio::spawn(async move {
                 run_json(
                     &url,
                     &base,
                     db,
                     &out,
-                    &["--workload", "oltp_read_only", "--time", "2"],
+                    &[
+                        "--workload",
+                        "oltp_read_only",
+                        "--time",
+                        "2",
+                        "--start-at",
+                        &at,
+                    ],
                 )
                 .await
             })
@@ -537,4 +553,132 @@ fn warmup_is_excluded_and_interval_lines_go_to_stderr() {
         (2.0..5.0).contains(&time),
         "measured window excludes the warm-up: {time}"
     );
+}
+
+#[test]
+fn server_cpu_is_measured_beside_client_cpu() {
+    let t = shared_server();
+    let (url, base, db, out) = others(&t);
+    let pid = t.shared.server().pid().to_string();
+    let flags = ["--workload", "oltp_point_select", "--time", "1"];
+    runtime().block_on(async {
+        let v = run_json(
+            &url,
+            &base,
+            db,
+            &out,
+            &[&flags[..], &["--server-pid", &pid]].concat(),
+        )
+        .await;
+        let r = &v["runs"][0];
+        let f = |k: &str| r[k].as_f64().unwrap_or_else(|| panic!("{k}: {r}"));
+        // Every point select runs on the server: its CPU per query is above 0.
+        assert!(f("server_cpu_s") > 0.0, "{r}");
+        assert!(f("server_cpu_us_per_query") > 0.0, "{r}");
+        let sum = f("client_cpu_us_per_query") + f("server_cpu_us_per_query");
+        assert!(
+            (f("total_cpu_us_per_query") - sum).abs() < 1e-6 * sum,
+            "{r}"
+        );
+        assert!(r["server_cpu_unavailable"].is_null(), "{r}");
+        // Both server CPU metrics are in the summary.
+        assert!(v["summary"][0]["server_cpu_us_per_query"]["median"].as_f64() > Some(0.0));
+    });
+    // A --mysql-url without --server-pid: not measured, and the CSV says why.
+    let mut args = common::args("run", &url, &base, db, &flags);
+    args.extend(common::strings(&["--output", "csv"]));
+    let output = oltp_bin(&base, &args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut csv = csv::Reader::from_reader(&output.stdout[..]);
+    let header = csv.headers().expect("csv header").clone();
+    let row = csv.records().next().expect("csv row").expect("csv row");
+    let col = |name: &str| {
+        let i = header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        row[i].to_string()
+    };
+    assert_eq!(col("server_cpu_us_per_query"), "");
+    assert_eq!(
+        col("server_cpu_unavailable"),
+        "server pid unknown: pass --server-pid PID"
+    );
+    assert!(
+        col("client_cpu_us_per_query")
+            .parse::<f64>()
+            .expect("client")
+            > 0.0
+    );
+}
+
+#[test]
+fn clients_started_together_merge_and_a_late_one_is_refused() {
+    let t = shared_server();
+    let (url, base, db, _) = others(&t);
+    let (a, b, c) = (t.file("a.json"), t.file("b.json"), t.file("c.json"));
+    let run = |out: &Path, extra: &[&str]| {
+        let mut args = common::args(
+            "run",
+            &url,
+            &base,
+            db,
+            &[
+                "--workload",
+                "oltp_point_select",
+                "--time",
+                "2",
+                "--no-progress",
+            ],
+        );
+        args.extend(strings(&["--output", "json", "--json-out", utf8(out)]));
+        args.extend(strings(extra));
+        Command::new(env!("CARGO_BIN_EXE_oltp"))
+            .args(args)
+            .env("ENCBENCH_HOME", &base)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start oltp")
+    };
+    let wait = |child: std::process::Child| {
+        let out = child.wait_with_output().expect("wait for oltp");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    // Two clients, separate processes, one --start-at.
+    let at = start_at(5);
+    let (pa, pb) = (run(&a, &["--start-at", &at]), run(&b, &["--start-at", &at]));
+    wait(pa);
+    wait(pb);
+    let window = |f: &Path| read_json(f)["runs"][0]["measured_window"].clone();
+    for f in [&a, &b] {
+        // The window starts at --start-at (no warm-up), give or take the
+        // scheduler: its first 19 characters are the same second or later.
+        let start = window(f)["start"].as_str().expect("start").to_string();
+        assert!(start.as_str() >= &at[..19], "{start} vs {at}");
+    }
+    let merged = runtime().block_on(cli(&strings(&[
+        "merge",
+        utf8(&a),
+        utf8(&b),
+        "--output",
+        "json",
+    ])));
+    assert_eq!(merged, Ok(true));
+    // A third client, started after the others ended: its window misses theirs.
+    wait(run(&c, &[]));
+    let e = runtime()
+        .block_on(cli(&strings(&["merge", utf8(&a), utf8(&c)])))
+        .expect_err("windows that do not overlap");
+    assert!(e.contains("overlap by 0.0% (at least 90% needed)"), "{e}");
+    assert!(e.contains(utf8(&a)) && e.contains(utf8(&c)), "{e}");
+    assert!(e.contains("--start-at"), "{e}");
 }

@@ -5,7 +5,8 @@ use clap::ValueEnum as _;
 
 use crate::cli::{Cli, Command};
 use crate::config::{RunConfig, data_set, parse_encrypts};
-use crate::server::{Lease, Profile};
+use crate::server::{Lease, Profile, private_server_of};
+use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
 
 use output::check_writable;
 
@@ -67,6 +68,9 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         Command::Run(a) => match run_cfg {
             Some(mut cfg) => {
                 cfg.url = server.url.clone();
+                if a.server_pid.is_none() {
+                    cfg.server_cpu = private_server_cpu(&server, data);
+                }
                 run::run(a, &cfg).await
             }
             None => Ok(true),
@@ -78,4 +82,19 @@ pub async fn execute(cli: Cli) -> Result<bool> {
     let complete = outcome?;
     stopped?;
     Ok(complete)
+}
+
+/// The server CPU source without `--server-pid`: the private server's
+/// process (held by `server`, or a `--mysql-url` of a private server of this
+/// base directory, from its pid file), else unavailable with the reason.
+fn private_server_cpu(server: &Lease, data: &crate::cli::DataArgs) -> ServerCpu {
+    let pid = server.server_pid().or_else(|| {
+        let url = data.mysql_url.as_deref()?;
+        private_server_of(url, &crate::config::base_dir(data))?.read_pid()
+    });
+    match pid.map(ServerProcess::open) {
+        Some(Ok(p)) => ServerCpu::Process(p),
+        Some(Err(e)) => ServerCpu::Unavailable(format!("the private server's process: {e}")),
+        None => ServerCpu::Unavailable(PID_UNKNOWN.to_string()),
+    }
 }

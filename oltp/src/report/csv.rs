@@ -4,7 +4,8 @@ use super::Report;
 
 impl Report {
     /// CSV: one row per run with its settings and figures (latencies in ms,
-    /// CPU in µs per query), a header first.
+    /// CPU in µs per query; a figure not measured is an empty field), a
+    /// header first.
     ///
     /// # Errors
     /// Writing failed.
@@ -42,6 +43,12 @@ impl Report {
             "complete",
             "control",
             "decrypt_errors",
+            "server_cpu_s",
+            "server_cpu_us_per_query",
+            "total_cpu_us_per_query",
+            "server_cpu_unavailable",
+            "measured_window_start",
+            "measured_window_end",
         ])?;
         for r in &self.runs {
             let l = &r.latency_ms;
@@ -81,9 +88,25 @@ impl Report {
                 r.complete.to_string(),
                 r.control.to_string(),
                 r.decrypt_errors.to_string(),
+                opt(r.server_cpu_s, 3),
+                opt(r.server_cpu_us_per_query, 1),
+                opt(r.total_cpu_us_per_query, 1),
+                r.server_cpu_unavailable.clone().unwrap_or_default(),
+                rfc3339(r.measured_window.start),
+                rfc3339(r.measured_window.end),
             ])?;
         }
         let bytes = w.into_inner().map_err(|e| e.into_error())?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
+}
+
+/// `x` with `decimals`, empty when not measured.
+fn opt(x: Option<f64>, decimals: usize) -> String {
+    x.map_or_else(String::new, |x| format!("{x:.decimals$}"))
+}
+
+/// `t` as RFC 3339 UTC (empty for a time outside 1970..=9999).
+fn rfc3339(t: std::time::SystemTime) -> String {
+    encbench_common::header::rfc3339(t).unwrap_or_default()
 }

@@ -9,9 +9,12 @@ use super::model::RunResult;
 /// The version of the JSON report's layout, its top-level `schema_version`.
 /// 1: before the field existed; 2: `schema_version` added (the run objects
 /// are those of 1); 3: the header every encbench result has (`tool` an
-/// object, `started_at`, `ended_at`, `machine`). Raise it when a field a
-/// reader relies on changes.
-pub const SCHEMA_VERSION: u32 = 3;
+/// object, `started_at`, `ended_at`, `machine`); 4: each run's
+/// `measured_window` (which `oltp merge` requires to overlap) and server CPU
+/// (`server_cpu_s`, `server_cpu_us_per_query`, `total_cpu_us_per_query`,
+/// `server_cpu_unavailable`). Raise it when a field a reader relies on
+/// changes.
+pub const SCHEMA_VERSION: u32 = 4;
 
 impl Report {
     /// JSON (pretty-printed).
@@ -191,6 +194,12 @@ mod tests {
             "control",
             // Added with --on-decrypt-error (values that failed authentication).
             "decrypt_errors",
+            // Schema 4: the measured window and the server's CPU.
+            "measured_window",
+            "server_cpu_s",
+            "server_cpu_us_per_query",
+            "total_cpu_us_per_query",
+            "server_cpu_unavailable",
         ];
         old.sort_unstable();
         assert_eq!(keys(run), old);
@@ -216,6 +225,10 @@ mod tests {
         assert_eq!(run["tls"]["cipher"], "TLS_AES_256_GCM_SHA384");
         assert_eq!(keys(&run["tls"]), ["cipher", "version"]);
         assert!(v["runs"][1]["tls"].is_null());
+        assert_eq!(keys(&run["measured_window"]), ["end", "start"]);
+        // The fixture: 1.5 s of server CPU over 2 threads x 10 events x 3 queries.
+        assert_eq!(run["server_cpu_us_per_query"], 25000.0);
+        assert!(run["server_cpu_unavailable"].is_null());
     }
 
     #[test]

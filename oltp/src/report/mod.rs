@@ -9,6 +9,8 @@
 //! - One file per format, each over [`Report`]: [`text`] (sysbench's layout),
 //!   [`json`] (written by `--json-out`, read back by `oltp merge`), [`csv`],
 //!   [`markdown`], [`svg`] (the chart).
+//! - [`window`]: a run's measured window in wall-clock time, and how much
+//!   several clients' windows overlap (what `oltp merge` checks).
 //!
 //! Nothing here prints or reads the command line: the caller gets strings.
 
@@ -19,13 +21,14 @@ pub mod model;
 pub mod summary;
 pub mod svg;
 pub mod text;
+pub mod window;
 
 use encbench_common::ResultHeader;
 use serde::Serialize;
 
 pub use json::SCHEMA_VERSION;
 pub use model::{
-    Fairness, LatencyMs, Queries, RunResult, RunSettings, StatementLatency, TlsInfo,
+    Fairness, LatencyMs, Queries, RunResult, RunSettings, StatementLatency, TlsInfo, WindowCpu,
     WorkloadOptions, histogram_from_hex, histogram_to_hex,
 };
 pub use summary::{
@@ -33,6 +36,7 @@ pub use summary::{
     comparisons, metric, mode_label, noise_floors, summary,
 };
 pub use text::{comparisons_text, summary_text, thousands};
+pub use window::{MeasuredWindow, overlap_pct};
 
 /// Everything `oltp run` reports, as printed by `--output json` and written by
 /// `--json-out`; every exporter reads it.

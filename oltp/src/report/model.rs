@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::window::MeasuredWindow;
 use crate::measure::{Aggregate, StatementKind};
 
 /// TLS as the server reported it for the run's connections.
@@ -212,6 +213,22 @@ pub struct RunResult {
     pub client_cpu_s: f64,
     /// Client CPU per query, µs (steadier than QPS on a noisy machine).
     pub client_cpu_us_per_query: f64,
+    /// When the run measured (after its warm-up), wall-clock UTC: `oltp
+    /// merge` requires the windows of merged clients to overlap.
+    pub measured_window: MeasuredWindow,
+    /// CPU time of the server's processes during the measured window (user +
+    /// system, `/proc/PID/stat` of the server and its descendants), s;
+    /// `null` when the server's process cannot be read (see
+    /// `server_cpu_unavailable`).
+    pub server_cpu_s: Option<f64>,
+    /// Server CPU per query, µs; `null` as `server_cpu_s`.
+    pub server_cpu_us_per_query: Option<f64>,
+    /// Client + server CPU per query, µs: what one query costs in CPU on
+    /// both sides; `null` as `server_cpu_s`.
+    pub total_cpu_us_per_query: Option<f64>,
+    /// Why `server_cpu_s` is `null`, e.g. `server pid unknown: pass
+    /// --server-pid PID`; `null` when it is measured.
+    pub server_cpu_unavailable: Option<String>,
     /// False when the run stopped early (server lost, decryption failure, Ctrl-C).
     pub complete: bool,
     /// Why it stopped early, when it did.
@@ -279,17 +296,30 @@ impl LatencyMs {
     }
 }
 
+/// The CPU a run's measured window cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowCpu {
+    /// The `oltp` process (user + system, getrusage), s.
+    pub client_s: f64,
+    /// The server's processes (user + system, `/proc`), s, or why it is
+    /// not known.
+    pub server_s: Result<f64, String>,
+}
+
 impl RunResult {
-    /// Builds the result of a run with `settings` that lasted `time_s` seconds
-    /// of wall time and used `cpu_s` seconds of client CPU; `error` says why it
-    /// stopped early (`None`: complete). The round is 1 (the caller sets it).
+    /// Builds the result of a run with `settings` that measured over
+    /// `window` (its length is the run's time) and used `cpu`; `error` says
+    /// why it stopped early (`None`: complete). The round is 1 (the caller
+    /// sets it).
     pub fn from_aggregate(
         settings: RunSettings,
         agg: &Aggregate,
-        time_s: f64,
-        cpu_s: f64,
+        window: MeasuredWindow,
+        cpu: WindowCpu,
         error: Option<String>,
     ) -> RunResult {
+        let time_s = window.length().as_secs_f64();
+        let cpu_s = cpu.client_s;
         let latency_ms = LatencyMs::from_histogram(&agg.latency, 1e-6);
         let statements = StatementKind::ALL
             .iter()
@@ -310,7 +340,7 @@ impl RunResult {
             mean_stddev(agg.per_worker.iter().map(|(e, _)| *e as f64));
         let (exec_time_avg_s, exec_time_stddev_s) =
             mean_stddev(agg.per_worker.iter().map(|(_, t)| *t));
-        RunResult {
+        let mut r = RunResult {
             settings,
             round: 1,
             control: false,
@@ -337,13 +367,40 @@ impl RunResult {
                 exec_time_stddev_s,
             },
             client_cpu_s: cpu_s,
-            client_cpu_us_per_query: if total > 0 {
-                cpu_s * 1e6 / total as f64
-            } else {
-                0.0
-            },
+            client_cpu_us_per_query: 0.0,
+            measured_window: window,
+            server_cpu_s: None,
+            server_cpu_us_per_query: None,
+            total_cpu_us_per_query: None,
+            server_cpu_unavailable: None,
             complete: error.is_none(),
             error,
+        };
+        r.set_cpu(cpu_s, cpu.server_s);
+        r
+    }
+
+    /// Sets the CPU figures from `client_s` and `server_s` (seconds over
+    /// the window) and the run's query count: per query in µs, 0 (client)
+    /// or `null` (server, total) without queries.
+    pub fn set_cpu(&mut self, client_s: f64, server_s: Result<f64, String>) {
+        let total = self.queries.total;
+        let per_query = |s: f64| (total > 0).then(|| s * 1e6 / total as f64);
+        self.client_cpu_s = client_s;
+        self.client_cpu_us_per_query = per_query(client_s).unwrap_or(0.0);
+        match server_s {
+            Ok(s) => {
+                self.server_cpu_s = Some(s);
+                self.server_cpu_us_per_query = per_query(s);
+                self.total_cpu_us_per_query = per_query(client_s + s);
+                self.server_cpu_unavailable = None;
+            }
+            Err(why) => {
+                self.server_cpu_s = None;
+                self.server_cpu_us_per_query = None;
+                self.total_cpu_us_per_query = None;
+                self.server_cpu_unavailable = Some(why);
+            }
         }
     }
 }
@@ -422,7 +479,13 @@ pub(crate) mod fixtures {
             w.exec_time = Duration::from_secs(2);
             total.merge(&w);
         }
-        RunResult::from_aggregate(settings, &total, 2.0, 0.5, None)
+        let start = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_000_000);
+        let window = MeasuredWindow::new(start, Duration::from_secs(2));
+        let cpu = WindowCpu {
+            client_s: 0.5,
+            server_s: Ok(1.5),
+        };
+        RunResult::from_aggregate(settings, &total, window, cpu, None)
     }
 }
 

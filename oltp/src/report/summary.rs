@@ -136,6 +136,11 @@ pub struct SummaryRow {
     pub p95_ms: Spread,
     /// Client CPU per query, µs.
     pub cpu_us_per_query: Spread,
+    /// Server CPU per query, µs, over the runs that measured it; `null`
+    /// when none did (see the runs' `server_cpu_unavailable`).
+    pub server_cpu_us_per_query: Option<Spread>,
+    /// Client + server CPU per query, µs; `null` as `server_cpu_us_per_query`.
+    pub total_cpu_us_per_query: Option<Spread>,
 }
 
 /// The label of a mode: the encryption choice (with its columns unless they
@@ -176,6 +181,10 @@ pub fn summary(runs: &[RunResult]) -> Vec<SummaryRow> {
                 .collect();
             let spread =
                 |f: &dyn Fn(&RunResult) -> f64| Spread::of(group.iter().map(|r| f(r)).collect());
+            let some = |f: &dyn Fn(&RunResult) -> Option<f64>| {
+                let xs: Vec<f64> = group.iter().filter_map(|r| f(r)).collect();
+                (!xs.is_empty()).then(|| Spread::of(xs))
+            };
             SummaryRow {
                 mode: k.mode(),
                 runs: group.len(),
@@ -184,6 +193,8 @@ pub fn summary(runs: &[RunResult]) -> Vec<SummaryRow> {
                 rt_ms: spread(&|r| r.latency_ms.avg),
                 p95_ms: spread(&|r| r.latency_ms.p95),
                 cpu_us_per_query: spread(&|r| r.client_cpu_us_per_query),
+                server_cpu_us_per_query: some(&|r| r.server_cpu_us_per_query),
+                total_cpu_us_per_query: some(&|r| r.total_cpu_us_per_query),
                 workload: k.workload,
                 threads: k.threads,
                 encrypt: k.encrypt,
@@ -272,47 +283,62 @@ pub fn comparison(runs: &[RunResult]) -> Vec<ComparisonRow> {
 #[derive(Clone, Copy, Debug)]
 pub struct Metric {
     /// Its name in the JSON (`qps`, `tps`, `rt_ms`, `p95_ms`,
-    /// `client_cpu_us_per_query`).
+    /// `client_cpu_us_per_query`, `server_cpu_us_per_query`,
+    /// `total_cpu_us_per_query`).
     pub name: &'static str,
     /// Its label in the text and Markdown tables, with the unit.
     pub label: &'static str,
     /// Which direction is the good one (for the verdict in words).
     pub better: Better,
-    /// The figure of a run.
-    pub of: fn(&RunResult) -> f64,
+    /// The figure of a run; `None` when the run did not measure it (server
+    /// CPU of a server whose process was not readable): that round is left
+    /// out of the pairs.
+    pub of: fn(&RunResult) -> Option<f64>,
 }
 
 /// The metrics compared, in the order of the tables.
-pub const METRICS: [Metric; 5] = [
+pub const METRICS: [Metric; 7] = [
     Metric {
         name: "qps",
         label: "QPS",
         better: Better::Higher,
-        of: |r| r.qps,
+        of: |r| Some(r.qps),
     },
     Metric {
         name: "tps",
         label: "TPS",
         better: Better::Higher,
-        of: |r| r.tps,
+        of: |r| Some(r.tps),
     },
     Metric {
         name: "rt_ms",
         label: "RT avg (ms)",
         better: Better::LowerLatency,
-        of: |r| r.latency_ms.avg,
+        of: |r| Some(r.latency_ms.avg),
     },
     Metric {
         name: "p95_ms",
         label: "p95 (ms)",
         better: Better::LowerLatency,
-        of: |r| r.latency_ms.p95,
+        of: |r| Some(r.latency_ms.p95),
     },
     Metric {
         name: "client_cpu_us_per_query",
         label: "client CPU us/query",
         better: Better::LowerCost,
-        of: |r| r.client_cpu_us_per_query,
+        of: |r| Some(r.client_cpu_us_per_query),
+    },
+    Metric {
+        name: "server_cpu_us_per_query",
+        label: "server CPU us/query",
+        better: Better::LowerCost,
+        of: |r| r.server_cpu_us_per_query,
+    },
+    Metric {
+        name: "total_cpu_us_per_query",
+        label: "total CPU us/query",
+        better: Better::LowerCost,
+        of: |r| r.total_cpu_us_per_query,
     },
 ];
 
@@ -343,13 +369,13 @@ fn is_baseline(k: &RunKey) -> bool {
     k.encrypt == "none" && !k.tls
 }
 
-/// (A_r, B_r) of `metric` for every round both complete runs have.
+/// (A_r, B_r) of `metric` for every round both complete runs have and
+/// both measured the metric in.
 fn paired(a: &[&RunResult], b: &[&RunResult], metric: &Metric) -> Vec<(f64, f64)> {
     a.iter()
         .filter_map(|x| {
-            b.iter()
-                .find(|y| y.round == x.round)
-                .map(|y| ((metric.of)(x), (metric.of)(y)))
+            let y = b.iter().find(|y| y.round == x.round)?;
+            (metric.of)(x).zip((metric.of)(y))
         })
         .collect()
 }

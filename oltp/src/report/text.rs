@@ -170,6 +170,23 @@ impl RunResult {
             "Client CPU: {:.3} s ({:.1} us per query)",
             self.client_cpu_s, self.client_cpu_us_per_query
         );
+        match (self.server_cpu_s, &self.server_cpu_unavailable) {
+            (Some(server), _) => {
+                let _ = writeln!(
+                    s,
+                    "Server CPU: {server:.3} s ({} us per query); total {} us per query",
+                    one_decimal(self.server_cpu_us_per_query),
+                    one_decimal(self.total_cpu_us_per_query)
+                );
+            }
+            (None, why) => {
+                let _ = writeln!(
+                    s,
+                    "Server CPU: not measured ({})",
+                    why.as_deref().unwrap_or("no reason recorded")
+                );
+            }
+        }
         if let Some(e) = &self.error {
             let _ = writeln!(s, "INCOMPLETE RUN: {e}");
         }
@@ -310,13 +327,13 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
     }
     let _ = writeln!(
         s,
-        "| Workload | Threads | Mode | Runs | QPS median (min-max) | TPS median | RT avg ms median (min-max) | p95 ms median | Client CPU us/query median (min-max) |"
+        "| Workload | Threads | Mode | Runs | QPS median (min-max) | TPS median | RT avg ms median (min-max) | p95 ms median | Client CPU us/query median (min-max) | Server CPU us/query median | Total CPU us/query median |"
     );
-    let _ = writeln!(s, "|---|---:|---|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in rows {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} ({}-{}) | {:.2} | {:.2} ({:.2}-{:.2}) | {:.2} | {:.1} ({:.1}-{:.1}) |",
+            "| {} | {} | {} | {} | {} ({}-{}) | {:.2} | {:.2} ({:.2}-{:.2}) | {:.2} | {:.1} ({:.1}-{:.1}) | {} | {} |",
             r.workload,
             r.threads,
             r.mode,
@@ -331,10 +348,17 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
             r.p95_ms.median,
             r.cpu_us_per_query.median,
             r.cpu_us_per_query.min,
-            r.cpu_us_per_query.max
+            r.cpu_us_per_query.max,
+            one_decimal(r.server_cpu_us_per_query.map(|x| x.median)),
+            one_decimal(r.total_cpu_us_per_query.map(|x| x.median))
         );
     }
     s
+}
+
+/// `x` with one decimal, `n/a` for a figure not measured.
+fn one_decimal(x: Option<f64>) -> String {
+    x.map_or_else(|| "n/a".to_string(), |x| format!("{x:.1}"))
 }
 
 /// `12345.678` as `12,345.68`, as in the seed report.

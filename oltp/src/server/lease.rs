@@ -80,6 +80,11 @@ impl Lease {
         })
     }
 
+    /// The private server's `mariadbd` pid; `None` for a `--mysql-url` server.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.held.as_ref().map(|(server, _)| server.pid())
+    }
+
     /// Leaves the private server running if another `oltp` command uses it or
     /// `oltp server start` keeps it; stops it otherwise.
     ///
