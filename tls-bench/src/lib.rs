@@ -8,6 +8,7 @@
 pub mod bulk;
 pub mod chart;
 pub mod cli;
+pub mod comparison;
 pub mod config;
 pub mod counting;
 pub mod error;
@@ -20,6 +21,7 @@ pub mod net;
 pub mod pki;
 pub mod record;
 pub mod report;
+pub mod rounds;
 pub mod run;
 pub mod tls;
 

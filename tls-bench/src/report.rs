@@ -5,14 +5,17 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use encbench_common::ResultHeader;
+use encbench_common::compare;
 use serde::Serialize;
 
 use crate::bulk::BulkRow;
+use crate::comparison::{TlsComparison, better};
 use crate::config::Transport;
 use crate::footprint::FootprintRow;
 use crate::handshake::HandshakeRow;
 use crate::latency::LatencyRow;
 use crate::record::RecordRow;
+use crate::rounds::Spread;
 
 /// Where and with what a run was made.
 #[derive(Clone, Debug, Serialize)]
@@ -50,6 +53,9 @@ pub struct Report {
     pub bulk: Vec<BulkRow>,
     /// Footprint rows.
     pub footprint: Vec<FootprintRow>,
+    /// Every variant against its baseline over the paired rounds, per
+    /// metric and grid point ([`crate::comparison`]).
+    pub comparisons: Vec<TlsComparison>,
     /// Combinations not run, with the reason.
     pub skipped: Vec<String>,
 }
@@ -75,6 +81,11 @@ fn f1(v: f64) -> String {
 }
 fn pct(v: f64) -> String {
     format!("{v:+.1}%")
+}
+
+/// `median (min..max)` of per-round figures.
+fn spread(rounds: &[f64], decimals: usize) -> String {
+    Spread::of(rounds).map_or("-".into(), |s| s.text(decimals))
 }
 
 fn h(cols: &[&str]) -> Vec<String> {
@@ -107,7 +118,7 @@ impl Report {
                 "Handshakes: connect + handshake + 1-byte greeting (socket) or handshake alone (memory); client and server on one thread",
                 &[
                     "transport", "harness", "version", "cert", "suite", "resumption",
-                    "handshakes/s", "cpu handshakes/s", "client us", "server us", "p50 us", "p99 us",
+                    "handshakes/s", "cpu handshakes/s (round min..max)", "client us", "server us", "p50 us", "p99 us",
                 ],
                 &self.handshake,
                 |r| {
@@ -119,7 +130,7 @@ impl Report {
                         r.suite.clone(),
                         r.resumption.to_string(),
                         f0(r.handshakes_per_sec),
-                        f0(r.cpu_handshakes_per_sec),
+                        spread(&r.cpu_handshakes_per_sec_rounds, 0),
                         f1(r.client_cpu_us),
                         f1(r.server_cpu_us),
                         f1(r.latency_us.p50),
@@ -132,7 +143,7 @@ impl Report {
                 out.push(Table {
                     section: "handshake",
                     title: "Harness overhead: the TLS handshake alone over sockets vs in memory, handshakes/s from time in each side's code (rustls-bench's method; target: within 20%)".into(),
-                    headers: h(&["transport", "version", "cert", "suite", "resumption", "socket hs/s", "memory hs/s", "socket vs memory", "socket user us", "socket kernel us", "memory us", "socket with connect+greeting hs/s"]),
+                    headers: h(&["transport", "version", "cert", "suite", "resumption", "socket hs/s", "memory hs/s", "socket vs memory (paired rounds)", "socket user us", "socket kernel us", "memory us", "socket with connect+greeting hs/s"]),
                     rows: cmp,
                 });
             }
@@ -180,8 +191,8 @@ impl Report {
                     "connections",
                     "requests/s",
                     "avg us",
-                    "p95 us",
-                    "avg vs plain",
+                    "p50 us (round min..max)",
+                    "p95 us (round min..max)",
                     "rounds",
                     "round avg range us",
                 ],
@@ -193,9 +204,8 @@ impl Report {
                         r.connections.to_string(),
                         f0(r.requests_per_sec),
                         f1(r.avg_us),
-                        f1(r.p95_us),
-                        self.plain_latency(r.connections)
-                            .map_or("-".into(), |p| pct(100.0 * (r.avg_us - p) / p)),
+                        spread(&r.p50_us_rounds, 1),
+                        spread(&r.p95_us_rounds, 1),
                         r.rounds.to_string(),
                         format!("{:.1}..{:.1}", r.avg_range_us.0, r.avg_range_us.1),
                     ]
@@ -207,7 +217,14 @@ impl Report {
             out.push(table(
                 "bulk",
                 "Bulk throughput, one connection",
-                &["transport", "version", "suite", "MiB sent", "MB/s"],
+                &[
+                    "transport",
+                    "version",
+                    "suite",
+                    "MiB per round",
+                    "rounds",
+                    "MB/s (round min..max)",
+                ],
                 &self.bulk,
                 |r| {
                     vec![
@@ -215,7 +232,8 @@ impl Report {
                         r.tls_version.into(),
                         r.suite.clone(),
                         (r.bytes / (1024 * 1024)).to_string(),
-                        f0(r.mb_per_sec),
+                        r.rounds.to_string(),
+                        spread(&r.mb_per_sec_rounds, 0),
                     ]
                 },
             ));
@@ -237,14 +255,68 @@ impl Report {
                 },
             ));
         }
+        if !self.comparisons.is_empty() {
+            out.push(self.comparison_table());
+        }
         out
     }
 
-    fn plain_latency(&self, connections: u32) -> Option<f64> {
-        self.latency
+    /// True when every comparison has a single round: no % is printed then.
+    fn one_round(&self) -> bool {
+        self.comparisons.iter().all(|c| c.comparison.rounds < 2)
+    }
+
+    /// Every comparison as a table: the medians of baseline and variant, the
+    /// median change with its interval and the verdict in words; with one
+    /// round the figures only.
+    pub fn comparison_table(&self) -> Table {
+        let one = self.one_round();
+        let mut headers = h(&[
+            "section",
+            "point",
+            "metric",
+            "baseline",
+            "variant",
+            "rounds",
+            "baseline median",
+            "variant median",
+        ]);
+        if !one {
+            headers.extend(h(&["change (interval)", "verdict"]));
+        }
+        let rows = self
+            .comparisons
             .iter()
-            .find(|r| r.transport == Transport::Plain && r.connections == connections)
-            .map(|r| r.avg_us)
+            .map(|t| {
+                let c = &t.comparison;
+                let d = if c.metric.ends_with("_us") { 1 } else { 0 };
+                let mut row = vec![
+                    t.section.to_string(),
+                    t.point.clone(),
+                    c.metric.clone(),
+                    c.baseline.clone(),
+                    c.variant.clone(),
+                    c.rounds.to_string(),
+                    format!("{:.d$}", c.baseline_median),
+                    format!("{:.d$}", c.variant_median),
+                ];
+                if !one {
+                    row.push(c.change_text());
+                    row.push(compare::describe(c.verdict, better(&c.metric)).to_string());
+                }
+                row
+            })
+            .collect();
+        Table {
+            section: "comparison",
+            title: if one {
+                "Comparisons with the baseline: 1 round: run --repeat 5 for a comparison".into()
+            } else {
+                "Comparisons with the baseline: median of the paired round ratios, interval from their order statistics (exact sign test) at the confidence shown".into()
+            },
+            headers,
+            rows,
+        }
     }
 
     fn harness_comparison(&self) -> Vec<Vec<String>> {
@@ -263,12 +335,17 @@ impl Report {
                     m.cert.into(),
                     m.suite.clone(),
                     m.resumption.to_string(),
-                    f0(s.handshake_only_per_sec),
-                    f0(m.handshake_only_per_sec),
-                    pct(
-                        100.0 * (s.handshake_only_per_sec - m.handshake_only_per_sec)
-                            / m.handshake_only_per_sec,
-                    ),
+                    spread(&s.handshake_only_per_sec_rounds, 0),
+                    spread(&m.handshake_only_per_sec_rounds, 0),
+                    self.comparisons
+                        .iter()
+                        .find(|c| {
+                            c.comparison.metric == "handshake_only_per_sec"
+                                && c.comparison.variant == format!("{} socket", s.transport)
+                                && c.point
+                                    == format!("{} {} {}", s.tls_version, s.cert, s.resumption)
+                        })
+                        .map_or("-".into(), |c| c.comparison.change_text()),
                     f1(s.user_us),
                     f1(s.system_us),
                     f1(m.user_us),
@@ -298,26 +375,41 @@ impl Report {
                 .or_default()
                 .insert(name, r.avg_us);
         }
+        // The change over plain TCP only from paired rounds, never from one.
+        let with_change = !self.one_round();
         let mut headers = vec!["connections".to_string()];
         for (name, t) in &series {
             headers.push(format!("{name} avg ms"));
-            if t.is_tls() {
-                headers.push("vs plain".into());
+            if t.is_tls() && with_change {
+                headers.push("vs plain (interval)".into());
             }
         }
+        let change = |c: u32, name: &str| {
+            self.comparisons
+                .iter()
+                .find(|t| {
+                    t.connections == Some(c)
+                        && t.comparison.metric == "rtt_avg_us"
+                        && t.comparison.variant == name
+                })
+                .and_then(|t| {
+                    let c = &t.comparison;
+                    Some(format!(
+                        "{:+.1}% ({:+.1}..{:+.1})",
+                        c.median_change_pct, c.ci95_low_pct?, c.ci95_high_pct?
+                    ))
+                })
+                .unwrap_or_else(|| "-".into())
+        };
         let rows = points
             .iter()
             .map(|(c, by)| {
-                let plain = by.get("plain").copied();
                 let mut row = vec![c.to_string()];
                 for (name, t) in &series {
                     let v = by.get(name).copied();
                     row.push(v.map_or("-".into(), |v| format!("{:.3}", v / 1e3)));
-                    if t.is_tls() {
-                        row.push(match (v, plain) {
-                            (Some(v), Some(p)) => pct(100.0 * (v - p) / p),
-                            _ => "-".into(),
-                        });
+                    if t.is_tls() && with_change {
+                        row.push(change(*c, name));
                     }
                 }
                 row

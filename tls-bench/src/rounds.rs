@@ -1,0 +1,103 @@
+//! Interleaved rounds (`--repeat`): the order the variants of a section run in
+//! each round, and the median, min and max of one figure over the rounds.
+//!
+//! Every measuring section (handshake, latency, bulk) runs each of its
+//! variants (plain TCP and every TLS transport, version, suite...) once per
+//! round, in an order rotated by one per round (A B C, B C A, C A B, as oltp's
+//! `--repeat` does), so a change in background load hits every variant
+//! alike, and round r of the baseline pairs with round r of each variant in
+//! [`crate::comparison`].
+
+use serde::Serialize;
+
+/// The order in which the `variants` of a section run in round `round`
+/// (0-based): `0, 1, .., n-1` rotated left by `round % n`.
+pub fn order(variants: usize, round: usize) -> Vec<usize> {
+    (0..variants).map(|k| (k + round) % variants).collect()
+}
+
+/// Median, smallest and largest of one figure over the rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Spread {
+    /// Median (the mean of the two middle values for an even count).
+    pub median: f64,
+    /// Smallest.
+    pub min: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+impl Spread {
+    /// The spread of `xs`; `None` when empty.
+    pub fn of(xs: &[f64]) -> Option<Spread> {
+        let mut xs = xs.to_vec();
+        xs.sort_by(f64::total_cmp);
+        let n = xs.len();
+        let (&min, &max) = (xs.first()?, xs.last()?);
+        let median = if n % 2 == 1 {
+            xs[n / 2]
+        } else {
+            (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+        };
+        Some(Spread { median, min, max })
+    }
+
+    /// `median (min..max)` with `decimals` decimals, or the figure alone for one round.
+    pub fn text(&self, decimals: usize) -> String {
+        if self.min == self.max {
+            format!("{:.decimals$}", self.median)
+        } else {
+            format!(
+                "{:.d$} ({:.d$}..{:.d$})",
+                self.median,
+                self.min,
+                self.max,
+                d = decimals
+            )
+        }
+    }
+}
+
+/// The index of the round whose `key` is the median (the upper middle one
+/// for an even count): the round whose other figures a row reports.
+/// `None` for no rounds.
+pub fn median_index<R>(rounds: &[R], key: impl Fn(&R) -> f64) -> Option<usize> {
+    let mut idx: Vec<usize> = (0..rounds.len()).collect();
+    idx.sort_by(|&a, &b| key(&rounds[a]).total_cmp(&key(&rounds[b])));
+    idx.get(rounds.len() / 2).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_round_rotates_the_order_by_one() {
+        assert_eq!(order(3, 0), [0, 1, 2]);
+        assert_eq!(order(3, 1), [1, 2, 0]);
+        assert_eq!(order(3, 2), [2, 0, 1]);
+        assert_eq!(order(3, 3), [0, 1, 2]);
+        assert_eq!(order(1, 4), [0]);
+        assert!(order(0, 2).is_empty());
+        // Over n rounds every variant runs once in every position.
+        for pos in 0..4 {
+            let mut seen: Vec<usize> = (0..4).map(|r| order(4, r)[pos]).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, [0, 1, 2, 3]);
+        }
+    }
+
+    #[test]
+    fn spread_and_median_round() {
+        let s = Spread::of(&[3.0, 1.0, 2.0]).expect("spread");
+        assert_eq!((s.median, s.min, s.max), (2.0, 1.0, 3.0));
+        assert_eq!(s.text(1), "2.0 (1.0..3.0)");
+        let s = Spread::of(&[4.0, 1.0]).expect("spread");
+        assert_eq!(s.median, 2.5);
+        assert_eq!(Spread::of(&[7.0]).expect("spread").text(0), "7");
+        assert_eq!(Spread::of(&[]), None);
+        assert_eq!(median_index(&[5.0, 1.0, 3.0], |x| *x), Some(2));
+        assert_eq!(median_index(&[4.0, 1.0], |x| *x), Some(0));
+        assert_eq!(median_index::<f64>(&[], |x| *x), None);
+    }
+}
