@@ -163,7 +163,11 @@ pub fn latency(rows: &[LatencyRow]) -> Vec<TlsComparison> {
                 &mut out,
                 (
                     "latency",
-                    format!("{} connections", v.connections),
+                    if v.connections == 1 {
+                        "1 connection".to_string()
+                    } else {
+                        format!("{} connections", v.connections)
+                    },
                     Some(v.connections),
                 ),
                 (metric, &bl, &vl),

@@ -212,6 +212,11 @@ impl Report {
                 },
             ));
             out.push(self.figure2());
+            if !self.one_round() {
+                for (metric, what) in [("rtt_p50_us", "median (p50)"), ("rtt_p95_us", "p95")] {
+                    out.push(self.latency_changes(metric, what));
+                }
+            }
         }
         if !self.bulk.is_empty() {
             out.push(table(
@@ -284,9 +289,12 @@ impl Report {
         if !one {
             headers.extend(h(&["change (interval)", "verdict"]));
         }
+        // Latency changes are in the tables by connection count above, the
+        // socket vs memory handshakes in the harness table; JSON has them all.
         let rows = self
             .comparisons
             .iter()
+            .filter(|t| t.section != "latency" && t.comparison.metric != "handshake_only_per_sec")
             .map(|t| {
                 let c = &t.comparison;
                 let d = if c.metric.ends_with("_us") { 1 } else { 0 };
@@ -356,6 +364,76 @@ impl Report {
         rows
     }
 
+    /// The change of round-trip `metric` (`rtt_p50_us`, `rtt_p95_us`) over
+    /// plain TCP, median and interval, per connection count (rows) and TLS
+    /// transport and version (columns).
+    fn latency_changes(&self, metric: &str, what: &str) -> Table {
+        let mut variants: Vec<&str> = Vec::new();
+        let mut points: Vec<u32> = Vec::new();
+        for t in self
+            .comparisons
+            .iter()
+            .filter(|t| t.comparison.metric == metric)
+        {
+            if !variants.contains(&t.comparison.variant.as_str()) {
+                variants.push(&t.comparison.variant);
+            }
+            if let Some(c) = t.connections.filter(|c| !points.contains(c)) {
+                points.push(c);
+            }
+        }
+        let mut headers = vec!["connections".to_string()];
+        headers.extend(variants.iter().map(|v| format!("{v} vs plain")));
+        let rows = points
+            .iter()
+            .map(|&c| {
+                let mut row = vec![c.to_string()];
+                for v in &variants {
+                    row.push(self.change_cell(c, metric, v));
+                }
+                row
+            })
+            .collect();
+        Table {
+            section: "latency",
+            title: format!(
+                "Round trip {what} vs plain TCP: median change of the paired rounds (interval at {} confidence)",
+                self.confidence()
+            ),
+            headers,
+            rows,
+        }
+    }
+
+    /// The confidence of the intervals, e.g. `93.75%` (every comparison of a
+    /// run has the same number of rounds).
+    fn confidence(&self) -> String {
+        self.comparisons
+            .iter()
+            .find_map(|t| t.comparison.confidence_pct)
+            .map_or("-".into(), compare::confidence_text)
+    }
+
+    /// `+25.0% (+22.4..+27.1)` for latency `metric` of `variant` at `c`
+    /// connections, `-` when there is no such comparison or one round.
+    fn change_cell(&self, c: u32, metric: &str, variant: &str) -> String {
+        self.comparisons
+            .iter()
+            .find(|t| {
+                t.connections == Some(c)
+                    && t.comparison.metric == metric
+                    && t.comparison.variant == variant
+            })
+            .and_then(|t| {
+                let c = &t.comparison;
+                Some(format!(
+                    "{:+.1}% ({:+.1}..{:+.1})",
+                    c.median_change_pct, c.ci95_low_pct?, c.ci95_high_pct?
+                ))
+            })
+            .unwrap_or_else(|| "-".into())
+    }
+
     /// The study's Figure 2 as a table: average round trip (ms) against
     /// concurrency, one column per transport, with the increase over plain TCP.
     pub fn figure2(&self) -> Table {
@@ -384,23 +462,6 @@ impl Report {
                 headers.push("vs plain (interval)".into());
             }
         }
-        let change = |c: u32, name: &str| {
-            self.comparisons
-                .iter()
-                .find(|t| {
-                    t.connections == Some(c)
-                        && t.comparison.metric == "rtt_avg_us"
-                        && t.comparison.variant == name
-                })
-                .and_then(|t| {
-                    let c = &t.comparison;
-                    Some(format!(
-                        "{:+.1}% ({:+.1}..{:+.1})",
-                        c.median_change_pct, c.ci95_low_pct?, c.ci95_high_pct?
-                    ))
-                })
-                .unwrap_or_else(|| "-".into())
-        };
         let rows = points
             .iter()
             .map(|(c, by)| {
@@ -409,7 +470,7 @@ impl Report {
                     let v = by.get(name).copied();
                     row.push(v.map_or("-".into(), |v| format!("{:.3}", v / 1e3)));
                     if t.is_tls() && with_change {
-                        row.push(change(*c, name));
+                        row.push(self.change_cell(*c, "rtt_avg_us", name));
                     }
                 }
                 row
@@ -417,7 +478,14 @@ impl Report {
             .collect();
         Table {
             section: "latency",
-            title: "Average round trip (ms) vs concurrent connections, with and without TLS (the study's Figure 2)".into(),
+            title: if with_change {
+                format!(
+                    "Average round trip (ms) vs concurrent connections, with and without TLS (the study's Figure 2); vs plain: median change of the paired rounds (interval at {} confidence)",
+                    self.confidence()
+                )
+            } else {
+                "Average round trip (ms) vs concurrent connections, with and without TLS (the study's Figure 2)".into()
+            },
             headers,
             rows,
         }
