@@ -47,6 +47,12 @@ pub struct Cli {
     /// and interval; one round prints no %) [default: 5, quick 3].
     #[arg(long, alias = "latency-rounds", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
     pub repeat: Option<usize>,
+    /// Run the baseline of each compared section twice per round (plain TCP
+    /// for latency and bulk, the first TLS transport for handshakes), half a
+    /// round apart, and report the A/A difference as the noise floor: an
+    /// effect whose interval overlaps it is "within noise floor".
+    #[arg(long)]
+    pub control: bool,
     /// Measured seconds per handshake configuration and round [default: 0.2, quick 0.1].
     #[arg(long)]
     pub handshake_secs: Option<f64>,
@@ -87,6 +93,9 @@ pub struct Cli {
     /// Write the report to this file (atomically) instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also write the report as JSON to this file (atomically), whatever `--output` is.
+    #[arg(long)]
+    pub json_out: Option<PathBuf>,
     /// Write latency.svg and handshakes.svg into this directory.
     #[arg(long)]
     pub svg_dir: Option<PathBuf>,
@@ -137,6 +146,7 @@ impl Cli {
             versions: config::parse_list("TLS version", &self.tls_versions)?,
             certs: config::parse_list("certificate type", &self.certs)?,
             repeat: self.repeat.unwrap_or(if quick { 3 } else { 5 }),
+            control: self.control,
             handshake_time: secs(
                 "handshake-secs",
                 self.handshake_secs.unwrap_or(if quick { 0.1 } else { 0.2 }),
@@ -176,6 +186,9 @@ pub async fn execute(cli: Cli) -> Result<()> {
     if let Some(path) = &cli.out {
         output::check_writable(path, "--out")?;
     }
+    if let Some(path) = &cli.json_out {
+        output::check_writable(path, "--json-out")?;
+    }
     if let Some(dir) = &cli.svg_dir {
         std::fs::create_dir_all(dir).map_err(|e| {
             Error::io(
@@ -185,7 +198,7 @@ pub async fn execute(cli: Cli) -> Result<()> {
         })?;
     }
     let report = run(&cfg).await?;
-    let text = report::render(&report, format)?;
+    let text = report::render(&report, format, cli.json_out.as_deref())?;
     if let Some(dir) = &cli.svg_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::io(format!("create {}", dir.display()), e))?;
@@ -195,6 +208,10 @@ pub async fn execute(cli: Cli) -> Result<()> {
         if !report.handshake.is_empty() {
             crate::chart::handshakes(&report, &dir.join("handshakes.svg"))?;
         }
+    }
+    if let Some(path) = &cli.json_out {
+        let json = report::render(&report, Format::Json, None)?;
+        output::write_atomically(path, json.as_bytes(), "--json-out")?;
     }
     match &cli.out {
         Some(path) => Ok(output::write_atomically(path, text.as_bytes(), "--out")?),

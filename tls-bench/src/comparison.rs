@@ -14,7 +14,16 @@
 //!   memory harness of the same transport (the harness overhead).
 //!
 //! Round r of a variant pairs with round r of its baseline: both ran in the
-//! same round of [`crate::rounds::order`].
+//! same round of [`crate::rounds::schedule`].
+//!
+//! With `--control` each baseline ran a second time per round (A', half a
+//! round after A); [`noise_floors`] compares A' with A
+//! ([`compare::noise_floor`]) per metric and point: the difference this
+//! machine shows now between two identical runs. A variant's effect whose
+//! interval overlaps the floor of its metric and point gets the verdict
+//! "within noise floor". Bulk has one baseline for every suite (plain TCP),
+//! so its floor (point `plain`) serves every suite; the socket vs memory
+//! harness comparison has no floor.
 
 use encbench_common::compare::{self, Better, Comparison};
 use serde::Serialize;
@@ -42,6 +51,19 @@ pub struct TlsComparison {
     pub comparison: Comparison,
 }
 
+/// The A' runs of `--control`: a second run per round of every baseline, in
+/// the rows of its section (their per-round figures pair with the baseline
+/// row's, round by round). Empty without `--control`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ControlRuns {
+    /// Second runs of the socket handshakes of the first TLS transport.
+    pub handshake: Vec<HandshakeRow>,
+    /// Second runs of plain TCP, per connection count.
+    pub latency: Vec<LatencyRow>,
+    /// Second run of plain TCP bulk.
+    pub bulk: Vec<BulkRow>,
+}
+
 /// Which direction of `metric` is the good one: rates higher, round trips lower.
 pub fn better(metric: &str) -> Better {
     if metric.starts_with("rtt_") {
@@ -55,13 +77,33 @@ fn paired(a: &[f64], b: &[f64]) -> Vec<(f64, f64)> {
     a.iter().copied().zip(b.iter().copied()).collect()
 }
 
+/// The floor of `metric` at `point` of `section` (bulk: any point, its one
+/// baseline serves every suite).
+fn floor<'a>(
+    floors: &'a [TlsComparison],
+    section: &str,
+    point: &str,
+    metric: &str,
+) -> Option<&'a Comparison> {
+    floors
+        .iter()
+        .find(|f| {
+            f.section == section
+                && f.comparison.metric == metric
+                && (section == "bulk" || f.point == point)
+        })
+        .map(|f| &f.comparison)
+}
+
 fn push(
     out: &mut Vec<TlsComparison>,
+    floors: &[TlsComparison],
     (section, point, connections): (&'static str, String, Option<u32>),
     (metric, baseline, variant): (&str, &str, &str),
     (a, b): (&[f64], &[f64]),
 ) {
-    if let Some(comparison) = compare::compare(metric, baseline, variant, &paired(a, b), None) {
+    let floor = floor(floors, section, &point, metric);
+    if let Some(comparison) = compare::compare(metric, baseline, variant, &paired(a, b), floor) {
         out.push(TlsComparison {
             section,
             point,
@@ -79,8 +121,107 @@ fn latency_label(r: &LatencyRow) -> String {
     }
 }
 
-/// The handshake comparisons of `rows` (see the module docs for baselines).
-pub fn handshakes(rows: &[HandshakeRow]) -> Vec<TlsComparison> {
+fn handshake_point(r: &HandshakeRow) -> String {
+    format!(
+        "{} {} {} {}",
+        r.harness, r.tls_version, r.cert, r.resumption
+    )
+}
+
+fn latency_point(connections: u32) -> String {
+    if connections == 1 {
+        "1 connection".to_string()
+    } else {
+        format!("{connections} connections")
+    }
+}
+
+/// A row's per-round figures of one metric.
+type RoundsOf = fn(&LatencyRow) -> &[f64];
+
+/// The latency metrics compared, with each row's per-round figures of it.
+const LATENCY_METRICS: [(&str, RoundsOf); 3] = [
+    ("rtt_avg_us", |r| &r.avg_us_rounds),
+    ("rtt_p50_us", |r| &r.p50_us_rounds),
+    ("rtt_p95_us", |r| &r.p95_us_rounds),
+];
+
+/// Pushes the A/A comparison of `metric` (A: `a`, A': `a2`) when there are
+/// at least 2 rounds: one round gives no floor.
+fn push_floor(
+    out: &mut Vec<TlsComparison>,
+    (section, point, connections): (&'static str, String, Option<u32>),
+    (metric, baseline): (&str, &str),
+    (a, a2): (&[f64], &[f64]),
+) {
+    if let Some(comparison) = compare::noise_floor(metric, baseline, &paired(a, a2)) {
+        if comparison.rounds >= 2 {
+            out.push(TlsComparison {
+                section,
+                point,
+                connections,
+                comparison,
+            });
+        }
+    }
+}
+
+/// The noise floors of `--control`: every baseline row of `base`
+/// (handshake, latency, bulk rows) with a second run in `control`, A' against
+/// A of the same round, per metric and point (see the module docs). Empty
+/// without `--control` or with one round.
+pub fn noise_floors(
+    (handshake, latency, bulk): (&[HandshakeRow], &[LatencyRow], &[BulkRow]),
+    control: &ControlRuns,
+) -> Vec<TlsComparison> {
+    let mut out = Vec::new();
+    for a2 in &control.handshake {
+        if let Some(a) = handshake
+            .iter()
+            .find(|a| a.transport == a2.transport && handshake_point(a) == handshake_point(a2))
+        {
+            push_floor(
+                &mut out,
+                ("handshake", handshake_point(a), None),
+                ("handshakes_per_cpu_sec", a.transport.name()),
+                (
+                    &a.cpu_handshakes_per_sec_rounds,
+                    &a2.cpu_handshakes_per_sec_rounds,
+                ),
+            );
+        }
+    }
+    for a2 in &control.latency {
+        if let Some(a) = latency
+            .iter()
+            .find(|a| a.transport == a2.transport && a.connections == a2.connections)
+        {
+            for (metric, rounds) in LATENCY_METRICS {
+                push_floor(
+                    &mut out,
+                    ("latency", latency_point(a.connections), Some(a.connections)),
+                    (metric, &latency_label(a)),
+                    (rounds(a), rounds(a2)),
+                );
+            }
+        }
+    }
+    for a2 in &control.bulk {
+        if let Some(a) = bulk.iter().find(|a| a.transport == a2.transport) {
+            push_floor(
+                &mut out,
+                ("bulk", a.transport.to_string(), None),
+                ("mb_per_sec", a.transport.name()),
+                (&a.mb_per_sec_rounds, &a2.mb_per_sec_rounds),
+            );
+        }
+    }
+    out
+}
+
+/// The handshake comparisons of `rows` (see the module docs for baselines),
+/// with the `floors` of [`noise_floors`].
+pub fn handshakes(rows: &[HandshakeRow], floors: &[TlsComparison]) -> Vec<TlsComparison> {
     let mut out = Vec::new();
     let first_tls = rows.iter().map(|r| r.transport).find(|t| t.is_tls());
     let same = |a: &HandshakeRow, b: &HandshakeRow| {
@@ -94,14 +235,8 @@ pub fn handshakes(rows: &[HandshakeRow]) -> Vec<TlsComparison> {
             {
                 push(
                     &mut out,
-                    (
-                        "handshake",
-                        format!(
-                            "{} {} {} {}",
-                            v.harness, v.tls_version, v.cert, v.resumption
-                        ),
-                        None,
-                    ),
+                    floors,
+                    ("handshake", handshake_point(v), None),
                     (
                         "handshakes_per_cpu_sec",
                         base.transport.name(),
@@ -122,6 +257,7 @@ pub fn handshakes(rows: &[HandshakeRow]) -> Vec<TlsComparison> {
         {
             push(
                 &mut out,
+                &[],
                 (
                     "handshake",
                     format!("{} {} {}", s.tls_version, s.cert, s.resumption),
@@ -143,8 +279,9 @@ pub fn handshakes(rows: &[HandshakeRow]) -> Vec<TlsComparison> {
 }
 
 /// The latency comparisons of `rows`: every TLS transport and version against
-/// plain TCP at the same connection count, for the average, p50 and p95.
-pub fn latency(rows: &[LatencyRow]) -> Vec<TlsComparison> {
+/// plain TCP at the same connection count, for the average, p50 and p95,
+/// with the `floors` of [`noise_floors`].
+pub fn latency(rows: &[LatencyRow], floors: &[TlsComparison]) -> Vec<TlsComparison> {
     let mut out = Vec::new();
     for v in rows.iter().filter(|r| r.transport.is_tls()) {
         let Some(base) = rows
@@ -154,32 +291,22 @@ pub fn latency(rows: &[LatencyRow]) -> Vec<TlsComparison> {
             continue;
         };
         let (bl, vl) = (latency_label(base), latency_label(v));
-        for (metric, a, b) in [
-            ("rtt_avg_us", &base.avg_us_rounds, &v.avg_us_rounds),
-            ("rtt_p50_us", &base.p50_us_rounds, &v.p50_us_rounds),
-            ("rtt_p95_us", &base.p95_us_rounds, &v.p95_us_rounds),
-        ] {
+        for (metric, rounds) in LATENCY_METRICS {
             push(
                 &mut out,
-                (
-                    "latency",
-                    if v.connections == 1 {
-                        "1 connection".to_string()
-                    } else {
-                        format!("{} connections", v.connections)
-                    },
-                    Some(v.connections),
-                ),
+                floors,
+                ("latency", latency_point(v.connections), Some(v.connections)),
                 (metric, &bl, &vl),
-                (a, b),
+                (rounds(base), rounds(v)),
             );
         }
     }
     out
 }
 
-/// The bulk comparisons of `rows`: every suite's MB/s against plain TCP.
-pub fn bulk(rows: &[BulkRow]) -> Vec<TlsComparison> {
+/// The bulk comparisons of `rows`: every suite's MB/s against plain TCP,
+/// with the `floors` of [`noise_floors`].
+pub fn bulk(rows: &[BulkRow], floors: &[TlsComparison]) -> Vec<TlsComparison> {
     let mut out = Vec::new();
     let Some(base) = rows.iter().find(|b| b.transport == Transport::Plain) else {
         return out;
@@ -187,6 +314,7 @@ pub fn bulk(rows: &[BulkRow]) -> Vec<TlsComparison> {
     for v in rows.iter().filter(|r| r.transport.is_tls()) {
         push(
             &mut out,
+            floors,
             ("bulk", v.suite.clone(), None),
             ("mb_per_sec", base.transport.name(), v.transport.name()),
             (&base.mb_per_sec_rounds, &v.mb_per_sec_rounds),

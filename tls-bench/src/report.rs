@@ -9,7 +9,7 @@ use encbench_common::compare;
 use serde::Serialize;
 
 use crate::bulk::BulkRow;
-use crate::comparison::{TlsComparison, better};
+use crate::comparison::{ControlRuns, TlsComparison, better};
 use crate::config::Transport;
 use crate::footprint::FootprintRow;
 use crate::handshake::HandshakeRow;
@@ -28,6 +28,11 @@ pub struct Environment {
     pub cpus: usize,
     /// True for `--quick`.
     pub quick: bool,
+    /// Rounds of the handshake, latency and bulk sections (`--repeat`).
+    pub repeat: usize,
+    /// True for `--control`: every baseline ran twice per round, the second
+    /// runs are in `control_runs` and their A/A comparisons in `noise_floor`.
+    pub control: bool,
 }
 
 /// The version of tls-bench's JSON layout (`schema_version`): raised when a
@@ -53,6 +58,13 @@ pub struct Report {
     pub bulk: Vec<BulkRow>,
     /// Footprint rows.
     pub footprint: Vec<FootprintRow>,
+    /// The second (A') runs of every baseline with `--control`, empty without.
+    pub control_runs: ControlRuns,
+    /// The A/A noise floor per metric and point: each baseline's A' runs
+    /// against its A runs of the same rounds, in the fields of
+    /// `comparisons` (variant `<baseline> (A/A control)`); empty without
+    /// `--control` or with 1 round.
+    pub noise_floor: Vec<TlsComparison>,
     /// Every variant against its baseline over the paired rounds, per
     /// metric and grid point ([`crate::comparison`]).
     pub comparisons: Vec<TlsComparison>,
@@ -81,6 +93,19 @@ fn f1(v: f64) -> String {
 }
 fn pct(v: f64) -> String {
     format!("{v:+.1}%")
+}
+
+/// `+25.0% (+22.4..+27.1)`: the median change and interval of `t`, `-` for
+/// none or one round.
+fn cell(t: Option<&TlsComparison>) -> String {
+    t.and_then(|t| {
+        let c = &t.comparison;
+        Some(format!(
+            "{:+.1}% ({:+.1}..{:+.1})",
+            c.median_change_pct, c.ci95_low_pct?, c.ci95_high_pct?
+        ))
+    })
+    .unwrap_or_else(|| "-".into())
 }
 
 /// `median (min..max)` of per-round figures.
@@ -291,11 +316,18 @@ impl Report {
         }
         // Latency changes are in the tables by connection count above, the
         // socket vs memory handshakes in the harness table; JSON has them all.
-        let rows = self
-            .comparisons
-            .iter()
-            .filter(|t| t.section != "latency" && t.comparison.metric != "handshake_only_per_sec")
-            .map(|t| {
+        // Each section's A/A noise floors first, then its comparisons.
+        let floors = self.noise_floor.iter().map(|t| (t, true));
+        let mut rows_of: Vec<(&TlsComparison, bool)> = floors
+            .chain(self.comparisons.iter().map(|t| (t, false)))
+            .filter(|(t, _)| {
+                t.section != "latency" && t.comparison.metric != "handshake_only_per_sec"
+            })
+            .collect();
+        rows_of.sort_by_key(|(t, _)| t.section != "handshake");
+        let rows = rows_of
+            .into_iter()
+            .map(|(t, floor)| {
                 let c = &t.comparison;
                 let d = if c.metric.ends_with("_us") { 1 } else { 0 };
                 let mut row = vec![
@@ -310,7 +342,11 @@ impl Report {
                 ];
                 if !one {
                     row.push(c.change_text());
-                    row.push(compare::describe(c.verdict, better(&c.metric)).to_string());
+                    row.push(if floor {
+                        "A/A noise floor".to_string()
+                    } else {
+                        compare::describe(c.verdict, better(&c.metric)).to_string()
+                    });
                 }
                 row
             })
@@ -384,12 +420,24 @@ impl Report {
         }
         let mut headers = vec!["connections".to_string()];
         headers.extend(variants.iter().map(|v| format!("{v} vs plain")));
+        let with_floor = self
+            .noise_floor
+            .iter()
+            .any(|f| f.comparison.metric == metric);
+        if with_floor {
+            headers.push("plain A/A (noise floor)".into());
+        }
         let rows = points
             .iter()
             .map(|&c| {
                 let mut row = vec![c.to_string()];
                 for v in &variants {
                     row.push(self.change_cell(c, metric, v));
+                }
+                if with_floor {
+                    row.push(cell(self.noise_floor.iter().find(|t| {
+                        t.connections == Some(c) && t.comparison.metric == metric
+                    })));
                 }
                 row
             })
@@ -424,14 +472,7 @@ impl Report {
                     && t.comparison.metric == metric
                     && t.comparison.variant == variant
             })
-            .and_then(|t| {
-                let c = &t.comparison;
-                Some(format!(
-                    "{:+.1}% ({:+.1}..{:+.1})",
-                    c.median_change_pct, c.ci95_low_pct?, c.ci95_high_pct?
-                ))
-            })
-            .unwrap_or_else(|| "-".into())
+            .map_or_else(|| "-".into(), |t| cell(Some(t)))
     }
 
     /// The study's Figure 2 as a table: average round trip (ms) against
@@ -522,13 +563,18 @@ impl std::str::FromStr for Format {
     }
 }
 
-/// Renders `report` in `format`.
+/// Renders `report` in `format`; `json_out` is where the JSON report also
+/// went (`--json-out`), named in the text summary.
 ///
 /// # Errors
 /// [`crate::Error::Protocol`] if serialisation fails (it does not for these types).
-pub fn render(report: &Report, format: Format) -> crate::Result<String> {
+pub fn render(
+    report: &Report,
+    format: Format,
+    json_out: Option<&std::path::Path>,
+) -> crate::Result<String> {
     match format {
-        Format::Text => Ok(text(report)),
+        Format::Text => Ok(text(report, json_out)),
         Format::Json => serde_json::to_string_pretty(report)
             .map(|s| s + "\n")
             .map_err(|e| crate::Error::Protocol(format!("JSON: {e}"))),
@@ -544,8 +590,9 @@ fn is_numeric(s: &str) -> bool {
         .is_ok()
 }
 
-/// Aligned text tables, numbers right-aligned.
-pub fn text(report: &Report) -> String {
+/// Aligned text tables, numbers right-aligned, then the one-screen
+/// [`crate::summary`] (`json_out`: where the JSON went).
+pub fn text(report: &Report, json_out: Option<&std::path::Path>) -> String {
     let mut out = String::new();
     for t in report.tables() {
         let mut widths: Vec<usize> = t.headers.iter().map(|h| h.chars().count()).collect();
@@ -590,6 +637,10 @@ pub fn text(report: &Report) -> String {
     for s in &report.skipped {
         let _ = writeln!(out, "skipped: {s}");
     }
+    if !report.skipped.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&crate::summary::summary(report, json_out));
     out
 }
 

@@ -16,6 +16,31 @@ pub fn order(variants: usize, round: usize) -> Vec<usize> {
     (0..variants).map(|k| (k + round) % variants).collect()
 }
 
+/// The order of round `round` (0-based) with `--control`: every variant
+/// once, as (index, false), and every index in `controls` (the section's
+/// baselines) a second time, as (index, true): the A' run of the A/A noise
+/// floor. A' sits half a round after its A (`n / 2` places later, wrapping
+/// around, as oltp's `--control`: A B A' C for three variants), and the
+/// whole round rotates left by one per round, so A and A' keep their
+/// distance while both visit every position. Without controls this is
+/// [`order`].
+pub fn schedule(variants: usize, controls: &[usize], round: usize) -> Vec<(usize, bool)> {
+    // Key of variant i: i; of A' of baseline a: half a round later, between
+    // two variants' keys so no two runs share a key.
+    let mut keyed: Vec<(usize, (usize, bool))> =
+        (0..variants).map(|i| (2 * i, (i, false))).collect();
+    for &a in controls.iter().filter(|&&a| a < variants) {
+        keyed.push((2 * ((a + variants / 2) % variants) + 1, (a, true)));
+    }
+    keyed.sort_by_key(|&(k, _)| k);
+    let mut slots: Vec<(usize, bool)> = keyed.into_iter().map(|(_, s)| s).collect();
+    if !slots.is_empty() {
+        let len = slots.len();
+        slots.rotate_left(round % len);
+    }
+    slots
+}
+
 /// Median, smallest and largest of one figure over the rounds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Spread {
@@ -85,6 +110,37 @@ mod tests {
             seen.sort_unstable();
             assert_eq!(seen, [0, 1, 2, 3]);
         }
+    }
+
+    #[test]
+    fn the_control_run_sits_half_a_round_after_its_baseline() {
+        let (a, b, c) = ((0, false), (1, false), (2, false));
+        // Three variants, baseline 0: A B A' C, as oltp's --control.
+        assert_eq!(schedule(3, &[0], 0), [a, b, (0, true), c]);
+        assert_eq!(schedule(3, &[0], 1), [b, (0, true), c, a]);
+        // A baseline that is not first: its A' still comes n/2 later, wrapping.
+        assert_eq!(schedule(3, &[2], 0), [a, (2, true), b, c]);
+        // Two baselines (handshakes: one per configuration of the first transport).
+        assert_eq!(
+            schedule(4, &[0, 1], 0),
+            [a, b, c, (0, true), (3, false), (1, true)]
+        );
+        // No controls: the plain rotation.
+        for r in 0..5 {
+            let plain: Vec<(usize, bool)> = order(4, r).into_iter().map(|i| (i, false)).collect();
+            assert_eq!(schedule(4, &[], r), plain);
+        }
+        // Every run once per round, A' exactly once per baseline.
+        for r in 0..6 {
+            let s = schedule(5, &[1, 3], r);
+            assert_eq!(s.len(), 7);
+            assert_eq!(s.iter().filter(|x| x.1).count(), 2);
+            for i in 0..5 {
+                assert_eq!(s.iter().filter(|x| **x == (i, false)).count(), 1);
+            }
+        }
+        // One variant with a control: A A'.
+        assert_eq!(schedule(1, &[0], 0), [a, (0, true)]);
     }
 
     #[test]

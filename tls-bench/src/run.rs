@@ -9,6 +9,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::bulk::BulkRow;
+use crate::comparison::ControlRuns;
 use crate::config::{CertType, Cipher, Resumption, Section, TlsVersion, Transport};
 use crate::error::{Error, Result};
 use crate::handshake::HandshakeRow;
@@ -17,7 +18,7 @@ use crate::latency::Exchange;
 use crate::pki::Pki;
 use crate::record::MESSAGES;
 use crate::report::{Environment, Report, SCHEMA_VERSION};
-use crate::rounds::order;
+use crate::rounds::schedule;
 use crate::tls::TlsParams;
 use crate::{bulk, comparison, footprint, latency, record};
 use encbench_common::{ResultHeader, tool_info};
@@ -36,6 +37,12 @@ pub struct RunConfig {
     /// Rounds (`--repeat`): every measuring section runs each of its variants
     /// once per round, in the order of [`crate::rounds::order`].
     pub repeat: usize,
+    /// `--control`: the baseline of each compared section (plain TCP for
+    /// latency and bulk, every socket configuration of the first TLS
+    /// transport for handshakes) runs a second time per round (A'), half a
+    /// round after its first run ([`crate::rounds::schedule`]), for the A/A
+    /// noise floor.
+    pub control: bool,
     /// Measured time per handshake configuration and round.
     pub handshake_time: Duration,
     /// Also run rustls handshakes in memory, for the harness comparison.
@@ -164,17 +171,32 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
     let mut total = 0u64;
     let hs_runs = handshake_runs(cfg, &hs);
     let rounds = cfg.repeat as u64;
+    // The baselines that run twice per round with --control.
+    let first_tls = cfg.transports.iter().copied().find(|t| t.is_tls());
+    let controls = |baseline: &dyn Fn(usize) -> bool, n: usize| -> Vec<usize> {
+        if cfg.control {
+            (0..n).filter(|&i| baseline(i)).collect()
+        } else {
+            Vec::new()
+        }
+    };
+    let hs_controls = controls(
+        &|i| !hs_runs[i].1 && Some(hs_runs[i].0.transport) == first_tls,
+        hs_runs.len(),
+    );
+    let lat_controls = controls(&|i| lat[i].transport == Transport::Plain, lat.len());
+    let bulk_controls = controls(&|i| bulk_p[i].transport == Transport::Plain, bulk_p.len());
     if has(Section::Handshake) {
-        total += hs_runs.len() as u64 * rounds;
+        total += (hs_runs.len() + hs_controls.len()) as u64 * rounds;
     }
     if has(Section::Record) {
         total += lat.len() as u64;
     }
     if has(Section::Latency) {
-        total += (lat.len() * cfg.connections.len()) as u64 * rounds;
+        total += ((lat.len() + lat_controls.len()) * cfg.connections.len()) as u64 * rounds;
     }
     if has(Section::Bulk) {
-        total += bulk_p.len() as u64 * rounds;
+        total += (bulk_p.len() + bulk_controls.len()) as u64 * rounds;
     }
     if has(Section::Footprint) {
         total += 1;
@@ -187,12 +209,16 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
             openssl: openssl::version::version().to_string(),
             cpus: std::thread::available_parallelism().map_or(1, usize::from),
             quick: cfg.quick,
+            repeat: cfg.repeat,
+            control: cfg.control,
         },
         handshake: Vec::new(),
         record: Vec::new(),
         latency: Vec::new(),
         bulk: Vec::new(),
         footprint: Vec::new(),
+        control_runs: ControlRuns::default(),
+        noise_floor: Vec::new(),
         comparisons: Vec::new(),
         skipped: Vec::new(),
     };
@@ -207,12 +233,14 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
                     bind: cfg.bind,
                 };
                 let mut rounds: Vec<Vec<HandshakeRow>> = vec![Vec::new(); hs_runs.len()];
+                let mut again: Vec<Vec<HandshakeRow>> = vec![Vec::new(); hs_runs.len()];
                 for round in 0..cfg.repeat {
-                    for i in order(hs_runs.len(), round) {
+                    for (i, control) in schedule(hs_runs.len(), &hs_controls, round) {
                         let (p, memory) = hs_runs[i];
                         pb.set_message(format!(
-                            "handshake{} {} {} {} {} round {}",
+                            "handshake{}{} {} {} {} {} round {}",
                             if memory { " in memory" } else { "" },
+                            if control { " (A/A control)" } else { "" },
                             p.transport,
                             p.version_name(),
                             p.cert_name(),
@@ -229,12 +257,19 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
                         })
                         .await
                         .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
-                        rounds[i].push(row);
+                        let into = if control { &mut again } else { &mut rounds };
+                        into[i].push(row);
                         pb.inc(1);
                     }
                 }
                 for r in rounds {
                     report.handshake.push(HandshakeRow::of_rounds(r)?);
+                }
+                for r in again.into_iter().filter(|r| !r.is_empty()) {
+                    report
+                        .control_runs
+                        .handshake
+                        .push(HandshakeRow::of_rounds(r)?);
                 }
                 report.skipped.append(&mut skipped);
             }
@@ -249,12 +284,14 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
             Section::Latency => {
                 for &n in &cfg.connections {
                     let mut rounds: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
+                    let mut again: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
                     for round in 0..cfg.repeat {
-                        for i in order(lat.len(), round) {
+                        for (i, control) in schedule(lat.len(), &lat_controls, round) {
                             let p = &lat[i];
                             pb.set_message(format!(
-                                "latency {} {} x{n} round {}",
+                                "latency {}{} {} x{n} round {}",
                                 p.transport,
+                                if control { " (A/A control)" } else { "" },
                                 p.version_name(),
                                 round + 1
                             ));
@@ -268,34 +305,44 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
                                 cfg.timeout,
                             )
                             .await?;
-                            rounds[i].push(row);
+                            let into = if control { &mut again } else { &mut rounds };
+                            into[i].push(row);
                             pb.inc(1);
                         }
                     }
                     for r in rounds {
                         report.latency.push(latency::median_round(r)?);
                     }
+                    for r in again.into_iter().filter(|r| !r.is_empty()) {
+                        report.control_runs.latency.push(latency::median_round(r)?);
+                    }
                 }
             }
             Section::Bulk => {
                 let mut rounds: Vec<Vec<BulkRow>> = vec![Vec::new(); bulk_p.len()];
+                let mut again: Vec<Vec<BulkRow>> = vec![Vec::new(); bulk_p.len()];
                 for round in 0..cfg.repeat {
-                    for i in order(bulk_p.len(), round) {
+                    for (i, control) in schedule(bulk_p.len(), &bulk_controls, round) {
                         let p = &bulk_p[i];
                         pb.set_message(format!(
-                            "bulk {} {} round {}",
+                            "bulk {}{} {} round {}",
                             p.transport,
+                            if control { " (A/A control)" } else { "" },
                             p.suite().name(),
                             round + 1
                         ));
                         let row =
                             bulk::measure(p, &pki, cfg.bulk_bytes, cfg.bind, cfg.timeout).await?;
-                        rounds[i].push(row);
+                        let into = if control { &mut again } else { &mut rounds };
+                        into[i].push(row);
                         pb.inc(1);
                     }
                 }
                 for r in rounds {
                     report.bulk.push(BulkRow::of_rounds(r)?);
+                }
+                for r in again.into_iter().filter(|r| !r.is_empty()) {
+                    report.control_runs.bulk.push(BulkRow::of_rounds(r)?);
                 }
             }
             Section::Footprint => {
@@ -307,10 +354,15 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
         }
     }
     pb.finish_and_clear();
+    report.noise_floor = comparison::noise_floors(
+        (&report.handshake, &report.latency, &report.bulk),
+        &report.control_runs,
+    );
+    let floors = &report.noise_floor;
     report.comparisons = [
-        comparison::handshakes(&report.handshake),
-        comparison::latency(&report.latency),
-        comparison::bulk(&report.bulk),
+        comparison::handshakes(&report.handshake, floors),
+        comparison::latency(&report.latency, floors),
+        comparison::bulk(&report.bulk, floors),
     ]
     .concat();
     report.header.end();

@@ -350,3 +350,163 @@ fn one_round_prints_no_percentage_and_null_intervals() {
         }
     }
 }
+
+const VERDICTS: [&str; 5] = [
+    "higher",
+    "lower",
+    "no difference detected",
+    "within noise floor",
+    "1 round",
+];
+
+#[test]
+fn control_gives_a_noise_floor_per_metric_and_point() {
+    // SMALL without its --sections, 2 rounds, the baselines twice per round.
+    let mut args = SMALL[2..].to_vec();
+    args.extend([
+        "--sections",
+        "handshake,latency,bulk",
+        "--no-in-memory",
+        "--bulk-mib",
+        "1",
+        "--repeat",
+        "2",
+        "--control",
+        "--output",
+        "json",
+    ]);
+    let out = tls_bench(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["environment"]["control"], true);
+    assert_eq!(v["environment"]["repeat"], 2);
+    let floors = v["noise_floor"].as_array().expect("noise_floor array");
+    let count = |s: &str| floors.iter().filter(|c| c["section"] == s).count();
+    // Handshakes: the socket configurations of rustls-ring (the first TLS
+    // transport), TLS 1.3 EcdsaP256 no-resume and tickets.
+    assert_eq!(count("handshake"), 2, "{floors:?}");
+    // Latency: plain at 1 and 8 connections, avg, p50, p95; bulk: plain, MB/s.
+    assert_eq!(count("latency"), 2 * 3, "{floors:?}");
+    assert_eq!(count("bulk"), 1, "{floors:?}");
+    for f in floors {
+        assert_eq!(f["rounds"], 2, "{f}");
+        assert_eq!(f["confidence_pct"], 50.0, "{f}");
+        for k in ["median_change_pct", "ci95_low_pct", "ci95_high_pct"] {
+            assert!(f[k].is_f64(), "{k} in {f}");
+        }
+        let base = f["baseline"].as_str().expect("baseline");
+        assert_eq!(f["variant"], format!("{base} (A/A control)"), "{f}");
+        assert!(VERDICTS.contains(&f["verdict"].as_str().expect("verdict")));
+    }
+    let hs = floors
+        .iter()
+        .find(|f| f["section"] == "handshake" && f["point"] == "socket TLSv1_3 EcdsaP256 tickets")
+        .expect("the floor of the resumed TLS 1.3 handshakes");
+    assert_eq!(hs["metric"], "handshakes_per_cpu_sec");
+    assert_eq!(hs["baseline"], "rustls-ring");
+    // The A' rows: their own per-round figures, 2 rounds each.
+    let c = &v["control_runs"];
+    assert_eq!(c["handshake"].as_array().map(Vec::len), Some(2));
+    assert_eq!(c["latency"].as_array().map(Vec::len), Some(2));
+    for r in c["bulk"].as_array().expect("bulk control rows") {
+        assert_eq!(r["transport"], "plain");
+        assert_eq!(r["mb_per_sec_rounds"].as_array().map(Vec::len), Some(2));
+    }
+    for c in v["comparisons"].as_array().expect("comparisons") {
+        assert!(
+            VERDICTS.contains(&c["verdict"].as_str().expect("verdict")),
+            "{c}"
+        );
+    }
+}
+
+#[test]
+fn control_with_one_round_says_there_is_no_floor() {
+    let mut args = SMALL[2..].to_vec();
+    args.extend([
+        "--sections",
+        "latency,bulk",
+        "--bulk-mib",
+        "1",
+        "--repeat",
+        "1",
+        "--control",
+    ]);
+    let out = tls_bench(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(!text.contains('%'), "{text}");
+    assert!(
+        text.contains("A/A noise floor: 1 round: run --control --repeat 5 for a floor"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_quick_run_ends_with_a_one_screen_summary() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("run.json");
+    let json_arg = json.to_str().expect("UTF-8 path");
+    // --quick with its default transports, versions, certificates and
+    // connection counts (what decides the summary's size), shorter points.
+    let out = tls_bench(&[
+        "--quick",
+        "--control",
+        "--sections",
+        "handshake,latency,bulk",
+        "--handshake-secs",
+        "0.03",
+        "--latency-secs",
+        "0.03",
+        "--bulk-mib",
+        "1",
+        "--json-out",
+        json_arg,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let lines: Vec<&str> = text.lines().collect();
+    let begin = lines
+        .iter()
+        .position(|l| l.starts_with(tls_bench::summary::BEGIN))
+        .expect("summary start");
+    let end = lines
+        .iter()
+        .position(|l| *l == tls_bench::summary::END)
+        .expect("summary end");
+    assert_eq!(end + 1, lines.len(), "the summary ends the output");
+    let block = &lines[begin..=end];
+    assert!(
+        block.len() <= tls_bench::summary::MAX_LINES,
+        "{}",
+        block.join("\n")
+    );
+    assert!(block.len() <= 40, "{}", block.join("\n"));
+    let has = |s: &str| block.iter().any(|l| l.contains(s));
+    for s in [
+        "Handshakes per CPU-second, TLSv1_3 Rsa2048",
+        "Round trip at 64 connections, TLSv1_3, vs plain",
+        "Bulk MB/s, one connection, TLS13_AES_256_GCM_SHA384, vs plain",
+        "A/A plain p95",
+        "A/A rustls-aws-lc-rs no-resume",
+    ] {
+        assert!(has(s), "{s} in\n{}", block.join("\n"));
+    }
+    assert!(has(&format!("JSON: {json_arg}")), "{}", block.join("\n"));
+    // The JSON went there whole.
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("JSON file")).expect("JSON");
+    assert!(!v["noise_floor"].as_array().expect("noise_floor").is_empty());
+}
