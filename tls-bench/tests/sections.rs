@@ -499,10 +499,23 @@ fn a_quick_run_ends_with_a_one_screen_summary() {
         "Handshakes per CPU-second, TLSv1_3 Rsa2048",
         "Round trip at 64 connections, TLSv1_3, vs plain",
         "Bulk MB/s, one connection, TLS13_AES_256_GCM_SHA384, vs plain",
-        "A/A plain p95",
-        "A/A rustls-aws-lc-rs no-resume",
     ] {
         assert!(has(s), "{s} in\n{}", block.join("\n"));
+    }
+    // The A/A floor lines: the baseline, the point, "noise floor".
+    let floor = |who: &str, what: &str| {
+        block.iter().any(|l| {
+            l.trim_start().starts_with(who) && l.contains(what) && l.ends_with("noise floor")
+        })
+    };
+    for (who, what) in [
+        ("rustls-aws-lc-rs", "A/A no-resume"),
+        ("rustls-aws-lc-rs", "A/A tickets"),
+        ("plain", "A/A p50"),
+        ("plain", "A/A p95"),
+        ("plain", "MB/s"),
+    ] {
+        assert!(floor(who, what), "{who} {what} in\n{}", block.join("\n"));
     }
     assert!(has(&format!("JSON: {json_arg}")), "{}", block.join("\n"));
     // The JSON went there whole.
