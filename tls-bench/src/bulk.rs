@@ -26,10 +26,33 @@ pub struct BulkRow {
     pub tls_version: &'static str,
     /// Suite in rustls' spelling, or `none` for plain TCP.
     pub suite: String,
-    /// Bytes sent, bytes.
+    /// Bytes sent per round, bytes.
     pub bytes: u64,
-    /// Throughput, MB/s (10^6 bytes per second).
+    /// Throughput, MB/s (10^6 bytes per second): the median of the rounds.
     pub mb_per_sec: f64,
+    /// Rounds measured (`--repeat`, interleaved with the other suites and plain TCP).
+    pub rounds: usize,
+    /// MB/s of every round, in round order (round r pairs with round r of
+    /// plain TCP in the comparisons).
+    pub mb_per_sec_rounds: Vec<f64>,
+}
+
+impl BulkRow {
+    /// One row of several rounds of one suite (in round order): the median
+    /// MB/s and every round's.
+    ///
+    /// # Errors
+    /// [`Error::Check`] for an empty list.
+    pub fn of_rounds(rounds: Vec<BulkRow>) -> Result<BulkRow> {
+        let figures: Vec<f64> = rounds.iter().map(|r| r.mb_per_sec).collect();
+        let spread = crate::rounds::Spread::of(&figures)
+            .ok_or_else(|| Error::Check("a bulk suite with no rounds".into()))?;
+        let mut row = rounds[0].clone();
+        row.mb_per_sec = spread.median;
+        row.rounds = rounds.len();
+        row.mb_per_sec_rounds = figures;
+        Ok(row)
+    }
 }
 
 /// Sends `total` bytes over one connection of `params`.
@@ -106,5 +129,7 @@ pub async fn measure(
         },
         bytes: total,
         mb_per_sec: total as f64 / 1e6 / elapsed.as_secs_f64(),
+        rounds: 1,
+        mb_per_sec_rounds: vec![total as f64 / 1e6 / elapsed.as_secs_f64()],
     })
 }

@@ -36,22 +36,30 @@ pub struct Cli {
     /// Server certificate key types for the handshake section: Rsa2048, EcdsaP256.
     #[arg(long, default_value = "Rsa2048,EcdsaP256")]
     pub certs: String,
-    /// Quick mode: every section in under 2 minutes on 2 cores (0.2 s per
-    /// handshake configuration, 3 rounds of 0.1 s per latency point, 32 MiB per
-    /// bulk suite).
+    /// Quick mode: every section in about a minute on 2 cores (3 rounds of
+    /// 0.1 s per handshake configuration, of 0.1 s per latency point, of 16
+    /// MiB per bulk suite).
     #[arg(long)]
     pub quick: bool,
-    /// Measured seconds per handshake configuration [default: 1, quick 0.2].
+    /// Rounds, 1 to 1000: the handshake, latency and bulk sections run every
+    /// variant once per round, in an order rotated by one per round, and
+    /// compare each with its baseline over the paired rounds (median change
+    /// and interval; one round prints no %) [default: 5, quick 3].
+    #[arg(long, alias = "latency-rounds", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
+    pub repeat: Option<usize>,
+    /// Run the baseline of each compared section twice per round (plain TCP
+    /// for latency and bulk, the first TLS transport for handshakes), half a
+    /// round apart, and report the A/A difference as the noise floor: an
+    /// effect whose interval overlaps it is "within noise floor".
+    #[arg(long)]
+    pub control: bool,
+    /// Measured seconds per handshake configuration and round [default: 0.2, quick 0.1].
     #[arg(long)]
     pub handshake_secs: Option<f64>,
     /// Measured seconds per latency point and round [default: 0.5, quick 0.1].
     #[arg(long)]
     pub latency_secs: Option<f64>,
-    /// Rounds per latency point, transports interleaved; the median round is
-    /// reported [default: 5, quick 3].
-    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
-    pub latency_rounds: Option<usize>,
-    /// MiB sent per bulk measurement, 1 to 1048576 [default: 256, quick 32].
+    /// MiB sent per bulk suite and round, 1 to 1048576 [default: 48, quick 16].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     pub bulk_mib: Option<u64>,
     /// Connection counts of the latency section, comma-separated.
@@ -85,6 +93,9 @@ pub struct Cli {
     /// Write the report to this file (atomically) instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also write the report as JSON to this file (atomically), whatever `--output` is.
+    #[arg(long)]
+    pub json_out: Option<PathBuf>,
     /// Write latency.svg and handshakes.svg into this directory.
     #[arg(long)]
     pub svg_dir: Option<PathBuf>,
@@ -134,23 +145,24 @@ impl Cli {
             transports: config::parse_list("transport", &self.transports)?,
             versions: config::parse_list("TLS version", &self.tls_versions)?,
             certs: config::parse_list("certificate type", &self.certs)?,
+            repeat: self.repeat.unwrap_or(if quick { 3 } else { 5 }),
+            control: self.control,
             handshake_time: secs(
                 "handshake-secs",
-                self.handshake_secs.unwrap_or(if quick { 0.2 } else { 1.0 }),
+                self.handshake_secs.unwrap_or(if quick { 0.1 } else { 0.2 }),
             )?,
             in_memory: !self.no_in_memory,
             latency_time: secs(
                 "latency-secs",
                 self.latency_secs.unwrap_or(if quick { 0.1 } else { 0.5 }),
             )?,
-            latency_rounds: self.latency_rounds.unwrap_or(if quick { 3 } else { 5 }),
             latency_warmup: Duration::from_millis(if quick { 20 } else { 100 }),
             connections,
             exchange: Exchange {
                 request: self.request_bytes,
                 response: self.response_bytes,
             },
-            bulk_bytes: self.bulk_mib.unwrap_or(if quick { 32 } else { 256 }) * 1024 * 1024,
+            bulk_bytes: self.bulk_mib.unwrap_or(if quick { 16 } else { 48 }) * 1024 * 1024,
             timeout: secs("timeout-secs", self.timeout_secs)?,
             bind: self.bind,
             core: self.core,
@@ -174,6 +186,9 @@ pub async fn execute(cli: Cli) -> Result<()> {
     if let Some(path) = &cli.out {
         output::check_writable(path, "--out")?;
     }
+    if let Some(path) = &cli.json_out {
+        output::check_writable(path, "--json-out")?;
+    }
     if let Some(dir) = &cli.svg_dir {
         std::fs::create_dir_all(dir).map_err(|e| {
             Error::io(
@@ -183,7 +198,7 @@ pub async fn execute(cli: Cli) -> Result<()> {
         })?;
     }
     let report = run(&cfg).await?;
-    let text = report::render(&report, format)?;
+    let text = report::render(&report, format, cli.json_out.as_deref())?;
     if let Some(dir) = &cli.svg_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::io(format!("create {}", dir.display()), e))?;
@@ -193,6 +208,10 @@ pub async fn execute(cli: Cli) -> Result<()> {
         if !report.handshake.is_empty() {
             crate::chart::handshakes(&report, &dir.join("handshakes.svg"))?;
         }
+    }
+    if let Some(path) = &cli.json_out {
+        let json = report::render(&report, Format::Json, None)?;
+        output::write_atomically(path, json.as_bytes(), "--json-out")?;
     }
     match &cli.out {
         Some(path) => Ok(output::write_atomically(path, text.as_bytes(), "--out")?),

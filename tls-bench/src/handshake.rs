@@ -74,7 +74,7 @@ pub struct HandshakeRow {
     pub resumed: bool,
     /// rustls' label for the mode: `no-resume`, `sessionid`, `tickets`.
     pub resumption: Resumption,
-    /// Handshakes measured (after warm-up).
+    /// Handshakes measured (after warm-up), over all rounds.
     pub handshakes: u64,
     /// Handshakes per second of wall time, client and server sharing one thread
     /// (socket), or 1e6 / (client_cpu_us + server_cpu_us) (memory).
@@ -103,6 +103,37 @@ pub struct HandshakeRow {
     pub latency_us: Percentiles,
     /// Core the socket harness's thread was pinned to, if any.
     pub core: Option<usize>,
+    /// Rounds measured (`--repeat`, interleaved with the other
+    /// configurations). Every per-handshake figure above is the round with
+    /// the median `cpu_handshakes_per_sec`.
+    pub rounds: usize,
+    /// `cpu_handshakes_per_sec` of every round, in round order (round r pairs
+    /// with round r of the other configurations), handshakes per CPU-second.
+    pub cpu_handshakes_per_sec_rounds: Vec<f64>,
+    /// `handshake_only_per_sec` of every round, in round order, handshakes/s.
+    pub handshake_only_per_sec_rounds: Vec<f64>,
+}
+
+impl HandshakeRow {
+    /// One row of several rounds of one configuration (in round order): the
+    /// median round by `cpu_handshakes_per_sec`, with every round's
+    /// `cpu_handshakes_per_sec` and `handshake_only_per_sec` and the total
+    /// handshakes.
+    ///
+    /// # Errors
+    /// [`Error::Check`] for an empty list.
+    pub fn of_rounds(rounds: Vec<HandshakeRow>) -> Result<HandshakeRow> {
+        let mid = crate::rounds::median_index(&rounds, |r| r.cpu_handshakes_per_sec)
+            .ok_or_else(|| Error::Check("a handshake configuration with no rounds".into()))?;
+        let mut row = rounds[mid].clone();
+        row.rounds = rounds.len();
+        row.handshakes = rounds.iter().map(|r| r.handshakes).sum();
+        row.cpu_handshakes_per_sec_rounds =
+            rounds.iter().map(|r| r.cpu_handshakes_per_sec).collect();
+        row.handshake_only_per_sec_rounds =
+            rounds.iter().map(|r| r.handshake_only_per_sec).collect();
+        Ok(row)
+    }
 }
 
 /// How long and where to run.
@@ -407,6 +438,9 @@ async fn run_socket(
         system_us: sides.system / nf,
         latency_us: Percentiles::of(&lat),
         core: opts.core,
+        rounds: 1,
+        cpu_handshakes_per_sec_rounds: vec![nf / cpu.as_secs_f64()],
+        handshake_only_per_sec_rounds: vec![nf * 1e6 / (sides.client_tls + sides.server_tls)],
     })
 }
 
@@ -538,5 +572,8 @@ pub fn memory(params: &TlsParams, pki: &Pki, duration: Duration) -> Result<Hands
         system_us: 0.0,
         latency_us: Percentiles::of(&lat),
         core: None,
+        rounds: 1,
+        cpu_handshakes_per_sec_rounds: vec![(n + wrong_kind) as f64 / cpu.as_secs_f64()],
+        handshake_only_per_sec_rounds: vec![1e6 / (client_cpu_us + server_cpu_us)],
     })
 }

@@ -36,19 +36,28 @@ pub struct LatencyRow {
     pub tls_version: &'static str,
     /// Concurrent connections, each with one request in flight.
     pub connections: u32,
-    /// Round trips measured.
+    /// Round trips measured, over all rounds.
     pub requests: u64,
     /// Round trips per second, all connections together.
     pub requests_per_sec: f64,
     /// Mean round trip, µs.
     pub avg_us: f64,
+    /// Median round trip, µs.
+    pub p50_us: f64,
     /// 95th percentile round trip, µs.
     pub p95_us: f64,
-    /// Rounds measured (interleaved with the other transports); the row is the
-    /// round with the median average.
+    /// Rounds measured (`--repeat`, interleaved with the other transports);
+    /// the row's figures are the round with the median average.
     pub rounds: usize,
     /// Smallest and largest round average, µs.
     pub avg_range_us: (f64, f64),
+    /// `avg_us` of every round, in round order (round r pairs with round r
+    /// of plain TCP in the comparisons), µs.
+    pub avg_us_rounds: Vec<f64>,
+    /// `p50_us` of every round, in round order, µs.
+    pub p50_us_rounds: Vec<f64>,
+    /// `p95_us` of every round, in round order, µs.
+    pub p95_us_rounds: Vec<f64>,
     /// Request size, bytes.
     pub request_bytes: usize,
     /// Response size, bytes.
@@ -110,7 +119,10 @@ pub async fn measure(
                 let mut lat = Latency::new();
                 loop {
                     let t = Instant::now();
-                    if t >= end {
+                    // Every connection measures at least one round trip: on a
+                    // loaded machine a task first polled after `end` would
+                    // otherwise leave the point with no sample (avg 0).
+                    if t >= end && lat.count() > 0 {
                         break;
                     }
                     with_timeout("request", timeout, async {
@@ -147,31 +159,36 @@ pub async fn measure(
         requests: all.count(),
         requests_per_sec: all.count() as f64 / duration.as_secs_f64(),
         avg_us: all.mean_us(),
+        p50_us: all.quantile_us(0.5),
         p95_us: all.quantile_us(0.95),
         rounds: 1,
         avg_range_us: (all.mean_us(), all.mean_us()),
+        avg_us_rounds: vec![all.mean_us()],
+        p50_us_rounds: vec![all.quantile_us(0.5)],
+        p95_us_rounds: vec![all.quantile_us(0.95)],
         request_bytes: request,
         response_bytes: response,
     })
 }
 
-/// The round with the median average of several rounds of one point, with the
-/// range of the round averages and the total requests.
+/// One row of several rounds of one point (in round order): the round with
+/// the median average, the range of the round averages, every round's
+/// average, p50 and p95, and the total requests.
 ///
 /// # Errors
 /// [`Error::Check`] for an empty list.
-pub fn median_round(mut rounds: Vec<LatencyRow>) -> Result<LatencyRow> {
-    if rounds.is_empty() {
-        return Err(Error::Check("a latency point with no rounds".to_string()));
-    }
-    rounds.sort_by(|a, b| a.avg_us.total_cmp(&b.avg_us));
-    let lo = rounds[0].avg_us;
-    let hi = rounds[rounds.len() - 1].avg_us;
-    let requests = rounds.iter().map(|r| r.requests).sum();
-    let n = rounds.len();
-    let mut mid = rounds.swap_remove(n / 2);
-    mid.rounds = n;
-    mid.avg_range_us = (lo, hi);
-    mid.requests = requests;
-    Ok(mid)
+pub fn median_round(rounds: Vec<LatencyRow>) -> Result<LatencyRow> {
+    let mid = crate::rounds::median_index(&rounds, |r| r.avg_us)
+        .ok_or_else(|| Error::Check("a latency point with no rounds".to_string()))?;
+    let avg: Vec<f64> = rounds.iter().map(|r| r.avg_us).collect();
+    let spread = crate::rounds::Spread::of(&avg)
+        .ok_or_else(|| Error::Check("a latency point with no rounds".to_string()))?;
+    let mut row = rounds[mid].clone();
+    row.rounds = rounds.len();
+    row.avg_range_us = (spread.min, spread.max);
+    row.requests = rounds.iter().map(|r| r.requests).sum();
+    row.avg_us_rounds = avg;
+    row.p50_us_rounds = rounds.iter().map(|r| r.p50_us).collect();
+    row.p95_us_rounds = rounds.iter().map(|r| r.p95_us).collect();
+    Ok(row)
 }

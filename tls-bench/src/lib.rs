@@ -3,11 +3,12 @@
 //! Data flows one way: configuration ([`config`], [`cli`]) -> work (the
 //! sections [`handshake`], [`record`], [`latency`], [`bulk`], [`footprint`],
 //! over the transports of [`tls`]) -> measurement ([`measure`]) -> report
-//! ([`report`], [`chart`]). Every exporter reads the one [`report::Report`].
+//! ([`report`], [`summary`], [`chart`]). Every exporter reads the one [`report::Report`].
 
 pub mod bulk;
 pub mod chart;
 pub mod cli;
+pub mod comparison;
 pub mod config;
 pub mod counting;
 pub mod error;
@@ -20,7 +21,9 @@ pub mod net;
 pub mod pki;
 pub mod record;
 pub mod report;
+pub mod rounds;
 pub mod run;
+pub mod summary;
 pub mod tls;
 
 pub use error::{Error, Result};

@@ -5,14 +5,17 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use encbench_common::ResultHeader;
+use encbench_common::compare;
 use serde::Serialize;
 
 use crate::bulk::BulkRow;
+use crate::comparison::{ControlRuns, TlsComparison, better};
 use crate::config::Transport;
 use crate::footprint::FootprintRow;
 use crate::handshake::HandshakeRow;
 use crate::latency::LatencyRow;
 use crate::record::RecordRow;
+use crate::rounds::Spread;
 
 /// Where and with what a run was made.
 #[derive(Clone, Debug, Serialize)]
@@ -25,6 +28,11 @@ pub struct Environment {
     pub cpus: usize,
     /// True for `--quick`.
     pub quick: bool,
+    /// Rounds of the handshake, latency and bulk sections (`--repeat`).
+    pub repeat: usize,
+    /// True for `--control`: every baseline ran twice per round, the second
+    /// runs are in `control_runs` and their A/A comparisons in `noise_floor`.
+    pub control: bool,
 }
 
 /// The version of tls-bench's JSON layout (`schema_version`): raised when a
@@ -50,6 +58,16 @@ pub struct Report {
     pub bulk: Vec<BulkRow>,
     /// Footprint rows.
     pub footprint: Vec<FootprintRow>,
+    /// The second (A') runs of every baseline with `--control`, empty without.
+    pub control_runs: ControlRuns,
+    /// The A/A noise floor per metric and point: each baseline's A' runs
+    /// against its A runs of the same rounds, in the fields of
+    /// `comparisons` (variant `<baseline> (A/A control)`); empty without
+    /// `--control` or with 1 round.
+    pub noise_floor: Vec<TlsComparison>,
+    /// Every variant against its baseline over the paired rounds, per
+    /// metric and grid point ([`crate::comparison`]).
+    pub comparisons: Vec<TlsComparison>,
     /// Combinations not run, with the reason.
     pub skipped: Vec<String>,
 }
@@ -75,6 +93,24 @@ fn f1(v: f64) -> String {
 }
 fn pct(v: f64) -> String {
     format!("{v:+.1}%")
+}
+
+/// `+25.0% (+22.4..+27.1)`: the median change and interval of `t`, `-` for
+/// none or one round.
+fn cell(t: Option<&TlsComparison>) -> String {
+    t.and_then(|t| {
+        let c = &t.comparison;
+        Some(format!(
+            "{:+.1}% ({:+.1}..{:+.1})",
+            c.median_change_pct, c.ci95_low_pct?, c.ci95_high_pct?
+        ))
+    })
+    .unwrap_or_else(|| "-".into())
+}
+
+/// `median (min..max)` of per-round figures.
+fn spread(rounds: &[f64], decimals: usize) -> String {
+    Spread::of(rounds).map_or("-".into(), |s| s.text(decimals))
 }
 
 fn h(cols: &[&str]) -> Vec<String> {
@@ -107,7 +143,7 @@ impl Report {
                 "Handshakes: connect + handshake + 1-byte greeting (socket) or handshake alone (memory); client and server on one thread",
                 &[
                     "transport", "harness", "version", "cert", "suite", "resumption",
-                    "handshakes/s", "cpu handshakes/s", "client us", "server us", "p50 us", "p99 us",
+                    "handshakes/s", "cpu handshakes/s (round min..max)", "client us", "server us", "p50 us", "p99 us",
                 ],
                 &self.handshake,
                 |r| {
@@ -119,7 +155,7 @@ impl Report {
                         r.suite.clone(),
                         r.resumption.to_string(),
                         f0(r.handshakes_per_sec),
-                        f0(r.cpu_handshakes_per_sec),
+                        spread(&r.cpu_handshakes_per_sec_rounds, 0),
                         f1(r.client_cpu_us),
                         f1(r.server_cpu_us),
                         f1(r.latency_us.p50),
@@ -132,7 +168,7 @@ impl Report {
                 out.push(Table {
                     section: "handshake",
                     title: "Harness overhead: the TLS handshake alone over sockets vs in memory, handshakes/s from time in each side's code (rustls-bench's method; target: within 20%)".into(),
-                    headers: h(&["transport", "version", "cert", "suite", "resumption", "socket hs/s", "memory hs/s", "socket vs memory", "socket user us", "socket kernel us", "memory us", "socket with connect+greeting hs/s"]),
+                    headers: h(&["transport", "version", "cert", "suite", "resumption", "socket hs/s", "memory hs/s", "socket vs memory (paired rounds)", "socket user us", "socket kernel us", "memory us", "socket with connect+greeting hs/s"]),
                     rows: cmp,
                 });
             }
@@ -180,8 +216,8 @@ impl Report {
                     "connections",
                     "requests/s",
                     "avg us",
-                    "p95 us",
-                    "avg vs plain",
+                    "p50 us (round min..max)",
+                    "p95 us (round min..max)",
                     "rounds",
                     "round avg range us",
                 ],
@@ -193,21 +229,32 @@ impl Report {
                         r.connections.to_string(),
                         f0(r.requests_per_sec),
                         f1(r.avg_us),
-                        f1(r.p95_us),
-                        self.plain_latency(r.connections)
-                            .map_or("-".into(), |p| pct(100.0 * (r.avg_us - p) / p)),
+                        spread(&r.p50_us_rounds, 1),
+                        spread(&r.p95_us_rounds, 1),
                         r.rounds.to_string(),
                         format!("{:.1}..{:.1}", r.avg_range_us.0, r.avg_range_us.1),
                     ]
                 },
             ));
             out.push(self.figure2());
+            if !self.one_round() {
+                for (metric, what) in [("rtt_p50_us", "median (p50)"), ("rtt_p95_us", "p95")] {
+                    out.push(self.latency_changes(metric, what));
+                }
+            }
         }
         if !self.bulk.is_empty() {
             out.push(table(
                 "bulk",
                 "Bulk throughput, one connection",
-                &["transport", "version", "suite", "MiB sent", "MB/s"],
+                &[
+                    "transport",
+                    "version",
+                    "suite",
+                    "MiB per round",
+                    "rounds",
+                    "MB/s (round min..max)",
+                ],
                 &self.bulk,
                 |r| {
                     vec![
@@ -215,7 +262,8 @@ impl Report {
                         r.tls_version.into(),
                         r.suite.clone(),
                         (r.bytes / (1024 * 1024)).to_string(),
-                        f0(r.mb_per_sec),
+                        r.rounds.to_string(),
+                        spread(&r.mb_per_sec_rounds, 0),
                     ]
                 },
             ));
@@ -237,14 +285,82 @@ impl Report {
                 },
             ));
         }
+        if !self.comparisons.is_empty() {
+            out.push(self.comparison_table());
+        }
         out
     }
 
-    fn plain_latency(&self, connections: u32) -> Option<f64> {
-        self.latency
-            .iter()
-            .find(|r| r.transport == Transport::Plain && r.connections == connections)
-            .map(|r| r.avg_us)
+    /// True when every comparison has a single round: no % is printed then.
+    fn one_round(&self) -> bool {
+        self.comparisons.iter().all(|c| c.comparison.rounds < 2)
+    }
+
+    /// Every comparison as a table: the medians of baseline and variant, the
+    /// median change with its interval and the verdict in words; with one
+    /// round the figures only.
+    pub fn comparison_table(&self) -> Table {
+        let one = self.one_round();
+        let mut headers = h(&[
+            "section",
+            "point",
+            "metric",
+            "baseline",
+            "variant",
+            "rounds",
+            "baseline median",
+            "variant median",
+        ]);
+        if !one {
+            headers.extend(h(&["change (interval)", "verdict"]));
+        }
+        // Latency changes are in the tables by connection count above, the
+        // socket vs memory handshakes in the harness table; JSON has them all.
+        // Each section's A/A noise floors first, then its comparisons.
+        let floors = self.noise_floor.iter().map(|t| (t, true));
+        let mut rows_of: Vec<(&TlsComparison, bool)> = floors
+            .chain(self.comparisons.iter().map(|t| (t, false)))
+            .filter(|(t, _)| {
+                t.section != "latency" && t.comparison.metric != "handshake_only_per_sec"
+            })
+            .collect();
+        rows_of.sort_by_key(|(t, _)| t.section != "handshake");
+        let rows = rows_of
+            .into_iter()
+            .map(|(t, floor)| {
+                let c = &t.comparison;
+                let d = if c.metric.ends_with("_us") { 1 } else { 0 };
+                let mut row = vec![
+                    t.section.to_string(),
+                    t.point.clone(),
+                    c.metric.clone(),
+                    c.baseline.clone(),
+                    c.variant.clone(),
+                    c.rounds.to_string(),
+                    format!("{:.d$}", c.baseline_median),
+                    format!("{:.d$}", c.variant_median),
+                ];
+                if !one {
+                    row.push(c.change_text());
+                    row.push(if floor {
+                        "A/A noise floor".to_string()
+                    } else {
+                        compare::describe(c.verdict, better(&c.metric)).to_string()
+                    });
+                }
+                row
+            })
+            .collect();
+        Table {
+            section: "comparison",
+            title: if one {
+                "Comparisons with the baseline: 1 round: run --repeat 5 for a comparison".into()
+            } else {
+                "Comparisons with the baseline: median of the paired round ratios, interval from their order statistics (exact sign test) at the confidence shown".into()
+            },
+            headers,
+            rows,
+        }
     }
 
     fn harness_comparison(&self) -> Vec<Vec<String>> {
@@ -263,12 +379,17 @@ impl Report {
                     m.cert.into(),
                     m.suite.clone(),
                     m.resumption.to_string(),
-                    f0(s.handshake_only_per_sec),
-                    f0(m.handshake_only_per_sec),
-                    pct(
-                        100.0 * (s.handshake_only_per_sec - m.handshake_only_per_sec)
-                            / m.handshake_only_per_sec,
-                    ),
+                    spread(&s.handshake_only_per_sec_rounds, 0),
+                    spread(&m.handshake_only_per_sec_rounds, 0),
+                    self.comparisons
+                        .iter()
+                        .find(|c| {
+                            c.comparison.metric == "handshake_only_per_sec"
+                                && c.comparison.variant == format!("{} socket", s.transport)
+                                && c.point
+                                    == format!("{} {} {}", s.tls_version, s.cert, s.resumption)
+                        })
+                        .map_or("-".into(), |c| c.comparison.change_text()),
                     f1(s.user_us),
                     f1(s.system_us),
                     f1(m.user_us),
@@ -277,6 +398,81 @@ impl Report {
             }
         }
         rows
+    }
+
+    /// The change of round-trip `metric` (`rtt_p50_us`, `rtt_p95_us`) over
+    /// plain TCP, median and interval, per connection count (rows) and TLS
+    /// transport and version (columns).
+    fn latency_changes(&self, metric: &str, what: &str) -> Table {
+        let mut variants: Vec<&str> = Vec::new();
+        let mut points: Vec<u32> = Vec::new();
+        for t in self
+            .comparisons
+            .iter()
+            .filter(|t| t.comparison.metric == metric)
+        {
+            if !variants.contains(&t.comparison.variant.as_str()) {
+                variants.push(&t.comparison.variant);
+            }
+            if let Some(c) = t.connections.filter(|c| !points.contains(c)) {
+                points.push(c);
+            }
+        }
+        let mut headers = vec!["connections".to_string()];
+        headers.extend(variants.iter().map(|v| format!("{v} vs plain")));
+        let with_floor = self
+            .noise_floor
+            .iter()
+            .any(|f| f.comparison.metric == metric);
+        if with_floor {
+            headers.push("plain A/A (noise floor)".into());
+        }
+        let rows = points
+            .iter()
+            .map(|&c| {
+                let mut row = vec![c.to_string()];
+                for v in &variants {
+                    row.push(self.change_cell(c, metric, v));
+                }
+                if with_floor {
+                    row.push(cell(self.noise_floor.iter().find(|t| {
+                        t.connections == Some(c) && t.comparison.metric == metric
+                    })));
+                }
+                row
+            })
+            .collect();
+        Table {
+            section: "latency",
+            title: format!(
+                "Round trip {what} vs plain TCP: median change of the paired rounds (interval at {} confidence)",
+                self.confidence()
+            ),
+            headers,
+            rows,
+        }
+    }
+
+    /// The confidence of the intervals, e.g. `93.75%` (every comparison of a
+    /// run has the same number of rounds).
+    fn confidence(&self) -> String {
+        self.comparisons
+            .iter()
+            .find_map(|t| t.comparison.confidence_pct)
+            .map_or("-".into(), compare::confidence_text)
+    }
+
+    /// `+25.0% (+22.4..+27.1)` for latency `metric` of `variant` at `c`
+    /// connections, `-` when there is no such comparison or one round.
+    fn change_cell(&self, c: u32, metric: &str, variant: &str) -> String {
+        self.comparisons
+            .iter()
+            .find(|t| {
+                t.connections == Some(c)
+                    && t.comparison.metric == metric
+                    && t.comparison.variant == variant
+            })
+            .map_or_else(|| "-".into(), |t| cell(Some(t)))
     }
 
     /// The study's Figure 2 as a table: average round trip (ms) against
@@ -298,26 +494,24 @@ impl Report {
                 .or_default()
                 .insert(name, r.avg_us);
         }
+        // The change over plain TCP only from paired rounds, never from one.
+        let with_change = !self.one_round();
         let mut headers = vec!["connections".to_string()];
         for (name, t) in &series {
             headers.push(format!("{name} avg ms"));
-            if t.is_tls() {
-                headers.push("vs plain".into());
+            if t.is_tls() && with_change {
+                headers.push("vs plain (interval)".into());
             }
         }
         let rows = points
             .iter()
             .map(|(c, by)| {
-                let plain = by.get("plain").copied();
                 let mut row = vec![c.to_string()];
                 for (name, t) in &series {
                     let v = by.get(name).copied();
                     row.push(v.map_or("-".into(), |v| format!("{:.3}", v / 1e3)));
-                    if t.is_tls() {
-                        row.push(match (v, plain) {
-                            (Some(v), Some(p)) => pct(100.0 * (v - p) / p),
-                            _ => "-".into(),
-                        });
+                    if t.is_tls() && with_change {
+                        row.push(self.change_cell(*c, "rtt_avg_us", name));
                     }
                 }
                 row
@@ -325,7 +519,14 @@ impl Report {
             .collect();
         Table {
             section: "latency",
-            title: "Average round trip (ms) vs concurrent connections, with and without TLS (the study's Figure 2)".into(),
+            title: if with_change {
+                format!(
+                    "Average round trip (ms) vs concurrent connections, with and without TLS (the study's Figure 2); vs plain: median change of the paired rounds (interval at {} confidence)",
+                    self.confidence()
+                )
+            } else {
+                "Average round trip (ms) vs concurrent connections, with and without TLS (the study's Figure 2)".into()
+            },
             headers,
             rows,
         }
@@ -362,13 +563,18 @@ impl std::str::FromStr for Format {
     }
 }
 
-/// Renders `report` in `format`.
+/// Renders `report` in `format`; `json_out` is where the JSON report also
+/// went (`--json-out`), named in the text summary.
 ///
 /// # Errors
 /// [`crate::Error::Protocol`] if serialisation fails (it does not for these types).
-pub fn render(report: &Report, format: Format) -> crate::Result<String> {
+pub fn render(
+    report: &Report,
+    format: Format,
+    json_out: Option<&std::path::Path>,
+) -> crate::Result<String> {
     match format {
-        Format::Text => Ok(text(report)),
+        Format::Text => Ok(text(report, json_out)),
         Format::Json => serde_json::to_string_pretty(report)
             .map(|s| s + "\n")
             .map_err(|e| crate::Error::Protocol(format!("JSON: {e}"))),
@@ -384,8 +590,9 @@ fn is_numeric(s: &str) -> bool {
         .is_ok()
 }
 
-/// Aligned text tables, numbers right-aligned.
-pub fn text(report: &Report) -> String {
+/// Aligned text tables, numbers right-aligned, then the one-screen
+/// [`crate::summary`] (`json_out`: where the JSON went).
+pub fn text(report: &Report, json_out: Option<&std::path::Path>) -> String {
     let mut out = String::new();
     for t in report.tables() {
         let mut widths: Vec<usize> = t.headers.iter().map(|h| h.chars().count()).collect();
@@ -430,6 +637,10 @@ pub fn text(report: &Report) -> String {
     for s in &report.skipped {
         let _ = writeln!(out, "skipped: {s}");
     }
+    if !report.skipped.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&crate::summary::summary(report, json_out));
     out
 }
 

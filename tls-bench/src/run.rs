@@ -8,15 +8,19 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::bulk::BulkRow;
+use crate::comparison::ControlRuns;
 use crate::config::{CertType, Cipher, Resumption, Section, TlsVersion, Transport};
 use crate::error::{Error, Result};
+use crate::handshake::HandshakeRow;
 use crate::handshake::{self, HandshakeOptions};
 use crate::latency::Exchange;
 use crate::pki::Pki;
 use crate::record::MESSAGES;
 use crate::report::{Environment, Report, SCHEMA_VERSION};
+use crate::rounds::schedule;
 use crate::tls::TlsParams;
-use crate::{bulk, footprint, latency, record};
+use crate::{bulk, comparison, footprint, latency, record};
 use encbench_common::{ResultHeader, tool_info};
 
 /// What to run and for how long.
@@ -30,21 +34,28 @@ pub struct RunConfig {
     pub versions: Vec<TlsVersion>,
     /// Certificate key types for the handshake section.
     pub certs: Vec<CertType>,
-    /// Measured time per handshake configuration.
+    /// Rounds (`--repeat`): every measuring section runs each of its variants
+    /// once per round, in the order of [`crate::rounds::order`].
+    pub repeat: usize,
+    /// `--control`: the baseline of each compared section (plain TCP for
+    /// latency and bulk, every socket configuration of the first TLS
+    /// transport for handshakes) runs a second time per round (A'), half a
+    /// round after its first run ([`crate::rounds::schedule`]), for the A/A
+    /// noise floor.
+    pub control: bool,
+    /// Measured time per handshake configuration and round.
     pub handshake_time: Duration,
     /// Also run rustls handshakes in memory, for the harness comparison.
     pub in_memory: bool,
     /// Measured time per latency point and round.
     pub latency_time: Duration,
-    /// Rounds per latency point (transports interleaved); the median is reported.
-    pub latency_rounds: usize,
     /// Unmeasured time at the start of each latency point.
     pub latency_warmup: Duration,
     /// Connection counts of the latency section.
     pub connections: Vec<u32>,
     /// Request and response sizes of the latency section.
     pub exchange: Exchange,
-    /// Bytes per bulk measurement.
+    /// Bytes per bulk measurement (per suite and round).
     pub bulk_bytes: u64,
     /// Timeout of every network step.
     pub timeout: Duration,
@@ -77,6 +88,24 @@ fn handshake_params(cfg: &RunConfig) -> (Vec<TlsParams>, Vec<String>) {
         }
     }
     (out, skipped)
+}
+
+/// The handshake runs of a round: each configuration over sockets, followed
+/// by the same configuration in memory (rustls only, unless `--no-in-memory`).
+fn handshake_runs(cfg: &RunConfig, hs: &[TlsParams]) -> Vec<(TlsParams, bool)> {
+    let mut out = Vec::new();
+    for &p in hs {
+        out.push((p, false));
+        if cfg.in_memory
+            && matches!(
+                p.transport,
+                Transport::RustlsAwsLcRs | Transport::RustlsRing
+            )
+        {
+            out.push((p, true));
+        }
+    }
+    out
 }
 
 fn latency_params(cfg: &RunConfig) -> Vec<TlsParams> {
@@ -140,29 +169,34 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
     let bulk_p = bulk_params(cfg);
     let has = |s| cfg.sections.contains(&s);
     let mut total = 0u64;
+    let hs_runs = handshake_runs(cfg, &hs);
+    let rounds = cfg.repeat as u64;
+    // The baselines that run twice per round with --control.
+    let first_tls = cfg.transports.iter().copied().find(|t| t.is_tls());
+    let controls = |baseline: &dyn Fn(usize) -> bool, n: usize| -> Vec<usize> {
+        if cfg.control {
+            (0..n).filter(|&i| baseline(i)).collect()
+        } else {
+            Vec::new()
+        }
+    };
+    let hs_controls = controls(
+        &|i| !hs_runs[i].1 && Some(hs_runs[i].0.transport) == first_tls,
+        hs_runs.len(),
+    );
+    let lat_controls = controls(&|i| lat[i].transport == Transport::Plain, lat.len());
+    let bulk_controls = controls(&|i| bulk_p[i].transport == Transport::Plain, bulk_p.len());
     if has(Section::Handshake) {
-        total += hs.len() as u64
-            + if cfg.in_memory {
-                hs.iter()
-                    .filter(|p| {
-                        matches!(
-                            p.transport,
-                            Transport::RustlsAwsLcRs | Transport::RustlsRing
-                        )
-                    })
-                    .count() as u64
-            } else {
-                0
-            };
+        total += (hs_runs.len() + hs_controls.len()) as u64 * rounds;
     }
     if has(Section::Record) {
         total += lat.len() as u64;
     }
     if has(Section::Latency) {
-        total += (lat.len() * cfg.connections.len()) as u64;
+        total += ((lat.len() + lat_controls.len()) * cfg.connections.len()) as u64 * rounds;
     }
     if has(Section::Bulk) {
-        total += bulk_p.len() as u64;
+        total += (bulk_p.len() + bulk_controls.len()) as u64 * rounds;
     }
     if has(Section::Footprint) {
         total += 1;
@@ -175,12 +209,17 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
             openssl: openssl::version::version().to_string(),
             cpus: std::thread::available_parallelism().map_or(1, usize::from),
             quick: cfg.quick,
+            repeat: cfg.repeat,
+            control: cfg.control,
         },
         handshake: Vec::new(),
         record: Vec::new(),
         latency: Vec::new(),
         bulk: Vec::new(),
         footprint: Vec::new(),
+        control_runs: ControlRuns::default(),
+        noise_floor: Vec::new(),
+        comparisons: Vec::new(),
         skipped: Vec::new(),
     };
     for &section in &cfg.sections {
@@ -193,42 +232,44 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
                     core: cfg.core,
                     bind: cfg.bind,
                 };
-                for p in &hs {
-                    pb.set_message(format!(
-                        "handshake {} {} {} {}",
-                        p.transport,
-                        p.version_name(),
-                        p.cert_name(),
-                        p.resumption
-                    ));
-                    let (p2, pki2, o2) = (*p, pki.clone(), opts.clone());
-                    let row =
-                        tokio::task::spawn_blocking(move || handshake::socket(&p2, &pki2, &o2))
-                            .await
-                            .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
-                    report.handshake.push(row);
-                    pb.inc(1);
-                    if cfg.in_memory
-                        && matches!(
-                            p.transport,
-                            Transport::RustlsAwsLcRs | Transport::RustlsRing
-                        )
-                    {
+                let mut rounds: Vec<Vec<HandshakeRow>> = vec![Vec::new(); hs_runs.len()];
+                let mut again: Vec<Vec<HandshakeRow>> = vec![Vec::new(); hs_runs.len()];
+                for round in 0..cfg.repeat {
+                    for (i, control) in schedule(hs_runs.len(), &hs_controls, round) {
+                        let (p, memory) = hs_runs[i];
                         pb.set_message(format!(
-                            "handshake in memory {} {} {} {}",
+                            "handshake{}{} {} {} {} {} round {}",
+                            if memory { " in memory" } else { "" },
+                            if control { " (A/A control)" } else { "" },
                             p.transport,
                             p.version_name(),
                             p.cert_name(),
-                            p.resumption
+                            p.resumption,
+                            round + 1
                         ));
-                        let (p2, pki2, d) = (*p, pki.clone(), cfg.handshake_time);
-                        let row =
-                            tokio::task::spawn_blocking(move || handshake::memory(&p2, &pki2, d))
-                                .await
-                                .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
-                        report.handshake.push(row);
+                        let (pki2, o2) = (pki.clone(), opts.clone());
+                        let row = tokio::task::spawn_blocking(move || {
+                            if memory {
+                                handshake::memory(&p, &pki2, o2.duration)
+                            } else {
+                                handshake::socket(&p, &pki2, &o2)
+                            }
+                        })
+                        .await
+                        .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
+                        let into = if control { &mut again } else { &mut rounds };
+                        into[i].push(row);
                         pb.inc(1);
                     }
+                }
+                for r in rounds {
+                    report.handshake.push(HandshakeRow::of_rounds(r)?);
+                }
+                for r in again.into_iter().filter(|r| !r.is_empty()) {
+                    report
+                        .control_runs
+                        .handshake
+                        .push(HandshakeRow::of_rounds(r)?);
                 }
                 report.skipped.append(&mut skipped);
             }
@@ -241,18 +282,16 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
                 }
             }
             Section::Latency => {
-                // Transports interleaved, in rotating order, round after round, so
-                // that a change in background load hits every transport alike; the
-                // reported figure is the median round.
                 for &n in &cfg.connections {
                     let mut rounds: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
-                    for round in 0..cfg.latency_rounds {
-                        for k in 0..lat.len() {
-                            let i = (k + round) % lat.len();
+                    let mut again: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
+                    for round in 0..cfg.repeat {
+                        for (i, control) in schedule(lat.len(), &lat_controls, round) {
                             let p = &lat[i];
                             pb.set_message(format!(
-                                "latency {} {} x{n} round {}",
+                                "latency {}{} {} x{n} round {}",
                                 p.transport,
+                                if control { " (A/A control)" } else { "" },
                                 p.version_name(),
                                 round + 1
                             ));
@@ -266,21 +305,44 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
                                 cfg.timeout,
                             )
                             .await?;
-                            rounds[i].push(row);
+                            let into = if control { &mut again } else { &mut rounds };
+                            into[i].push(row);
+                            pb.inc(1);
                         }
                     }
                     for r in rounds {
                         report.latency.push(latency::median_round(r)?);
-                        pb.inc(1);
+                    }
+                    for r in again.into_iter().filter(|r| !r.is_empty()) {
+                        report.control_runs.latency.push(latency::median_round(r)?);
                     }
                 }
             }
             Section::Bulk => {
-                for p in &bulk_p {
-                    pb.set_message(format!("bulk {} {}", p.transport, p.suite().name()));
-                    let row = bulk::measure(p, &pki, cfg.bulk_bytes, cfg.bind, cfg.timeout).await?;
-                    report.bulk.push(row);
-                    pb.inc(1);
+                let mut rounds: Vec<Vec<BulkRow>> = vec![Vec::new(); bulk_p.len()];
+                let mut again: Vec<Vec<BulkRow>> = vec![Vec::new(); bulk_p.len()];
+                for round in 0..cfg.repeat {
+                    for (i, control) in schedule(bulk_p.len(), &bulk_controls, round) {
+                        let p = &bulk_p[i];
+                        pb.set_message(format!(
+                            "bulk {}{} {} round {}",
+                            p.transport,
+                            if control { " (A/A control)" } else { "" },
+                            p.suite().name(),
+                            round + 1
+                        ));
+                        let row =
+                            bulk::measure(p, &pki, cfg.bulk_bytes, cfg.bind, cfg.timeout).await?;
+                        let into = if control { &mut again } else { &mut rounds };
+                        into[i].push(row);
+                        pb.inc(1);
+                    }
+                }
+                for r in rounds {
+                    report.bulk.push(BulkRow::of_rounds(r)?);
+                }
+                for r in again.into_iter().filter(|r| !r.is_empty()) {
+                    report.control_runs.bulk.push(BulkRow::of_rounds(r)?);
                 }
             }
             Section::Footprint => {
@@ -292,6 +354,17 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
         }
     }
     pb.finish_and_clear();
+    report.noise_floor = comparison::noise_floors(
+        (&report.handshake, &report.latency, &report.bulk),
+        &report.control_runs,
+    );
+    let floors = &report.noise_floor;
+    report.comparisons = [
+        comparison::handshakes(&report.handshake, floors),
+        comparison::latency(&report.latency, floors),
+        comparison::bulk(&report.bulk, floors),
+    ]
+    .concat();
     report.header.end();
     Ok(report)
 }

@@ -207,13 +207,12 @@ fn an_unwritable_out_path_fails_before_measuring() {
 
 #[test]
 fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
-    let cases: [(&[&str], &[&str]); 4] = [
+    let cases: [(&[&str], &[&str]); 5] = [
         // 0 MiB used to send 1 MiB silently.
         (&["--bulk-mib", "0"], &["'0'", "--bulk-mib", "1..=1048576"]),
-        (
-            &["--latency-rounds", "0"],
-            &["'0'", "--latency-rounds", "1..=1000"],
-        ),
+        (&["--repeat", "0"], &["'0'", "--repeat", "1..=1000"]),
+        // The old name of --repeat (latency rounds only) is refused alike.
+        (&["--latency-rounds", "0"], &["'0'", "1..=1000"]),
         (&["--bind", "nowhere"], &["'nowhere'", "--bind"]),
         (&["--no-such-flag"], &["'--no-such-flag'"]),
     ];
