@@ -28,13 +28,24 @@ pub fn default_key_file(base_dir: &Path, algorithm: Algorithm) -> PathBuf {
 pub fn read_key_file(path: &Path, algorithm: Algorithm) -> Result<Vec<(KeyId, Key)>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read key file {}: check --key-file", path.display()))?;
+    parse_key_file(&text, &path.display().to_string(), algorithm)
+}
+
+/// Parses the text of a key file (`ID;HEX` lines, `#` comments, blank lines
+/// ignored): the parsing entry point of [`read_key_file`], also fuzzed
+/// (`fuzz/fuzz_targets/key_file.rs`). `source` names the file in errors.
+/// Returns `(id, key)` pairs sorted by id.
+///
+/// # Errors
+/// As [`read_key_file`], but for reading; no error message holds key text.
+pub fn parse_key_file(text: &str, source: &str, algorithm: Algorithm) -> Result<Vec<(KeyId, Key)>> {
     let mut keys: Vec<(KeyId, Key)> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let where_ = || format!("{} line {}", path.display(), n + 1);
+        let where_ = || format!("{source} line {}", n + 1);
         let (id, hex) = line
             .split_once(';')
             .with_context(|| format!("{}: expected ID;HEX (e.g. 1;00ff...)", where_()))?;
@@ -62,8 +73,7 @@ pub fn read_key_file(path: &Path, algorithm: Algorithm) -> Result<Vec<(KeyId, Ke
     }
     if keys.is_empty() {
         bail!(
-            "key file {} holds no key: add a line ID;HEX",
-            path.display()
+            "key file {source} holds no key: add a line ID;HEX"
         );
     }
     keys.sort_by_key(|(id, _)| *id);
