@@ -115,7 +115,7 @@ fn read_one(path: &Path) -> Result<Vec<OltpRun>> {
 /// # Errors
 /// Not JSON of `oltp run --json-out`, or an incomplete or empty run.
 pub fn parse(text: &str, path: &Path) -> Result<Vec<OltpRun>> {
-    let report: OltpReport = serde_json::from_str(&text).map_err(|e| {
+    let report: OltpReport = serde_json::from_str(text).map_err(|e| {
         invalid_err!(
             "--oltp-result {} is not the JSON of `oltp run --json-out FILE` ({e}): give such a file",
             path.display()

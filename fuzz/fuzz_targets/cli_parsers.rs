@@ -109,8 +109,12 @@ fn password_of(url: &str) -> Option<&str> {
         return None;
     }
     let (_, password) = creds.split_once(':')?;
-    (password.len() >= 8 && url.matches(password).count() == 1 && !FIXED.contains(password))
-        .then_some(password)
+    // A '*' could meet redact's mask ("***") and the host after it.
+    (password.len() >= 8
+        && !password.contains('*')
+        && url.matches(password).count() == 1
+        && !FIXED.contains(password))
+    .then_some(password)
 }
 
 /// Text the messages hold whatever the URL.

@@ -72,9 +72,7 @@ pub fn parse_key_file(text: &str, source: &str, algorithm: Algorithm) -> Result<
         keys.push((id, key));
     }
     if keys.is_empty() {
-        bail!(
-            "key file {source} holds no key: add a line ID;HEX"
-        );
+        bail!("key file {source} holds no key: add a line ID;HEX");
     }
     keys.sort_by_key(|(id, _)| *id);
     Ok(keys)

@@ -336,9 +336,7 @@ mod tests {
     #[test]
     fn an_invalid_url_error_does_not_show_the_password() {
         let url = "mysql://u:a-long-password@host:notaport";
-        let e = mysql_opts(&ConnectOptions::new(url))
-            .err()
-            .expect("an invalid port is refused");
+        let e = mysql_opts(&ConnectOptions::new(url)).expect_err("an invalid port is refused");
         let text = e.to_string();
         assert!(text.contains("--mysql-url"), "{text}");
         assert!(!text.contains("a-long-password"), "{text}");
