@@ -105,7 +105,17 @@ fn read_one(path: &Path) -> Result<Vec<OltpRun>> {
         context: format!("cannot read --oltp-result {}", path.display()),
         source,
     })?;
-    let report: OltpReport = serde_json::from_str(&text).map_err(|e| {
+    parse(&text, path)
+}
+
+/// Parses the text of one `--oltp-result` file: the parsing entry point of
+/// [`OltpRuns::read`], also fuzzed (`fuzz/fuzz_targets/result_json.rs`).
+/// `path` names the file in errors.
+///
+/// # Errors
+/// Not JSON of `oltp run --json-out`, or an incomplete or empty run.
+pub fn parse(text: &str, path: &Path) -> Result<Vec<OltpRun>> {
+    let report: OltpReport = serde_json::from_str(text).map_err(|e| {
         invalid_err!(
             "--oltp-result {} is not the JSON of `oltp run --json-out FILE` ({e}): give such a file",
             path.display()

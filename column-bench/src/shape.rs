@@ -157,12 +157,23 @@ impl Shape {
             ),
             source,
         })?;
+        Shape::parse_schema(&text, &format!("schema file {}", path.display()))
+    }
+
+    /// Parses the text of a schema file (one `NAME:LENGTHS` per line, `#`
+    /// comments and blank lines ignored): the parsing entry point of
+    /// [`Shape::from_schema_file`], also fuzzed (`fuzz/fuzz_targets/cli_parsers.rs`).
+    /// `source` names the file in errors.
+    ///
+    /// # Errors
+    /// As [`Shape::parse_columns`].
+    pub fn parse_schema(text: &str, source: &str) -> Result<Shape> {
         let entries: Vec<&str> = text
             .lines()
             .map(|l| l.split('#').next().unwrap_or("").trim())
             .filter(|l| !l.is_empty())
             .collect();
-        Shape::from_entries(&entries, &format!("schema file {}", path.display()))
+        Shape::from_entries(&entries, source)
     }
 
     fn from_entries(entries: &[&str], source: &str) -> Result<Shape> {

@@ -29,3 +29,11 @@ mod worker;
 pub mod workload;
 
 pub use worker::OnDecryptError;
+
+/// What the fuzz targets (`fuzz/fuzz_targets/result_json.rs`) reach that is
+/// otherwise private: the merge of `oltp merge` over reports already parsed
+/// (`report::json::parse`), without reading files. Not a stable API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::merge::{ClientReport, merge};
+}

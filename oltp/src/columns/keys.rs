@@ -30,22 +30,43 @@ pub fn read_key_file(path: &Path, algorithm: Algorithm) -> Result<Vec<(KeyId, Ke
     encbench_crypto::check_private_file(path).map_err(|e| anyhow::anyhow!("{e}"))?;
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read key file {}: check --key-file", path.display()))?;
+    parse_key_file(&text, &path.display().to_string(), algorithm)
+}
+
+/// Parses the text of a key file (`ID;HEX` lines, `#` comments, blank lines
+/// ignored): the parsing entry point of [`read_key_file`], also fuzzed
+/// (`fuzz/fuzz_targets/key_file.rs`). `source` names the file in errors.
+/// Returns `(id, key)` pairs sorted by id.
+///
+/// # Errors
+/// As [`read_key_file`], but for reading; no error message holds key text.
+pub fn parse_key_file(text: &str, source: &str, algorithm: Algorithm) -> Result<Vec<(KeyId, Key)>> {
     let mut keys: Vec<(KeyId, Key)> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let where_ = || format!("{} line {}", path.display(), n + 1);
+        let where_ = || format!("{source} line {}", n + 1);
         let (id, hex) = line
             .split_once(';')
             .with_context(|| format!("{}: expected ID;HEX (e.g. 1;00ff...)", where_()))?;
-        let id: KeyId = id.trim().parse().with_context(|| {
-            format!(
-                "{}: key id {:?} is not a number 0..=4294967295",
-                where_(),
-                id.trim()
-            )
+        let id_text = id.trim();
+        let id: KeyId = id_text.parse().with_context(|| {
+            // A key id has at most 10 digits: longer text is not echoed, it
+            // may be a key written first (HEX;ID), found by fuzz/fuzz_targets/key_file.rs.
+            if id_text.chars().count() > 10 {
+                format!(
+                    "{}: the key id ({} characters) is not a number 0..=4294967295: the form is ID;HEX, id first",
+                    where_(),
+                    id_text.chars().count()
+                )
+            } else {
+                format!(
+                    "{}: key id {id_text:?} is not a number 0..=4294967295",
+                    where_()
+                )
+            }
         })?;
         let key = Key::from_hex(hex).map_err(|e| anyhow::anyhow!("{}: {e}", where_()))?;
         if key.len() != algorithm.key_len() {
@@ -63,10 +84,7 @@ pub fn read_key_file(path: &Path, algorithm: Algorithm) -> Result<Vec<(KeyId, Ke
         keys.push((id, key));
     }
     if keys.is_empty() {
-        bail!(
-            "key file {} holds no key: add a line ID;HEX",
-            path.display()
-        );
+        bail!("key file {source} holds no key: add a line ID;HEX");
     }
     keys.sort_by_key(|(id, _)| *id);
     Ok(keys)
@@ -201,4 +219,23 @@ pub fn load_codec(
 /// plaintext).
 pub fn active_key_id(codec: &Codec) -> u32 {
     codec.cipher().map_or(0, |c| c.keyring().active().0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (fuzz/regressions/key_file/key-in-id-position): a line with
+    /// the key before the `;` printed the key in the error.
+    #[test]
+    fn a_key_in_the_id_position_is_not_echoed() {
+        let hex = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+        let e = parse_key_file(&format!("{hex};1\n"), "k.keys", Algorithm::Aes256Gcm)
+            .expect_err("HEX;ID is refused");
+        let text = format!("{e:#}");
+        assert!(text.contains("ID;HEX"), "{text}");
+        assert!(!text.contains(&hex[..12]), "{text}");
+        let e = parse_key_file("x1;00\n", "k.keys", Algorithm::Aes256Gcm).expect_err("bad id");
+        assert!(format!("{e:#}").contains("\"x1\""), "{e:#}");
+    }
 }
