@@ -135,7 +135,17 @@ fn key_path(text: &str) -> &'static std::path::Path {
     let path = PATH.get_or_init(|| {
         std::env::temp_dir().join(format!("encbench-fuzz-key-{}", std::process::id()))
     });
-    let mut f = std::fs::File::create(path).expect("temporary key file");
+    // 0600: a key file open to others is refused (Key::from_hex_file).
+    let mut f = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)
+            .expect("temporary key file")
+    };
     f.write_all(text.as_bytes())
         .expect("write temporary key file");
     path
