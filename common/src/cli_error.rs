@@ -33,9 +33,17 @@ pub fn error_line(e: &(dyn std::error::Error + 'static)) -> String {
         }
         cause = c.source();
     }
-    let line = line.replace('\n', " ");
+    repeated_segments_once(&line.replace('\n', " "))
+}
+
+/// `text` with each `": "`-separated segment that equals the one before it
+/// dropped: `"Input/output error: Input/output error: Connection refused"`
+/// (how `mysql_async` prints an I/O error) becomes `"Input/output error:
+/// Connection refused"`. For a driver's error text wherever it is printed,
+/// not only on the final line ([`error_line`] does this too).
+pub fn repeated_segments_once(text: &str) -> String {
     let mut out: Vec<&str> = Vec::new();
-    for seg in line.split(": ") {
+    for seg in text.split(": ") {
         if out.last() != Some(&seg) {
             out.push(seg);
         }
@@ -206,5 +214,16 @@ mod tests {
         let l = usage_error_line(&e, "demo");
         assert!(l.ends_with("; see demo --help"), "{l}");
         assert!(l.len() > "; see demo --help".len(), "{l}");
+    }
+
+    #[test]
+    fn a_repeated_segment_is_printed_once() {
+        assert_eq!(
+            repeated_segments_once(
+                "Input/output error: Input/output error: Connection refused (os error 111)"
+            ),
+            "Input/output error: Connection refused (os error 111)"
+        );
+        assert_eq!(repeated_segments_once("a: b: a"), "a: b: a");
     }
 }

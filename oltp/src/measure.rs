@@ -126,9 +126,15 @@ pub struct Aggregate {
     pub decrypt_errors: u64,
     /// Reconnects after a lost connection.
     pub reconnects: u64,
+    /// Events cut short by the error that ended a worker (a lost server, a
+    /// decryption failure under `--on-decrypt-error stop`): their statements
+    /// so far count in read/write/other and in `statements`, not in `events`
+    /// (so BEGIN can outnumber COMMIT by this many).
+    pub interrupted: u64,
     /// Event latency in ns, from the start of an event to its commit.
     pub latency: Histogram<u64>,
-    /// Wall time this worker spent running events.
+    /// Wall time this worker spent running events (up to the moment its
+    /// connection was lost, when that ended it: not the reconnect window).
     pub exec_time: Duration,
     /// When the last event completed (latest over merged workers).
     pub last_event_end: Option<std::time::Instant>,
@@ -156,6 +162,7 @@ impl Aggregate {
             errors: 0,
             decrypt_errors: 0,
             reconnects: 0,
+            interrupted: 0,
             latency: Histogram::new_with_bounds(HIST_LOW_NS, HIST_HIGH_NS, HIST_SIGFIG)
                 .expect("constant histogram bounds are valid"),
             exec_time: Duration::ZERO,
@@ -203,6 +210,7 @@ impl Aggregate {
         self.errors += other.errors;
         self.decrypt_errors += other.decrypt_errors;
         self.reconnects += other.reconnects;
+        self.interrupted += other.interrupted;
         self.latency
             .add(&other.latency)
             .expect("histograms with the same bounds always merge");

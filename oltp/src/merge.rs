@@ -441,6 +441,7 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
         errors: sum_u(&|r| r.errors),
         decrypt_errors: sum_u(&|r| r.decrypt_errors),
         reconnects: sum_u(&|r| r.reconnects),
+        interrupted_events: sum_u(&|r| r.interrupted_events),
         latency_ms: LatencyMs::from_histogram(&latency, 1e-6),
         latency_histogram: histogram_to_hex(&latency),
         statements,

@@ -58,7 +58,10 @@ impl Limits {
 /// is counted. A value that fails authentication is counted in
 /// `decrypt_errors`, then stops the worker or, with [`OnDecryptError::Count`],
 /// restarts the event as an ignorable error. Returns false when `stop` or the
-/// deadline cut a restart loop short.
+/// deadline cut a restart loop short. `lost_at` is set when the connection is
+/// lost and cleared when a reconnect succeeds: after a failed reconnect it says
+/// when the worker stopped doing work.
+#[allow(clippy::too_many_arguments)]
 async fn one_event<C: Connection>(
     session: &mut Session<C>,
     rng: &mut SbRng,
@@ -67,6 +70,7 @@ async fn one_event<C: Connection>(
     on_decrypt: OnDecryptError,
     stop: &std::sync::atomic::AtomicBool,
     deadline: Option<Instant>,
+    lost_at: &mut Option<Instant>,
 ) -> Result<bool, QueryError> {
     loop {
         match crate::workload::scripts::event!(&mut *session, &mut *rng, &mut *agg) {
@@ -88,11 +92,14 @@ async fn one_event<C: Connection>(
                 let _ = session.text("ROLLBACK").await;
             }
             Err(e) if e.is_connection_lost() => {
-                let until = Instant::now() + reconnect_window;
+                let lost = Instant::now();
+                *lost_at = Some(lost);
+                let until = lost + reconnect_window;
                 loop {
                     match session.reconnect().await {
                         Ok(()) => {
                             agg.reconnects += 1;
+                            *lost_at = None;
                             break;
                         }
                         Err(_) if Instant::now() < until && !stop.load(Ordering::Relaxed) => {
@@ -151,6 +158,7 @@ pub async fn run_worker<C: Connection>(
                 on_decrypt,
                 stop,
                 Some(warm_end),
+                &mut None,
             )
             .await
             {
@@ -227,6 +235,7 @@ pub async fn run_worker<C: Connection>(
             t0
         };
         let before = agg.counts();
+        let mut lost_at = None;
         let outcome = one_event(
             session,
             &mut rng,
@@ -235,6 +244,7 @@ pub async fn run_worker<C: Connection>(
             on_decrypt,
             stop,
             limits.deadline,
+            &mut lost_at,
         )
         .await;
         if limits.mean_interarrival.is_some() && queue.is_empty() && next_arrival > Instant::now() {
@@ -250,8 +260,18 @@ pub async fn run_worker<C: Connection>(
             Err(e) => {
                 set_busy(false);
                 live.requeue(queue.len(), 0);
-                agg.exec_time = start.elapsed();
-                live.add(&before, &agg, None);
+                agg.interrupted += 1;
+                match lost_at {
+                    // The server went away: the worker's work ended then, not
+                    // after the reconnect window (threads fairness), and the
+                    // statements the cut-short event ran before it are not
+                    // shown in the interval line of the moment it gave up.
+                    Some(lost) => agg.exec_time = lost.saturating_duration_since(start),
+                    None => {
+                        agg.exec_time = start.elapsed();
+                        live.add(&before, &agg, None);
+                    }
+                }
                 return (agg, Some(e));
             }
         }

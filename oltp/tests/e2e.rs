@@ -513,6 +513,45 @@ fn server_killed_mid_run_ends_with_partial_report() {
         r.transactions > 0,
         "the events before the kill are reported"
     );
+    // The report adds up (issue 15, defect 9). Each worker was stopped
+    // mid-event: those events are counted apart, their BEGINs are in the
+    // statement table without a COMMIT.
+    assert!(
+        (1..=u64::from(THREADS)).contains(&r.interrupted_events),
+        "interrupted_events {}",
+        r.interrupted_events
+    );
+    let count = |kind: &str| {
+        r.statements
+            .iter()
+            .find(|s| s.kind == kind)
+            .map_or(0, |s| s.count)
+    };
+    assert_eq!(
+        count("commit"),
+        r.transactions,
+        "read_only: one COMMIT per transaction"
+    );
+    assert!(
+        count("begin") - count("commit") <= r.interrupted_events + r.errors + r.reconnects,
+        "begin {} commit {} interrupted {} errors {} reconnects {}",
+        count("begin"),
+        count("commit"),
+        r.interrupted_events,
+        r.errors,
+        r.reconnects
+    );
+    // A worker's execution time ends when it lost the server, not after the
+    // 2 s reconnect window (it was 5 s over the total time before).
+    assert!(
+        r.fairness.exec_time_avg_s < r.time_s + 2.0,
+        "execution time {} s against total time {} s",
+        r.fairness.exec_time_avg_s,
+        r.time_s
+    );
+    // The driver's doubled "Input/output error: Input/output error:" once.
+    let e = r.error.as_deref().unwrap_or_default();
+    assert!(!e.contains("Input/output error: Input/output error"), "{e}");
     // The server's process is gone at the end of the window: no server CPU,
     // and the reason says why.
     assert_eq!(r.server_cpu_us_per_query, None);

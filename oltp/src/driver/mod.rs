@@ -158,8 +158,11 @@ impl DbError {
 }
 
 impl fmt::Display for DbError {
+    /// The driver's message, each repeated `": "` segment once (mysql_async
+    /// prints "Input/output error: Input/output error: ...").
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.source, f)
+        let text = self.source.to_string();
+        f.write_str(&encbench_common::cli_error::repeated_segments_once(&text))
     }
 }
 

@@ -200,6 +200,8 @@ mod tests {
             "server_cpu_us_per_query",
             "total_cpu_us_per_query",
             "server_cpu_unavailable",
+            // Events a run-stopping error cut short.
+            "interrupted_events",
         ];
         old.sort_unstable();
         assert_eq!(keys(run), old);

@@ -199,6 +199,13 @@ pub struct RunResult {
     pub decrypt_errors: u64,
     /// Reconnects after lost connections.
     pub reconnects: u64,
+    /// Events cut short by the error that stopped the run (one per worker it
+    /// stopped mid-event): their statements so far are in `queries` and
+    /// `statements` (so `begin` can exceed `commit` by this many, beside
+    /// ignored-error restarts), not in `transactions`. 0 for a complete run
+    /// and in results written before the field.
+    #[serde(default)]
+    pub interrupted_events: u64,
     /// Event latency, ms.
     pub latency_ms: LatencyMs,
     /// The event latency HdrHistogram (ns), V2 deflate serialisation in hex, so
@@ -357,6 +364,7 @@ impl RunResult {
             errors: agg.errors,
             decrypt_errors: agg.decrypt_errors,
             reconnects: agg.reconnects,
+            interrupted_events: agg.interrupted,
             latency_ms,
             latency_histogram: histogram_to_hex(&agg.latency),
             statements,

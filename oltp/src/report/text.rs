@@ -189,6 +189,13 @@ impl RunResult {
         }
         if let Some(e) = &self.error {
             let _ = writeln!(s, "INCOMPLETE RUN: {e}");
+            if self.interrupted_events > 0 {
+                let _ = writeln!(
+                    s,
+                    "    {} events cut short by it: their statements so far are counted in the queries and the statement table, not in transactions",
+                    self.interrupted_events
+                );
+            }
         }
         s
     }
