@@ -3,8 +3,8 @@
 use anyhow::{Result, bail};
 use clap::ValueEnum as _;
 
-use crate::cli::{Cli, Command};
-use crate::config::{RunConfig, data_set, parse_encrypts};
+use crate::cli::{Cli, Command, DbDriver};
+use crate::config::{RunConfig, check_driver_flags, data_set, parse_encrypts};
 use crate::server::{Lease, Profile, private_server_of};
 use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
 
@@ -33,8 +33,9 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         Command::Merge(a) => return merge::merge(a),
     };
     // Validate everything before starting anything.
+    check_driver_flags(data)?;
     data_set(data)?;
-    if data.mysql_url.is_some() && data.profile != Profile::Default {
+    if data.url().is_some() && data.profile != Profile::Default {
         bail!(
             "--profile {} sets up the private server only: with --mysql-url, set the server's variables yourself (or omit --mysql-url)",
             data.profile
@@ -56,13 +57,11 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         }
         Command::Cleanup(_) | Command::Server(_) | Command::Merge(_) => {}
     }
-    let server = Lease::open(
-        data.mysql_url.as_deref(),
-        &crate::config::base_dir(data),
-        data.at_rest,
-        data.profile,
-    )
-    .await?;
+    let base = crate::config::base_dir(data);
+    let server = match data.db_driver {
+        DbDriver::Mysql => Lease::open(data.url(), &base, data.at_rest, data.profile).await?,
+        DbDriver::Pgsql => Lease::open_postgres(data.url(), &base).await?,
+    };
     let outcome = match &cli.command {
         Command::Prepare(a) => prepare::prepare(a, &server.url).await.map(|()| true),
         Command::Run(a) => match run_cfg {
@@ -89,7 +88,7 @@ pub async fn execute(cli: Cli) -> Result<bool> {
 /// base directory, from its pid file), else unavailable with the reason.
 fn private_server_cpu(server: &Lease, data: &crate::cli::DataArgs) -> ServerCpu {
     let pid = server.server_pid().or_else(|| {
-        let url = data.mysql_url.as_deref()?;
+        let url = data.url()?;
         private_server_of(url, &crate::config::base_dir(data))?.read_pid()
     });
     match pid.map(ServerProcess::open) {

@@ -200,6 +200,8 @@ mod tests {
             "server_cpu_us_per_query",
             "total_cpu_us_per_query",
             "server_cpu_unavailable",
+            // The server's kind (issue 13), with serde's default for older files.
+            "engine",
         ];
         old.sort_unstable();
         assert_eq!(keys(run), old);

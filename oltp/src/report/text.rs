@@ -21,7 +21,7 @@ impl RunResult {
         };
         let _ = writeln!(
             s,
-            "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} x {} rows | server {}{}",
+            "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} x {} rows | server {}{}{}",
             self.settings.workload,
             self.settings.threads,
             if self.settings.encrypted_columns.is_empty() {
@@ -40,6 +40,11 @@ impl RunResult {
             self.settings.tables,
             self.settings.table_size,
             self.settings.server_version,
+            if self.settings.engine.is_empty() {
+                String::new()
+            } else {
+                format!(" (engine {})", self.settings.engine)
+            },
             if self.round > 1 {
                 format!(" | round {}", self.round)
             } else {

@@ -90,14 +90,27 @@ impl PgServer {
     pub fn start(base: &std::path::Path) -> Result<PgServer> {
         let bins = PgBinaries::find()?;
         let owner = Owner::detect()?;
+        let layout = PgServer::make_dir(base)?;
+        let lock = layout.lock_file();
+        with_lock(&lock, || Ok(process::start_locked(bins, layout, owner)))?
+    }
+
+    /// Creates `<base>/postgresql/` (as root: owned by `postgres`) after
+    /// checking that the server can reach it, so nothing is left behind
+    /// where it cannot; [`start`](Self::start) does this first.
+    ///
+    /// # Errors
+    /// [`PgError::NoServerUser`] / [`PgError::Unreachable`] (as root),
+    /// [`PgError::SocketPathTooLong`], [`PgError::Io`].
+    pub fn make_dir(base: &std::path::Path) -> Result<PgLayout> {
+        let owner = Owner::detect()?;
         let layout = PgLayout::resolved(base)?;
         // Before creating anything: nothing is left behind where the server cannot go.
         owner.check_reachable(layout.dir())?;
         std::fs::create_dir_all(layout.dir())
             .map_err(PgError::io("create directory", layout.dir()))?;
         owner.take(layout.dir())?;
-        let lock = layout.lock_file();
-        with_lock(&lock, || Ok(process::start_locked(bins, layout, owner)))?
+        Ok(layout)
     }
 
     /// The server if one runs on base directory `base` (nothing is started).
