@@ -137,7 +137,9 @@ pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
                 );
             }
             if a.pgsql_db.is_some() {
-                bail!("--pgsql-db is for --db-driver pgsql: add --db-driver pgsql, or use --mysql-db");
+                bail!(
+                    "--pgsql-db is for --db-driver pgsql: add --db-driver pgsql, or use --mysql-db"
+                );
             }
             if let Some(url) = &a.mysql_url
                 && pg(url)

@@ -68,7 +68,8 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
     let mut codecs = Vec::new();
     for &e in &cfg.encrypts {
         let db = cfg.data.database(e);
-        let (meta, mut db_conn) = check_prepared(dialect, &mut conn, &cfg.url, &cfg.data, e).await?;
+        let (meta, mut db_conn) =
+            check_prepared(dialect, &mut conn, &cfg.url, &cfg.data, e).await?;
         let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;
         check_keys(&mut db_conn, &db, &codec).await?;
         if let (Some(active), Some(m)) = (codec.deterministic_key_id(), &meta) {
@@ -171,9 +172,9 @@ pub async fn server_info<C: Connection>(conn: &mut C, dialect: Dialect) -> Resul
                 .get("max_prepared_stmt_count")
                 .cloned()
                 .unwrap_or_default();
-            let max = max
-                .parse()
-                .with_context(|| format!("server returned {max:?} for @@max_prepared_stmt_count"))?;
+            let max = max.parse().with_context(|| {
+                format!("server returned {max:?} for @@max_prepared_stmt_count")
+            })?;
             let open = conn
                 .query_text("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
                 .await?;

@@ -13,10 +13,10 @@ use anyhow::{Context, Result, bail};
 
 use crate::config::RunConfig;
 use crate::driver::{ConnectOptions, Connection, MysqlConnection, PostgresConnection, TlsOptions};
-use crate::schema::Dialect;
 use crate::measure::{Aggregate, Live, LiveCounts, process_cpu_time};
 use crate::preflight::{Checked, Mode, ServerInfo};
 use crate::report::{MeasuredWindow, RunResult, RunSettings, TlsInfo, WindowCpu, WorkloadOptions};
+use crate::schema::Dialect;
 use crate::server_cpu::ServerCpu;
 use crate::worker::{Gate, Opened, WorkerSpec};
 use crate::workload::Options;

@@ -57,12 +57,15 @@ pub async fn cleanup_all(url: &str, data: &DataSet) -> Result<Vec<String>> {
     by_driver!(url, drop_all(url, data))
 }
 
-async fn drop_all<C: Connection>(dialect: Dialect, url: &str, data: &DataSet) -> Result<Vec<String>> {
+async fn drop_all<C: Connection>(
+    dialect: Dialect,
+    url: &str,
+    data: &DataSet,
+) -> Result<Vec<String>> {
     let mut dropped = drop_some::<C>(dialect, url, data, &[Encrypt::None]).await?;
     let mut conn: C = connect(url, None).await?;
     for db in encrypted_databases(&mut conn, dialect, &data.db).await? {
-        conn.simple(&dialect.drop_database_sql(&db))
-            .await?;
+        conn.simple(&dialect.drop_database_sql(&db)).await?;
         dropped.push(db);
     }
     conn.close().await;
@@ -94,9 +97,7 @@ async fn drop_some<C: Connection>(
             continue;
         }
         if e.algorithm().is_some() {
-            admin
-                .simple(&dialect.drop_database_sql(&db))
-                .await?;
+            admin.simple(&dialect.drop_database_sql(&db)).await?;
         } else {
             // The plaintext database is shared (sysbench's own tables live
             // there too): it counts as touched only if it held tables of ours.

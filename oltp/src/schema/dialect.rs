@@ -361,6 +361,38 @@ mod tests {
     }
 
     #[test]
+    fn catalog_sql_and_literals_per_server() {
+        // Backslashes are MySQL escapes, plain characters in PostgreSQL's standard strings.
+        assert_eq!(Dialect::Mysql.literal("a\\_'b"), "'a\\\\_\\'b'");
+        assert_eq!(Dialect::Postgres.literal("a\\_'b"), "'a\\_''b'");
+        assert_eq!(Dialect::Postgres.ident("sbtest_x"), "\"sbtest_x\"");
+        assert_eq!(Dialect::Mysql.flags("sbtest"), "");
+        assert_eq!(Dialect::Postgres.flags("sbtest"), " --db-driver pgsql");
+        assert_eq!(
+            Dialect::Postgres.flags("pg1"),
+            " --db-driver pgsql --pgsql-db pg1"
+        );
+        assert_eq!(Dialect::Mysql.flags("m1"), " --mysql-db m1");
+        assert_eq!(
+            Dialect::Postgres.text_insert_sql("sbtest1", true),
+            (
+                "INSERT INTO sbtest1 (k, c, pad) VALUES (?, ?, ?)".to_string(),
+                false
+            )
+        );
+        assert!(Dialect::Postgres.text_insert_sql("sbtest1", false).1);
+        assert!(Dialect::Mysql.text_insert_sql("sbtest1", true).1);
+        assert!(
+            Dialect::Postgres
+                .drop_database_sql("d")
+                .ends_with("WITH (FORCE)")
+        );
+        assert_eq!(Dialect::Mysql.engine("11.8.3-MariaDB"), "mariadb");
+        assert_eq!(Dialect::Mysql.engine("8.0.36"), "mysql");
+        assert_eq!(Dialect::Postgres.engine("PostgreSQL 15.18"), "postgresql");
+    }
+
+    #[test]
     fn mysql_table_is_unchanged() {
         let sql = Dialect::Mysql.create_table_sql(1, None, Columns::DEFAULT, true, false);
         assert!(sql.contains("id INTEGER NOT NULL AUTO_INCREMENT"), "{sql}");

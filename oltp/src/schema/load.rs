@@ -13,8 +13,8 @@ use crate::driver::{Connection, DbError, ErrorKind, Param};
 use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
 use super::{
-    DataSet, Dialect, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, by_driver,
-    check_not_prepared, cleanup_command, connect, database_exists, table_name,
+    DataSet, Dialect, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, by_driver, check_not_prepared,
+    cleanup_command, connect, database_exists, table_name,
 };
 
 /// Options of `prepare`.

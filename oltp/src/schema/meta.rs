@@ -165,13 +165,10 @@ pub async fn incomplete_tables<C: Connection>(
     table_size: u32,
 ) -> Result<Option<String>> {
     for n in 1..=tables {
-        let max = scalar(
-            conn,
-            &format!("SELECT MAX(id) FROM {}", table_name(n)),
-        )
-        .await?
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(0);
+        let max = scalar(conn, &format!("SELECT MAX(id) FROM {}", table_name(n)))
+            .await?
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0);
         if max < u64::from(table_size) {
             return Ok(Some(format!(
                 "{db}.{} holds ids up to {max} of --table-size {table_size}",
