@@ -20,7 +20,8 @@ use crate::workload::{Options, Workload, parse_on_off};
 ///
 /// Without --mysql-url, oltp starts (and stops) a private MariaDB server from the
 /// system's MariaDB binaries, with its data in --base-dir, so prepare, run and
-/// cleanup work as separate commands. Units: --time in seconds; QPS/TPS per
+/// cleanup work as separate commands; with --db-driver pgsql and no --pgsql-url,
+/// a private PostgreSQL likewise. Units: --time in seconds; QPS/TPS per
 /// second; latency (RT) in milliseconds; client CPU in microseconds per query.
 #[derive(Debug, Parser)]
 #[command(name = "oltp", version, about, long_about = None)]

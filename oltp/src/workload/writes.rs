@@ -169,7 +169,7 @@ impl<C: Connection> Session<C> {
 
     /// `oltp_insert`'s statement, over the text protocol as sysbench sends it:
     /// the server's id in plaintext with `--auto-inc on` (MySQL: id 0;
-    /// PostgreSQL: no id column, [`Dialect::text_insert_sql`]), else a unique
+    /// PostgreSQL: no id column, [`crate::schema::Dialect::text_insert_sql`]), else a unique
     /// negative id; `c` and `pad` as quoted digits, or envelopes as binary
     /// literals. True when a row was inserted.
     ///
