@@ -285,9 +285,11 @@ fn flags_of_the_other_driver_and_unbuilt_modes_are_refused() {
 #[test]
 fn oltp_insert_leaves_the_id_to_serial() {
     let s = shared_pg();
-    let base = pg_tempdir();
+    // The shared server's own base directory: its URL names the private
+    // server there, whose CPU is then measured.
+    let base = s.dir();
     let (url, db) = (s.url(), "pgins");
-    let prepare = data_args("prepare", url, base.path(), db);
+    let prepare = data_args("prepare", url, base, db);
     assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
     let count = |t: u32| async move {
         scalar(url, Some(db), &format!("SELECT COUNT(*) FROM sbtest{t}"))
@@ -296,8 +298,8 @@ fn oltp_insert_leaves_the_id_to_serial() {
             .expect("count")
     };
     let before = runtime().block_on(async { count(1).await + count(2).await });
-    let json = base.path().join("insert.json");
-    let mut run = data_args("run", url, base.path(), db);
+    let json = base.join("insert.json");
+    let mut run = data_args("run", url, base, db);
     run.extend(strings(&[
         "--workload",
         "oltp_insert",
@@ -316,6 +318,8 @@ fn oltp_insert_leaves_the_id_to_serial() {
     // An explicit id 0 (MySQL's form) would collide from the second insert on:
     // duplicate keys, counted as ignored errors.
     assert_eq!(r["errors"], 0, "{r}");
+    assert!(r["server_cpu_s"].is_number(), "the postmaster's CPU: {r}");
+    assert_eq!(r["server_cpu_unavailable"], serde_json::Value::Null, "{r}");
     let after = runtime().block_on(async { count(1).await + count(2).await });
     assert!(
         after - before >= inserted,

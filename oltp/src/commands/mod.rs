@@ -5,6 +5,7 @@ use clap::ValueEnum as _;
 
 use crate::cli::{Cli, Command, DbDriver};
 use crate::config::{RunConfig, check_driver_flags, data_set, parse_encrypts};
+use crate::server::postgres::PgServer;
 use crate::server::{Lease, Profile, private_server_of};
 use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
 
@@ -84,12 +85,15 @@ pub async fn execute(cli: Cli) -> Result<bool> {
 }
 
 /// The server CPU source without `--server-pid`: the private server's
-/// process (held by `server`, or a `--mysql-url` of a private server of this
-/// base directory, from its pid file), else unavailable with the reason.
+/// process (held by `server`, or a `--mysql-url` / `--pgsql-url` of a private
+/// server of this base directory, from its pid file), else unavailable with the reason.
 fn private_server_cpu(server: &Lease, data: &crate::cli::DataArgs) -> ServerCpu {
     let pid = server.server_pid().or_else(|| {
-        let url = data.url()?;
-        private_server_of(url, &crate::config::base_dir(data))?.read_pid()
+        let (url, base) = (data.url()?, crate::config::base_dir(data));
+        match data.db_driver {
+            DbDriver::Mysql => private_server_of(url, &base)?.read_pid(),
+            DbDriver::Pgsql => PgServer::of_url(url, &base).map(|s| s.pid()),
+        }
     });
     match pid.map(ServerProcess::open) {
         Some(Ok(p)) => ServerCpu::Process(p),
