@@ -20,7 +20,8 @@ use crate::workload::{Options, Workload, parse_on_off};
 ///
 /// Without --mysql-url, oltp starts (and stops) a private MariaDB server from the
 /// system's MariaDB binaries, with its data in --base-dir, so prepare, run and
-/// cleanup work as separate commands. Units: --time in seconds; QPS/TPS per
+/// cleanup work as separate commands; with --db-driver pgsql and no --pgsql-url,
+/// a private PostgreSQL likewise. Units: --time in seconds; QPS/TPS per
 /// second; latency (RT) in milliseconds; client CPU in microseconds per query.
 #[derive(Debug, Parser)]
 #[command(name = "oltp", version, about, long_about = None)]
@@ -117,17 +118,32 @@ pub enum ServerAction {
 /// Where the data lives and how it is encrypted: shared by every subcommand.
 #[derive(Debug, Args, Clone)]
 pub struct DataArgs {
+    /// Which server: mysql (MariaDB or MySQL; --mysql-url, --mysql-db) or pgsql
+    /// (PostgreSQL; --pgsql-url, --pgsql-db), as sysbench's --db-driver.
+    /// Without a URL, the private server of that kind in --base-dir.
+    #[arg(long, value_enum, default_value = "mysql")]
+    pub db_driver: DbDriver,
     /// Server URL, mysql://USER:PASSWORD@HOST:PORT (TCP is always used). Default:
     /// the private MariaDB server in --base-dir.
     #[arg(long, value_name = "URL")]
     pub mysql_url: Option<String>,
+    /// With --db-driver pgsql: server URL, postgres://USER:PASSWORD@HOST:PORT/DB
+    /// (DB: the database administrative statements connect to, e.g.
+    /// postgres). Default: the private PostgreSQL in --base-dir.
+    #[arg(long, value_name = "URL")]
+    pub pgsql_url: Option<String>,
     /// encbench's directory: private server data (mariadb/) and key files (keys/).
     /// Default: $ENCBENCH_HOME, else $XDG_DATA_HOME/encbench, else ~/.local/share/encbench.
     #[arg(long, value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
     /// Database for plaintext tables; encrypted tables go to DB_<algorithm>.
-    #[arg(long, default_value = "sbtest", value_name = "DB")]
-    pub mysql_db: String,
+    /// Default: sbtest.
+    #[arg(long, value_name = "DB")]
+    pub mysql_db: Option<String>,
+    /// With --db-driver pgsql: as --mysql-db (each DB_<algorithm> is a
+    /// database of its own). Default: sbtest.
+    #[arg(long, value_name = "DB")]
+    pub pgsql_db: Option<String>,
     /// Number of tables (sbtest1..sbtestN).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub tables: u32,
@@ -184,6 +200,26 @@ pub struct DataArgs {
     /// it). Refused with --mysql-url.
     #[arg(long, value_enum, default_value = "default")]
     pub profile: Profile,
+}
+
+impl DataArgs {
+    /// The URL given for the driver (`--mysql-url` or `--pgsql-url`); `None`:
+    /// the private server.
+    pub fn url(&self) -> Option<&str> {
+        match self.db_driver {
+            DbDriver::Mysql => self.mysql_url.as_deref(),
+            DbDriver::Pgsql => self.pgsql_url.as_deref(),
+        }
+    }
+
+    /// The base database name (`--mysql-db` or `--pgsql-db`, default `sbtest`).
+    pub fn db_name(&self) -> &str {
+        match self.db_driver {
+            DbDriver::Mysql => self.mysql_db.as_deref(),
+            DbDriver::Pgsql => self.pgsql_db.as_deref(),
+        }
+        .unwrap_or("sbtest")
+    }
 }
 
 /// `oltp prepare`.

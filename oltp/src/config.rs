@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{Result, bail};
 
-use crate::cli::{DataArgs, Output, RunArgs};
+use crate::cli::{DataArgs, DbDriver, Output, RunArgs};
 use crate::columns::{ColumnMode, Columns, Encrypt};
 use crate::rand::RandType;
 use crate::report::window::parse_rfc3339;
@@ -116,14 +116,89 @@ pub fn server_base_dir(a: &DataArgs) -> PathBuf {
     server_base(&base_dir(a), a.at_rest)
 }
 
+/// The URL's scheme (`mysql`, `postgres`, ...), for messages: never the password.
+fn scheme(url: &str) -> &str {
+    url.split_once("://").map_or("(none)", |(s, _)| s)
+}
+
+/// Checks that the flags fit `--db-driver`: no flag of the other driver, a URL
+/// of the driver's scheme, and (with pgsql) none of what the PostgreSQL side
+/// does not have yet (`--at-rest`, `--profile`, `--tls-ca`).
+///
+/// # Errors
+/// One line naming the flag and the one to use.
+pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
+    let pg = |url: &str| url.starts_with("postgres://") || url.starts_with("postgresql://");
+    match a.db_driver {
+        DbDriver::Mysql => {
+            if a.pgsql_url.is_some() {
+                bail!(
+                    "--pgsql-url is for --db-driver pgsql: add --db-driver pgsql, or give a MySQL server as --mysql-url"
+                );
+            }
+            if a.pgsql_db.is_some() {
+                bail!(
+                    "--pgsql-db is for --db-driver pgsql: add --db-driver pgsql, or use --mysql-db"
+                );
+            }
+            if let Some(url) = &a.mysql_url
+                && pg(url)
+            {
+                bail!(
+                    "--mysql-url is a {}:// URL, a PostgreSQL server: use --db-driver pgsql --pgsql-url URL",
+                    scheme(url)
+                );
+            }
+        }
+        DbDriver::Pgsql => {
+            if a.mysql_url.is_some() {
+                bail!(
+                    "--mysql-url is for --db-driver mysql: with --db-driver pgsql give --pgsql-url postgres://USER:PASS@HOST:PORT/DB"
+                );
+            }
+            if a.mysql_db.is_some() {
+                bail!("--mysql-db is for --db-driver mysql: with --db-driver pgsql use --pgsql-db");
+            }
+            if let Some(url) = &a.pgsql_url
+                && !pg(url)
+            {
+                bail!(
+                    "--pgsql-url is a {}:// URL: give postgres://USER:PASS@HOST:PORT/DB (for a MySQL server, --db-driver mysql --mysql-url)",
+                    scheme(url)
+                );
+            }
+            if a.at_rest {
+                bail!(
+                    "--at-rest with --db-driver pgsql is not built yet (it is MariaDB's InnoDB encryption; PostgreSQL's filesystem modes come later): omit --at-rest"
+                );
+            }
+            if a.profile != crate::server::Profile::Default {
+                bail!(
+                    "--profile sets MariaDB's buffer pool and durability: the private PostgreSQL has only its default settings yet; omit --profile with --db-driver pgsql"
+                );
+            }
+            if a.tls_ca.is_some() {
+                bail!(
+                    "--tls-ca with --db-driver pgsql: TLS to PostgreSQL is not built yet; omit --tls-ca"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The data set the flags name, validated.
 ///
 /// # Errors
-/// A bad `--mysql-db`, or a column layout that cannot be.
+/// A bad `--mysql-db` / `--pgsql-db`, or a column layout that cannot be.
 pub fn data_set(a: &DataArgs) -> Result<DataSet> {
-    check_db_name(&a.mysql_db)?;
+    let flag = match a.db_driver {
+        DbDriver::Mysql => "--mysql-db",
+        DbDriver::Pgsql => "--pgsql-db",
+    };
+    check_db_name(flag, a.db_name())?;
     Ok(DataSet {
-        db: a.mysql_db.clone(),
+        db: a.db_name().to_string(),
         tables: a.tables,
         table_size: a.table_size,
         columns: Columns::parse(&a.encrypt_columns, &a.deterministic)?,
@@ -135,21 +210,41 @@ pub fn data_set(a: &DataArgs) -> Result<DataSet> {
 /// layout such as `_kdcdpd` (7).
 const MAX_DB_NAME: usize = 33;
 
-/// `--mysql-db` goes into SQL as an identifier: letters, digits and `_` only, and
-/// not one of the server's own databases.
-fn check_db_name(db: &str) -> Result<()> {
+/// `--mysql-db` / `--pgsql-db` (`flag`) goes into SQL as an identifier:
+/// letters, digits and `_` only, and not one of the server's own databases.
+/// PostgreSQL folds unquoted names to lower case and oltp quotes them, so
+/// upper case would make names sysbench could not reach: lower case only
+/// there.
+fn check_db_name(flag: &str, db: &str) -> Result<()> {
+    // PostgreSQL's names are one byte shorter than MySQL's (63, NAMEDATALEN - 1).
+    let max = if flag == "--pgsql-db" {
+        MAX_DB_NAME - 1
+    } else {
+        MAX_DB_NAME
+    };
     let valid = !db.is_empty()
-        && db.len() <= MAX_DB_NAME
+        && db.len() <= max
         && db.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     if !valid {
-        bail!("--mysql-db {db:?}: use 1 to {MAX_DB_NAME} letters, digits or '_' (default sbtest)");
+        bail!("{flag} {db:?}: use 1 to {max} letters, digits or '_' (default sbtest)");
     }
-    if ["mysql", "information_schema", "performance_schema", "sys"]
-        .contains(&db.to_ascii_lowercase().as_str())
-    {
+    if flag == "--pgsql-db" && db.bytes().any(|b| b.is_ascii_uppercase()) {
         bail!(
-            "--mysql-db {db}: that is the server's own database; use another name (default sbtest)"
+            "{flag} {db:?}: use lower case (PostgreSQL folds unquoted names to lower case, as sysbench sends them)"
         );
+    }
+    if [
+        "mysql",
+        "information_schema",
+        "performance_schema",
+        "sys",
+        "postgres",
+        "template0",
+        "template1",
+    ]
+    .contains(&db.to_ascii_lowercase().as_str())
+    {
+        bail!("{flag} {db}: that is the server's own database; use another name (default sbtest)");
     }
     Ok(())
 }
@@ -200,6 +295,11 @@ impl RunConfig {
                 "--control runs the baseline twice per round, but the grid has none: add none to --encrypt and off to --tls"
             );
         }
+        if a.data.db_driver == DbDriver::Pgsql && a.tls.contains(&true) {
+            bail!(
+                "--tls on with --db-driver pgsql is not built yet (sslmode=verify-full comes later; oltp never falls back to plaintext): use --tls off"
+            );
+        }
         if a.time == 0 && a.events == 0 {
             bail!("--time 0 needs --events N (otherwise the run never ends)");
         }
@@ -213,7 +313,7 @@ impl RunConfig {
             .map(|t| parse_start_at(t, SystemTime::now()))
             .transpose()?;
         Ok(RunConfig {
-            url: a.data.mysql_url.clone().unwrap_or_default(),
+            url: a.data.url().unwrap_or_default().to_string(),
             data,
             workload: a.workload,
             threads: {
@@ -238,7 +338,7 @@ impl RunConfig {
                 t.dedup();
                 t
             },
-            tls_ca: match (&a.data.tls_ca, &a.data.mysql_url) {
+            tls_ca: match (&a.data.tls_ca, &a.data.url().map(str::to_string)) {
                 (Some(ca), _) => Some(ca.clone()),
                 (None, None) => Some(Layout::new(server_base_dir(&a.data)).tls_files().ca),
                 // A URL of the private server (e.g. printed by `oltp server start`):

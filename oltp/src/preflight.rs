@@ -11,7 +11,7 @@ use crate::config::RunConfig;
 use crate::driver::{
     ConnectOptions, Connection, MysqlConnection, Row as _, TlsOptions, TlsSession,
 };
-use crate::schema::{check_prepared, connect};
+use crate::schema::{Dialect, check_prepared, connect};
 use crate::workload::{Options, Workload};
 
 /// Server facts read before a run.
@@ -19,30 +19,20 @@ use crate::workload::{Options, Workload};
 pub struct ServerInfo {
     /// `SELECT VERSION()`.
     pub version: String,
-    /// `@@max_prepared_stmt_count`.
-    pub max_prepared_stmt_count: u64,
+    /// What the results call the server ([`Dialect::engine`]): `mariadb`,
+    /// `mysql` or `postgresql`.
+    pub engine: String,
+    /// `@@max_prepared_stmt_count`; `None` on a server without such a cap
+    /// (PostgreSQL).
+    pub max_prepared_stmt_count: Option<u64>,
     /// Prepared statements open on the server now (`Prepared_stmt_count`).
     pub prepared_stmt_count: u64,
-    /// `@@max_connections`.
+    /// `max_connections`.
     pub max_connections: u64,
-    /// Server settings recorded with every result (name -> value): buffer
-    /// pool, durability, binary log, TLS and at-rest encryption.
+    /// Server settings recorded with every result (name -> value), as
+    /// [`Dialect::settings_sql`] lists them.
     pub settings: std::collections::BTreeMap<String, String>,
 }
-
-/// The server variables recorded in every result.
-pub const RECORDED_SETTINGS: [&str; 10] = [
-    "innodb_buffer_pool_size",
-    "innodb_flush_log_at_trx_commit",
-    "sync_binlog",
-    "log_bin",
-    "innodb_doublewrite",
-    "have_ssl",
-    "innodb_encrypt_tables",
-    "innodb_encrypt_log",
-    "max_prepared_stmt_count",
-    "version_compile_machine",
-];
 
 /// One combination of the grid besides the thread count.
 #[derive(Clone, Debug)]
@@ -65,20 +55,23 @@ pub struct Checked {
     pub modes: Vec<Mode>,
 }
 
-/// Runs every check for `cfg`.
+/// Runs every check for `cfg` over driver `C` (of `dialect`, which `cfg.url`'s
+/// scheme names).
 ///
 /// # Errors
 /// The first check that fails, with the fix in the message.
-pub async fn check(cfg: &RunConfig) -> Result<Checked> {
-    // One administrative connection for every check but TLS's probe.
-    let mut conn = connect(&cfg.url, None).await?;
-    let info = server_info(&mut conn).await?;
+pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<Checked> {
+    // One administrative connection, and one to each database checked, for
+    // every check but TLS's probe.
+    let mut conn: C = connect(&cfg.url, None).await?;
+    let info = server_info(&mut conn, dialect).await?;
     let mut codecs = Vec::new();
     for &e in &cfg.encrypts {
         let db = cfg.data.database(e);
-        let meta = check_prepared(&mut conn, &cfg.data, e).await?;
+        let (meta, mut db_conn) =
+            check_prepared(dialect, &mut conn, &cfg.url, &cfg.data, e).await?;
         let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;
-        check_keys(&mut conn, &db, &codec).await?;
+        check_keys(&mut db_conn, &db, &codec).await?;
         if let (Some(active), Some(m)) = (codec.deterministic_key_id(), &meta) {
             // Equality lookups only match values sealed under the same key.
             if active != m.key_id {
@@ -90,8 +83,9 @@ pub async fn check(cfg: &RunConfig) -> Result<Checked> {
             }
         }
         if cfg.at_rest {
-            check_at_rest(&mut conn, &db, cfg.data.tables).await?;
+            check_at_rest(&mut db_conn, &db, cfg.data.tables).await?;
         }
+        db_conn.close().await;
         codecs.push((e, codec));
     }
     conn.close().await;
@@ -145,48 +139,55 @@ async fn probe_tls(url: &str, ca: Option<std::path::PathBuf>) -> Result<TlsSessi
     Ok(session)
 }
 
-/// Reads [`ServerInfo`].
+/// Reads [`ServerInfo`] in `dialect`.
 ///
 /// # Errors
 /// Connection or query failures.
-pub async fn server_info<C: Connection>(conn: &mut C) -> Result<ServerInfo> {
+pub async fn server_info<C: Connection>(conn: &mut C, dialect: Dialect) -> Result<ServerInfo> {
     let row = conn
-        .query_text("SELECT VERSION(), @@max_prepared_stmt_count, @@max_connections")
+        .query_text(dialect.version_sql())
         .await?
         .into_iter()
         .next()
         .context("server returned no row for SELECT VERSION()")?;
     let col = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
-    let number = |i: usize, name: &str| -> Result<u64> {
-        col(i)
-            .parse()
-            .with_context(|| format!("server returned {:?} for {name}", col(i)))
-    };
     let version = col(0);
-    let max_prepared_stmt_count = number(1, "@@max_prepared_stmt_count")?;
-    let max_connections = number(2, "@@max_connections")?;
-    let open = conn
-        .query_text("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
-        .await?;
-    let prepared_stmt_count = open
-        .first()
-        .and_then(|r| r.get(1).cloned().flatten())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
+    let max_connections = col(1)
+        .parse()
+        .with_context(|| format!("server returned {:?} for max_connections", col(1)))?;
     let mut settings = std::collections::BTreeMap::new();
-    for name in RECORDED_SETTINGS {
-        // A variable this server does not have (e.g. innodb_encrypt_tables on
-        // MySQL) is simply not recorded. The names are constants.
-        let rows = conn
-            .query_text(&format!(
-                "SHOW GLOBAL VARIABLES WHERE Variable_name = '{name}'"
-            ))
-            .await?;
-        if let Some(v) = rows.first().and_then(|r| r.get(1).cloned().flatten()) {
-            settings.insert(name.to_string(), v);
+    // A variable this server does not have (e.g. innodb_encrypt_tables on
+    // MySQL) is simply not recorded.
+    for row in conn.query_text(&dialect.settings_sql()).await? {
+        let mut it = row.into_iter();
+        if let (Some(Some(name)), Some(Some(value))) = (it.next(), it.next()) {
+            settings.insert(name, value);
         }
     }
+    let (max_prepared_stmt_count, prepared_stmt_count) = match dialect {
+        // PostgreSQL has no server-wide cap on prepared statements.
+        Dialect::Postgres => (None, 0),
+        Dialect::Mysql => {
+            let max = settings
+                .get("max_prepared_stmt_count")
+                .cloned()
+                .unwrap_or_default();
+            let max = max.parse().with_context(|| {
+                format!("server returned {max:?} for @@max_prepared_stmt_count")
+            })?;
+            let open = conn
+                .query_text("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
+                .await?;
+            let now = open
+                .first()
+                .and_then(|r| r.get(1).cloned().flatten())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            (Some(max), now)
+        }
+    };
     Ok(ServerInfo {
+        engine: dialect.engine(&version).to_string(),
         version,
         max_prepared_stmt_count,
         prepared_stmt_count,
@@ -215,17 +216,16 @@ pub fn check_budget(
         0
     };
     let need = per_conn * u64::from(threads);
-    let free = info
-        .max_prepared_stmt_count
-        .saturating_sub(info.prepared_stmt_count);
     // Every limit the grid exceeds, in one line (one at a time hid the next).
     let mut over = Vec::new();
-    if need > free {
+    if let Some(max) = info.max_prepared_stmt_count
+        && need > max.saturating_sub(info.prepared_stmt_count)
+    {
         over.push(format!(
             "{threads} threads x {tables} tables x {} statements = {need} prepared statements, but the server allows {} \
              (max_prepared_stmt_count, {} in use): run SET GLOBAL max_prepared_stmt_count = {} (at most 1048576), use --db-ps-mode disable (text protocol, no prepared statements), or use fewer --threads or --tables",
             workload.statements_per_table(options.range_selects),
-            info.max_prepared_stmt_count,
+            max,
             info.prepared_stmt_count,
             (need + info.prepared_stmt_count).min(1_048_576)
         ));
@@ -243,8 +243,8 @@ pub fn check_budget(
     Ok(())
 }
 
-/// Opens every encrypted column of the first row of `sbtest1` to prove the
-/// keys fit the data before a run.
+/// Opens every encrypted column of the first row of `sbtest1` of database
+/// `db` (which `conn` is connected to) to prove the keys fit the data before a run.
 ///
 /// # Errors
 /// A value does not open: the message names table, column, id and key id.
@@ -255,7 +255,7 @@ pub async fn check_keys<C: Connection>(conn: &mut C, db: &str, codec: &Codec) ->
     let mut first: Option<(Option<i64>, [Vec<u8>; 3])> = None;
     conn.simple_query(
         // `db` is letters, digits and '_' (config checks --mysql-db).
-        &format!("SELECT id, k, c, pad FROM `{db}`.sbtest1 ORDER BY id LIMIT 1"),
+        "SELECT id, k, c, pad FROM sbtest1 ORDER BY id LIMIT 1",
         |row: &mut C::Row| {
             let id = row.int(0);
             let mut col = |i: usize| row.take_bytes(i).unwrap_or_default();
@@ -324,7 +324,8 @@ mod tests {
     fn server(max_prepared: u64, max_connections: u64) -> ServerInfo {
         ServerInfo {
             version: "10.11".into(),
-            max_prepared_stmt_count: max_prepared,
+            engine: "mariadb".into(),
+            max_prepared_stmt_count: Some(max_prepared),
             prepared_stmt_count: 0,
             max_connections,
             settings: Default::default(),

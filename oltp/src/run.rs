@@ -12,10 +12,11 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, Result, bail};
 
 use crate::config::RunConfig;
-use crate::driver::{ConnectOptions, Connection, MysqlConnection, TlsOptions};
+use crate::driver::{ConnectOptions, Connection, MysqlConnection, PostgresConnection, TlsOptions};
 use crate::measure::{Aggregate, Live, LiveCounts, process_cpu_time};
 use crate::preflight::{Checked, Mode, ServerInfo};
 use crate::report::{MeasuredWindow, RunResult, RunSettings, TlsInfo, WindowCpu, WorkloadOptions};
+use crate::schema::Dialect;
 use crate::server_cpu::ServerCpu;
 use crate::worker::{Gate, Opened, WorkerSpec};
 use crate::workload::Options;
@@ -59,7 +60,19 @@ impl Observer for Silent {
 /// Checks that fail before any measurement (missing tables, keys, limits), or
 /// workers that cannot connect.
 pub async fn run_grid(cfg: &RunConfig, observer: Arc<dyn Observer>) -> Result<Vec<RunResult>> {
-    let Checked { info, modes } = crate::preflight::check(cfg).await?;
+    match Dialect::of_url(&cfg.url) {
+        Dialect::Mysql => grid::<MysqlConnection>(Dialect::Mysql, cfg, observer).await,
+        Dialect::Postgres => grid::<PostgresConnection>(Dialect::Postgres, cfg, observer).await,
+    }
+}
+
+/// [`run_grid`] over driver `C`, whose SQL is `dialect`'s.
+async fn grid<C: Connection + 'static>(
+    dialect: Dialect,
+    cfg: &RunConfig,
+    observer: Arc<dyn Observer>,
+) -> Result<Vec<RunResult>> {
+    let Checked { info, modes } = crate::preflight::check::<C>(dialect, cfg).await?;
     let interrupted = Arc::new(AtomicBool::new(false));
     {
         let flag = interrupted.clone();
@@ -83,7 +96,7 @@ pub async fn run_grid(cfg: &RunConfig, observer: Arc<dyn Observer>) -> Result<Ve
             for i in 0..n {
                 let (m, control) = slots[(i + round as usize) % n];
                 let mode = &modes[m];
-                let mut r = run_one::<MysqlConnection>(
+                let mut r = run_one::<C>(
                     cfg,
                     &info,
                     mode,
@@ -370,6 +383,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             cipher: t.cipher.clone(),
         }),
         at_rest: cfg.at_rest,
+        engine: info.engine.clone(),
         server_version: info.version.clone(),
         server_settings: info.settings.clone(),
     };

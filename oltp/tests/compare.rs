@@ -180,12 +180,16 @@ fn repeated_rounds_with_control_give_intervals_and_a_noise_floor() {
     let text = String::from_utf8_lossy(&bin.stdout);
     let header = text.lines().next().expect("header");
     // control, then decrypt_errors (since --on-decrypt-error), then the
-    // server's CPU and the measured window (schema 4).
+    // server's CPU and the measured window (schema 4), then the engine.
     assert!(
         header.ends_with(
-            ",control,decrypt_errors,server_cpu_s,server_cpu_us_per_query,total_cpu_us_per_query,server_cpu_unavailable,measured_window_start,measured_window_end"
+            ",control,decrypt_errors,server_cpu_s,server_cpu_us_per_query,total_cpu_us_per_query,server_cpu_unavailable,measured_window_start,measured_window_end,engine"
         ),
         "{header}"
+    );
+    assert!(
+        text.lines().skip(1).all(|l| l.ends_with(",mariadb")),
+        "every row names the engine: {text}"
     );
     assert_eq!(text.lines().filter(|l| l.contains(",true,0,")).count(), 1);
 }

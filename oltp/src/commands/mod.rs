@@ -3,8 +3,9 @@
 use anyhow::{Result, bail};
 use clap::ValueEnum as _;
 
-use crate::cli::{Cli, Command};
-use crate::config::{RunConfig, data_set, parse_encrypts};
+use crate::cli::{Cli, Command, DbDriver};
+use crate::config::{RunConfig, check_driver_flags, data_set, parse_encrypts};
+use crate::server::postgres::PgServer;
 use crate::server::{Lease, Profile, private_server_of};
 use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
 
@@ -33,8 +34,9 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         Command::Merge(a) => return merge::merge(a),
     };
     // Validate everything before starting anything.
+    check_driver_flags(data)?;
     data_set(data)?;
-    if data.mysql_url.is_some() && data.profile != Profile::Default {
+    if data.url().is_some() && data.profile != Profile::Default {
         bail!(
             "--profile {} sets up the private server only: with --mysql-url, set the server's variables yourself (or omit --mysql-url)",
             data.profile
@@ -56,13 +58,11 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         }
         Command::Cleanup(_) | Command::Server(_) | Command::Merge(_) => {}
     }
-    let server = Lease::open(
-        data.mysql_url.as_deref(),
-        &crate::config::base_dir(data),
-        data.at_rest,
-        data.profile,
-    )
-    .await?;
+    let base = crate::config::base_dir(data);
+    let server = match data.db_driver {
+        DbDriver::Mysql => Lease::open(data.url(), &base, data.at_rest, data.profile).await?,
+        DbDriver::Pgsql => Lease::open_postgres(data.url(), &base).await?,
+    };
     let outcome = match &cli.command {
         Command::Prepare(a) => prepare::prepare(a, &server.url).await.map(|()| true),
         Command::Run(a) => match run_cfg {
@@ -85,12 +85,15 @@ pub async fn execute(cli: Cli) -> Result<bool> {
 }
 
 /// The server CPU source without `--server-pid`: the private server's
-/// process (held by `server`, or a `--mysql-url` of a private server of this
-/// base directory, from its pid file), else unavailable with the reason.
+/// process (held by `server`, or a `--mysql-url` / `--pgsql-url` of a private
+/// server of this base directory, from its pid file), else unavailable with the reason.
 fn private_server_cpu(server: &Lease, data: &crate::cli::DataArgs) -> ServerCpu {
     let pid = server.server_pid().or_else(|| {
-        let url = data.mysql_url.as_deref()?;
-        private_server_of(url, &crate::config::base_dir(data))?.read_pid()
+        let (url, base) = (data.url()?, crate::config::base_dir(data));
+        match data.db_driver {
+            DbDriver::Mysql => private_server_of(url, &base)?.read_pid(),
+            DbDriver::Pgsql => PgServer::of_url(url, &base).map(|s| s.pid()),
+        }
     });
     match pid.map(ServerProcess::open) {
         Some(Ok(p)) => ServerCpu::Process(p),

@@ -92,7 +92,7 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
                 bar.finish_and_clear();
                 bail!(
                     "prepare interrupted (Ctrl-C or SIGTERM): {db} is half loaded; run `{}` before preparing again",
-                    schema::cleanup_command(&data, e)
+                    schema::cleanup_command(schema::Dialect::of_url(url), &data, e)
                 );
             }
         }

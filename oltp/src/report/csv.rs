@@ -49,6 +49,7 @@ impl Report {
             "server_cpu_unavailable",
             "measured_window_start",
             "measured_window_end",
+            "engine",
         ])?;
         for r in &self.runs {
             let l = &r.latency_ms;
@@ -94,6 +95,7 @@ impl Report {
                 r.server_cpu_unavailable.clone().unwrap_or_default(),
                 rfc3339(r.measured_window.start),
                 rfc3339(r.measured_window.end),
+                r.settings.engine.clone(),
             ])?;
         }
         let bytes = w.into_inner().map_err(|e| e.into_error())?;

@@ -202,6 +202,8 @@ mod tests {
             "server_cpu_unavailable",
             // Events a run-stopping error cut short.
             "interrupted_events",
+            // The server's kind (issue 13), with serde's default for older files.
+            "engine",
         ];
         old.sort_unstable();
         assert_eq!(keys(run), old);

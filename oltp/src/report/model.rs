@@ -97,6 +97,10 @@ pub struct RunSettings {
     pub tls: Option<TlsInfo>,
     /// Whether every table was verified encrypted at rest before the run.
     pub at_rest: bool,
+    /// The server's kind: `mariadb`, `mysql` or `postgresql`; empty in
+    /// results written before the field existed.
+    #[serde(default)]
+    pub engine: String,
     /// `SELECT VERSION()` of the server.
     pub server_version: String,
     /// Server variables (buffer pool, durability, TLS, at rest), name -> value.
@@ -461,6 +465,7 @@ pub(crate) mod fixtures {
             rate: 0.0,
             tls: None,
             at_rest: false,
+            engine: "mariadb".to_string(),
             server_version: "11.8.3-MariaDB".to_string(),
             server_settings: BTreeMap::from([(
                 "innodb_buffer_pool_size".to_string(),

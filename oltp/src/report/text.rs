@@ -21,7 +21,7 @@ impl RunResult {
         };
         let _ = writeln!(
             s,
-            "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} x {} rows | server {}{}",
+            "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} x {} rows | {}server {}{}",
             self.settings.workload,
             self.settings.threads,
             if self.settings.encrypted_columns.is_empty() {
@@ -39,6 +39,11 @@ impl RunResult {
             if self.settings.at_rest { "on" } else { "off" },
             self.settings.tables,
             self.settings.table_size,
+            if self.settings.engine.is_empty() {
+                String::new()
+            } else {
+                format!("engine: {} | ", self.settings.engine)
+            },
             self.settings.server_version,
             if self.round > 1 {
                 format!(" | round {}", self.round)
@@ -386,6 +391,19 @@ pub fn thousands(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_header_names_the_engine() {
+        let mut settings = crate::report::model::fixtures::settings(2, "none");
+        settings.engine = "postgresql".to_string();
+        settings.server_version = "PostgreSQL 15.18".to_string();
+        let text = crate::report::model::fixtures::run(settings, 10, 0).to_text();
+        let header = text.lines().next().unwrap_or_default();
+        assert!(
+            header.ends_with("| engine: postgresql | server PostgreSQL 15.18"),
+            "{header}"
+        );
+    }
 
     #[test]
     fn thousands_groups_digits() {

@@ -6,20 +6,22 @@ use encbench_crypto::Algorithm;
 use crate::columns::Encrypt;
 use crate::driver::Connection;
 
-use super::{DataSet, connect, existing_tables, quoted, scalar};
+use super::{DataSet, Dialect, by_driver, connect, database_exists, existing_tables, read_meta};
 
 /// The encrypted databases under base name `db` (any algorithm and column
-/// layout, finished or not): databases named `db_<algorithm>` or
-/// `db_<algorithm>_<layout>` ([`crate::columns::Columns::db_suffix`]), as `prepare` names them.
+/// layout, finished or not) on the server `conn` is connected to: databases
+/// named `db_<algorithm>` or `db_<algorithm>_<layout>`
+/// ([`crate::columns::Columns::db_suffix`]), as `prepare` names them.
 ///
 /// # Errors
 /// Query failures.
-pub async fn encrypted_databases<C: Connection>(conn: &mut C, db: &str) -> Result<Vec<String>> {
+pub async fn encrypted_databases<C: Connection>(
+    conn: &mut C,
+    dialect: Dialect,
+    db: &str,
+) -> Result<Vec<String>> {
     let like = format!("{}\\_%", db.replace('_', "\\_"));
-    let sql = format!(
-        "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE {} ORDER BY SCHEMA_NAME",
-        quoted(&like)
-    );
+    let sql = dialect.databases_like_sql(&dialect.literal(&like));
     Ok(conn
         .query_text(&sql)
         .await?
@@ -52,11 +54,18 @@ fn is_encrypted_database(db: &str, name: &str) -> bool {
 /// # Errors
 /// Database errors.
 pub async fn cleanup_all(url: &str, data: &DataSet) -> Result<Vec<String>> {
-    let mut dropped = cleanup(url, data, &[Encrypt::None]).await?;
-    let mut conn = connect(url, None).await?;
-    for db in encrypted_databases(&mut conn, &data.db).await? {
-        conn.simple(&format!("DROP DATABASE IF EXISTS `{db}`"))
-            .await?;
+    by_driver!(url, drop_all(url, data))
+}
+
+async fn drop_all<C: Connection>(
+    dialect: Dialect,
+    url: &str,
+    data: &DataSet,
+) -> Result<Vec<String>> {
+    let mut dropped = drop_some::<C>(dialect, url, data, &[Encrypt::None]).await?;
+    let mut conn: C = connect(url, None).await?;
+    for db in encrypted_databases(&mut conn, dialect, &data.db).await? {
+        conn.simple(&dialect.drop_database_sql(&db)).await?;
         dropped.push(db);
     }
     conn.close().await;
@@ -71,49 +80,44 @@ pub async fn cleanup_all(url: &str, data: &DataSet) -> Result<Vec<String>> {
 /// # Errors
 /// Database errors.
 pub async fn cleanup(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<Vec<String>> {
-    let mut conn = connect(url, None).await?;
+    by_driver!(url, drop_some(url, data, encrypts))
+}
+
+async fn drop_some<C: Connection>(
+    dialect: Dialect,
+    url: &str,
+    data: &DataSet,
+    encrypts: &[Encrypt],
+) -> Result<Vec<String>> {
+    let mut admin: C = connect(url, None).await?;
     let mut dropped: Vec<String> = Vec::new();
     for e in encrypts {
         let db = data.database(*e);
-        let exists = scalar(
-            &mut conn,
-            &format!(
-                "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = {}",
-                quoted(&db)
-            ),
-        )
-        .await?;
-        if exists.is_none() || dropped.contains(&db) {
+        if dropped.contains(&db) || !database_exists(&mut admin, dialect, &db).await? {
             continue;
         }
         if e.algorithm().is_some() {
-            conn.simple(&format!("DROP DATABASE IF EXISTS `{db}`"))
-                .await?;
+            admin.simple(&dialect.drop_database_sql(&db)).await?;
         } else {
             // The plaintext database is shared (sysbench's own tables live
             // there too): it counts as touched only if it held tables of ours.
-            let tables = existing_tables(&mut conn, &db).await?;
-            let meta = scalar(
-                &mut conn,
-                &format!(
-                    "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND TABLE_NAME = 'encbench_meta'",
-                    quoted(&db)
-                ),
-            )
-            .await?;
+            let mut conn: C = connect(url, Some(&db)).await?;
+            let tables = existing_tables(&mut conn, dialect).await?;
+            let meta = read_meta(&mut conn, dialect).await?;
             if tables.is_empty() && meta.is_none() {
+                conn.close().await;
                 continue;
             }
-            conn.simple(&format!("DROP TABLE IF EXISTS `{db}`.encbench_meta"))
-                .await?;
+            conn.simple("DROP TABLE IF EXISTS encbench_meta").await?;
             for n in tables {
-                conn.simple(&format!("DROP TABLE IF EXISTS `{db}`.sbtest{n}"))
+                conn.simple(&format!("DROP TABLE IF EXISTS sbtest{n}"))
                     .await?;
             }
+            conn.close().await;
         }
         dropped.push(db);
     }
-    conn.close().await;
+    admin.close().await;
     Ok(dropped)
 }
 

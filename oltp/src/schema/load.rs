@@ -13,8 +13,8 @@ use crate::driver::{Connection, DbError, ErrorKind, Param};
 use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
 use super::{
-    DataSet, Dialect, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, check_not_prepared,
-    cleanup_command, connect, table_name,
+    DataSet, Dialect, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, by_driver, check_not_prepared,
+    cleanup_command, connect, database_exists, table_name,
 };
 
 /// Options of `prepare`.
@@ -52,23 +52,40 @@ pub async fn prepare(
     opts: &PrepareOptions,
     progress: Arc<dyn Fn(u64) + Send + Sync>,
 ) -> Result<()> {
+    by_driver!(
+        url,
+        prepare_with(url, data, encrypt, codec, key_id, opts, progress)
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn prepare_with<C: Connection + 'static>(
+    dialect: Dialect,
+    url: &str,
+    data: &DataSet,
+    encrypt: Encrypt,
+    codec: Codec,
+    key_id: u32,
+    opts: &PrepareOptions,
+    progress: Arc<dyn Fn(u64) + Send + Sync>,
+) -> Result<()> {
     let db = data.database(encrypt);
     check_not_prepared(url, data, &[encrypt]).await?;
     let loading = async {
-        let mut admin = connect(url, None).await?;
-        admin
-            .simple(&format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
-            .await?;
+        let mut server: C = connect(url, None).await?;
+        if !database_exists(&mut server, dialect, &db).await? {
+            server
+                .simple(&format!("CREATE DATABASE {}", dialect.ident(&db)))
+                .await?;
+        }
+        server.close().await;
+        let mut admin: C = connect(url, Some(&db)).await?;
         // The mark first: until it says done, run and prepare refuse these tables.
-        admin
-            .simple(&format!(
-                "CREATE TABLE `{db}`.encbench_meta (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL) ENGINE = innodb"
-            ))
-            .await?;
-        let insert = format!("INSERT INTO `{db}`.encbench_meta (name, value) VALUES (?, ?)");
+        admin.simple(&dialect.create_meta_sql()).await?;
+        let insert = "INSERT INTO encbench_meta (name, value) VALUES (?, ?)";
         admin
             .execute_text(
-                &insert,
+                insert,
                 &[Param::Text(b"state"), Param::Text(STATE_LOADING.as_bytes())],
             )
             .await?;
@@ -88,11 +105,11 @@ pub async fn prepare(
             let alg = encrypt.algorithm();
             let columns = data.columns;
             tasks.push(tokio::spawn(async move {
-                let mut conn = connect(&url, Some(&db)).await?;
+                let mut conn: C = connect(&url, Some(&db)).await?;
                 for n in tables {
                     load_table(
                         &mut conn,
-                        Dialect::Mysql,
+                        dialect,
                         n,
                         size,
                         alg,
@@ -138,14 +155,14 @@ pub async fn prepare(
         for (name, value) in &entries {
             admin
                 .execute_text(
-                    &insert,
+                    insert,
                     &[Param::Text(name.as_bytes()), Param::Text(value.as_bytes())],
                 )
                 .await?;
         }
         admin
             .execute_text(
-                &format!("UPDATE `{db}`.encbench_meta SET value = ? WHERE name = 'state'"),
+                "UPDATE encbench_meta SET value = ? WHERE name = 'state'",
                 &[Param::Text(STATE_DONE.as_bytes())],
             )
             .await?;
@@ -154,7 +171,7 @@ pub async fn prepare(
     };
     loading
         .await
-        .map_err(|e| half_loaded(&e, &db, &cleanup_command(data, encrypt)))
+        .map_err(|e| half_loaded(&e, &db, &cleanup_command(dialect, data, encrypt)))
 }
 
 /// `e`, a failure after loading began, as one line naming the half-loaded

@@ -8,7 +8,9 @@ use anyhow::{Result, bail};
 use crate::columns::{Columns, Encrypt};
 use crate::driver::Connection;
 
-use super::{DEFAULT_SEED, DataSet, connect, quoted, scalar, table_name};
+use super::{
+    DEFAULT_SEED, DataSet, Dialect, by_driver, connect, database_exists, scalar, table_name,
+};
 
 /// What `encbench_meta` says about a prepared database.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,25 +45,26 @@ impl Meta {
     }
 }
 
-/// `oltp cleanup` for `encrypt`'s database of `data`, as a user types it.
-pub fn cleanup_command(data: &DataSet, encrypt: Encrypt) -> String {
+/// `oltp cleanup` for `encrypt`'s database of `data` on a `dialect` server,
+/// as a user types it.
+pub fn cleanup_command(dialect: Dialect, data: &DataSet, encrypt: Encrypt) -> String {
     format!(
         "oltp cleanup --encrypt {}{}{}",
         encrypt.name(),
         layout_flags(data, encrypt),
-        db_flag(data)
+        dialect.flags(&data.db)
     )
 }
 
-/// `oltp prepare` of `data` for `encrypt`, as a user types it.
-pub fn prepare_command(data: &DataSet, encrypt: Encrypt) -> String {
+/// `oltp prepare` of `data` for `encrypt` on a `dialect` server, as a user types it.
+pub fn prepare_command(dialect: Dialect, data: &DataSet, encrypt: Encrypt) -> String {
     format!(
         "oltp prepare --tables {} --table-size {} --encrypt {}{}{}",
         data.tables,
         data.table_size,
         encrypt.name(),
         layout_flags(data, encrypt),
-        db_flag(data)
+        dialect.flags(&data.db)
     )
 }
 
@@ -70,14 +73,6 @@ fn layout_flags(data: &DataSet, encrypt: Encrypt) -> String {
         data.columns.flags()
     } else {
         String::new()
-    }
-}
-
-fn db_flag(data: &DataSet) -> String {
-    if data.db == "sbtest" {
-        String::new()
-    } else {
-        format!(" --mysql-db {}", data.db)
     }
 }
 
@@ -94,24 +89,18 @@ async fn string_pairs<C: Connection>(conn: &mut C, sql: &str) -> Result<Vec<(Str
         .collect())
 }
 
-/// Reads `db.encbench_meta`; `None` when the table does not exist.
+/// Reads `encbench_meta` of the database `conn` is connected to; `None` when
+/// the table does not exist.
 ///
 /// # Errors
 /// Query failures.
-pub async fn read_meta<C: Connection>(conn: &mut C, db: &str) -> Result<Option<Meta>> {
+pub async fn read_meta<C: Connection>(conn: &mut C, dialect: Dialect) -> Result<Option<Meta>> {
     // Text protocol, so that `--db-ps-mode disable` needs no prepared statement.
-    let sql = format!(
-        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_NAME = 'encbench_meta' AND TABLE_SCHEMA = {}",
-        quoted(db)
-    );
+    let sql = dialect.tables_like_sql(&dialect.literal("encbench_meta"));
     if scalar(conn, &sql).await?.is_none() {
         return Ok(None);
     }
-    let rows = string_pairs(
-        conn,
-        &format!("SELECT name, value FROM `{db}`.encbench_meta"),
-    )
-    .await?;
+    let rows = string_pairs(conn, "SELECT name, value FROM encbench_meta").await?;
     let get = |k: &str| {
         rows.iter()
             .find(|(n, _)| n == k)
@@ -135,16 +124,14 @@ pub async fn read_meta<C: Connection>(conn: &mut C, db: &str) -> Result<Option<M
     }))
 }
 
-/// The numbers N of the `sbtestN` tables that exist in `db`, ascending.
+/// The numbers N of the `sbtestN` tables in the database `conn` is
+/// connected to, ascending.
 ///
 /// # Errors
 /// Query failures.
-pub async fn existing_tables<C: Connection>(conn: &mut C, db: &str) -> Result<Vec<u32>> {
+pub async fn existing_tables<C: Connection>(conn: &mut C, dialect: Dialect) -> Result<Vec<u32>> {
     // Text protocol, so that `--db-ps-mode disable` needs no prepared statement.
-    let sql = format!(
-        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_NAME LIKE 'sbtest%' AND TABLE_SCHEMA = {}",
-        quoted(db)
-    );
+    let sql = dialect.tables_like_sql(&dialect.literal("sbtest%"));
     let mut n: Vec<u32> = conn
         .query_text(&sql)
         .await?
@@ -157,7 +144,7 @@ pub async fn existing_tables<C: Connection>(conn: &mut C, db: &str) -> Result<Ve
 }
 
 /// What is wrong with plaintext tables that have no `encbench_meta` (as
-/// sysbench prepares them), checked as sysbench leaves them: each of
+/// sysbench prepares them) in database `db`, which `conn` is connected to, checked as sysbench leaves them: each of
 /// `sbtest1..=sbtest<tables>` holds ids up to `table_size` and has its index
 /// `k_N` (sysbench's default `create_secondary`). `None`: they look complete.
 ///
@@ -172,18 +159,16 @@ pub async fn existing_tables<C: Connection>(conn: &mut C, db: &str) -> Result<Ve
 /// Query failures.
 pub async fn incomplete_tables<C: Connection>(
     conn: &mut C,
+    dialect: Dialect,
     db: &str,
     tables: u32,
     table_size: u32,
 ) -> Result<Option<String>> {
     for n in 1..=tables {
-        let max = scalar(
-            conn,
-            &format!("SELECT MAX(id) FROM `{db}`.{}", table_name(n)),
-        )
-        .await?
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(0);
+        let max = scalar(conn, &format!("SELECT MAX(id) FROM {}", table_name(n)))
+            .await?
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0);
         if max < u64::from(table_size) {
             return Ok(Some(format!(
                 "{db}.{} holds ids up to {max} of --table-size {table_size}",
@@ -191,11 +176,7 @@ pub async fn incomplete_tables<C: Connection>(
             )));
         }
     }
-    let sql = format!(
-        "SELECT DISTINCT TABLE_NAME, INDEX_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = {} AND INDEX_NAME LIKE 'k\\_%'",
-        quoted(db)
-    );
-    let indexes = string_pairs(conn, &sql).await?;
+    let indexes = string_pairs(conn, dialect.k_indexes_sql()).await?;
     for n in 1..=tables {
         let (table, index) = (table_name(n), format!("k_{n}"));
         if !indexes.iter().any(|(t, i)| *t == table && *i == index) {
@@ -206,23 +187,31 @@ pub async fn incomplete_tables<C: Connection>(
 }
 
 /// Checks that `encrypt`'s database holds a finished `prepare` of at least
-/// `data.tables` tables; returns its meta (None for sysbench-prepared plaintext,
-/// which must hold every row and index sysbench creates: [`incomplete_tables`]).
+/// `data.tables` tables on the server of `url` (`admin` is connected to it);
+/// returns its meta (None for sysbench-prepared plaintext, which must hold
+/// every row and index sysbench creates: [`incomplete_tables`]) and a
+/// connection to the database.
 ///
 /// # Errors
 /// Missing tables, unfinished prepare, incomplete sysbench tables, or tables
 /// prepared for another algorithm, each with the commands that fix it.
 pub async fn check_prepared<C: Connection>(
-    conn: &mut C,
+    dialect: Dialect,
+    admin: &mut C,
+    url: &str,
     data: &DataSet,
     encrypt: Encrypt,
-) -> Result<Option<Meta>> {
+) -> Result<(Option<Meta>, C)> {
     let db = data.database(encrypt);
-    let meta = read_meta(conn, &db).await?;
     let (cleanup, prepare) = (
-        cleanup_command(data, encrypt),
-        prepare_command(data, encrypt),
+        cleanup_command(dialect, data, encrypt),
+        prepare_command(dialect, data, encrypt),
     );
+    if !database_exists(admin, dialect, &db).await? {
+        bail!("{db}.{} not found: run `{prepare}` first", table_name(1));
+    }
+    let mut conn: C = connect(url, Some(&db)).await?;
+    let meta = read_meta(&mut conn, dialect).await?;
     if meta.as_ref().is_some_and(Meta::is_loading) {
         bail!("{db} is half loaded (a prepare did not finish): run `{cleanup}`, then `{prepare}`");
     }
@@ -258,7 +247,7 @@ pub async fn check_prepared<C: Connection>(
             );
         }
     }
-    let existing = existing_tables(conn, &db).await?;
+    let existing = existing_tables(&mut conn, dialect).await?;
     if let Some(n) = (1..=data.tables).find(|n| existing.binary_search(n).is_err()) {
         // With nothing left over, prepare works; otherwise it refuses until cleanup.
         if existing.is_empty() && meta.is_none() {
@@ -272,18 +261,18 @@ pub async fn check_prepared<C: Connection>(
     match (&meta, encrypt.algorithm()) {
         (None, None) => {
             if let Some(problem) =
-                incomplete_tables(conn, &db, data.tables, data.table_size).await?
+                incomplete_tables(&mut conn, dialect, &db, data.tables, data.table_size).await?
             {
                 bail!(
                     "{problem} and no encbench_meta: a prepare did not finish; run `{cleanup}`, then `{prepare}`"
                 );
             }
-            Ok(None)
+            Ok((None, conn))
         }
         (None, Some(_)) => bail!(
             "{db} has tables but no encbench_meta: the prepare did not finish; run `{cleanup}`, then `{prepare}`"
         ),
-        (Some(_), _) => Ok(meta),
+        (Some(_), _) => Ok((meta, conn)),
     }
 }
 
@@ -294,18 +283,34 @@ pub async fn check_prepared<C: Connection>(
 /// A database already holds tables, or is half loaded (the message names the
 /// cleanup command).
 pub async fn check_not_prepared(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<()> {
-    let mut conn = connect(url, None).await?;
+    by_driver!(url, not_prepared(url, data, encrypts))
+}
+
+async fn not_prepared<C: Connection>(
+    dialect: Dialect,
+    url: &str,
+    data: &DataSet,
+    encrypts: &[Encrypt],
+) -> Result<()> {
+    let mut admin: C = connect(url, None).await?;
     for e in encrypts {
         let db = data.database(*e);
-        let cleanup = cleanup_command(data, *e);
-        let existing = existing_tables(&mut conn, &db).await?;
-        let meta = read_meta(&mut conn, &db).await?;
+        if !database_exists(&mut admin, dialect, &db).await? {
+            continue;
+        }
+        let cleanup = cleanup_command(dialect, data, *e);
+        let mut conn: C = connect(url, Some(&db)).await?;
+        let existing = existing_tables(&mut conn, dialect).await?;
+        let meta = read_meta(&mut conn, dialect).await?;
         let problem = match &meta {
             Some(m) if m.is_loading() => Some("a prepare did not finish".to_string()),
             Some(_) => None,
-            None if existing.is_empty() => continue,
+            None if existing.is_empty() => {
+                conn.close().await;
+                continue;
+            }
             None if e.algorithm().is_some() => Some("no encbench_meta".to_string()),
-            None => incomplete_tables(&mut conn, &db, data.tables, data.table_size)
+            None => incomplete_tables(&mut conn, dialect, &db, data.tables, data.table_size)
                 .await?
                 .map(|p| format!("{p}, no encbench_meta")),
         };
@@ -318,6 +323,6 @@ pub async fn check_not_prepared(url: &str, data: &DataSet, encrypts: &[Encrypt])
             ),
         }
     }
-    conn.close().await;
+    admin.close().await;
     Ok(())
 }

@@ -1,14 +1,17 @@
 //! sysbench's `sbtest` schema, plaintext or with `c` and `pad` as envelopes:
 //! naming and DDL here; the parallel loader ([`prepare`]), the checks of what
 //! is prepared ([`check_prepared`]) and [`cleanup`] in their own files. Every
-//! statement goes through the [`crate::driver`] seam (MySQL's dialect).
+//! statement goes through the [`crate::driver`] seam, generic over the driver.
 //!
 //! Each encryption choice gets its own database so one server holds all of them
 //! side by side: plaintext tables in `DB` (default `sbtest`, as sysbench), tables
 //! sealed with an algorithm in `DB_<algorithm>` (e.g. `sbtest_aes_256_gcm`). Every
 //! backend of one algorithm reads the same tables (the envelope does not depend on
 //! the library). Rows are generated from a seed per table, so every database holds
-//! the same plaintext and results can be compared value by value.
+//! the same plaintext and results can be compared value by value. On PostgreSQL each
+//! is a database of its own too; every catalog query runs on a connection to the
+//! database it is about, with unqualified names, so the same steps run on both
+//! servers, the SQL that differs coming from [`Dialect`].
 //!
 //! A table `encbench_meta` in each database records how it was prepared: its
 //! `state=loading` is written before any table and set to `done` last, so a
@@ -18,7 +21,7 @@ use anyhow::Result;
 use encbench_crypto::Algorithm;
 
 use crate::columns::{Columns, Encrypt};
-use crate::driver::{ConnectOptions, Connection, MysqlConnection, mysql};
+use crate::driver::{ConnectOptions, Connection, mysql, postgres};
 
 mod cleanup;
 mod dialect;
@@ -89,21 +92,51 @@ pub fn create_table_sql(
     Dialect::Mysql.create_table_sql(n, algorithm, columns, auto_inc, secondary)
 }
 
-/// An administrative connection to `url` (database `db`, if any) over the
-/// text protocol, with an error that names the server (never the password)
-/// and the fix.
+/// Calls the generic `$f::<C>(dialect, args..)` with the driver and dialect
+/// of `$url`'s scheme (the command line checked it against `--db-driver`),
+/// and awaits it: the one place a schema step picks its driver.
+macro_rules! by_driver {
+    ($url:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $crate::schema::Dialect::of_url($url) {
+            $crate::schema::Dialect::Mysql => {
+                $f::<$crate::driver::MysqlConnection>($crate::schema::Dialect::Mysql, $($arg),*).await
+            }
+            $crate::schema::Dialect::Postgres => {
+                $f::<$crate::driver::PostgresConnection>($crate::schema::Dialect::Postgres, $($arg),*)
+                    .await
+            }
+        }
+    };
+}
+pub(crate) use by_driver;
+
+/// An administrative connection of driver `C` to `url` (database `db`, if
+/// any; else the URL's own), with an error that names the server (never the
+/// password) and the fix.
 ///
 /// # Errors
-/// `url` is not a valid `mysql://` URL, or the server cannot be reached or
+/// `url` is not a valid URL of the driver, or the server cannot be reached or
 /// refuses the login.
-pub async fn connect(url: &str, db: Option<&str>) -> Result<MysqlConnection> {
+pub async fn connect<C: Connection>(url: &str, db: Option<&str>) -> Result<C> {
     let mut opts = ConnectOptions::new(url);
     opts.database = db.map(str::to_string);
-    mysql::mysql_opts(&opts)?;
-    MysqlConnection::connect(&opts).await.map_err(|e| {
-        anyhow::anyhow!(
-            "cannot connect to MySQL server {}: {e}: check --mysql-url (host, port, user, password), or omit it to use the private server",
+    let dialect = Dialect::of_url(url);
+    let target = match dialect {
+        Dialect::Mysql => {
+            mysql::mysql_opts(&opts)?;
             mysql::target(url)
+        }
+        Dialect::Postgres => {
+            postgres::pg_config(&opts)?;
+            postgres::target(url)
+        }
+    };
+    C::connect(&opts).await.map_err(|e| {
+        let within = db.map(|d| format!(" (database {d})")).unwrap_or_default();
+        anyhow::anyhow!(
+            "cannot connect to {} server {target}{within}: {e}: check {} (host, port, user, password), or omit it to use the private server",
+            dialect.server_name(),
+            dialect.url_flag()
         )
     })
 }
@@ -121,9 +154,15 @@ pub(crate) async fn scalar<C: Connection>(conn: &mut C, sql: &str) -> Result<Opt
         .and_then(|r| r.into_iter().next().flatten()))
 }
 
-/// A quoted SQL string literal of `s` (MySQL's escaping).
-pub(crate) fn quoted(s: &str) -> String {
-    let mut out = String::new();
-    crate::driver::mysql_text::push_quoted(&mut out, s);
-    out
+/// Whether database `db` exists on the server `admin` is connected to.
+///
+/// # Errors
+/// Query failures.
+pub(crate) async fn database_exists<C: Connection>(
+    admin: &mut C,
+    dialect: Dialect,
+    db: &str,
+) -> Result<bool> {
+    let sql = dialect.database_exists_sql(&dialect.literal(db));
+    Ok(scalar(admin, &sql).await?.is_some())
 }

@@ -1,4 +1,4 @@
-//! Who uses the private server, and so who stops it.
+//! Who uses the private server (MariaDB's or PostgreSQL's), and so who stops it.
 //!
 //! Every `oltp` command that uses the private server holds a [`Lease`]: it registers in
 //! `users/<pid>`, starts the server if it was not running (then marking it `ephemeral`), and
@@ -8,22 +8,54 @@
 //! while other commands use the server is refused instead of restarting it under them.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::PrivateServer;
 use super::config::{Profile, server_config};
 use super::error::{Result, ServerError, io_err};
 use super::layout::{Layout, server_base};
+use super::postgres::{PgError, PgServer};
 use super::process::is_alive;
 
-/// The server one command uses: `--mysql-url`, or the private server (started here if it
-/// was not running, and stopped by [`Lease::finish`] when the last `oltp` command using it
-/// ends, unless `oltp server start` keeps it).
+/// Why a [`Lease`] failed: the private MariaDB's errors or the private PostgreSQL's.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LeaseError {
+    /// The private MariaDB.
+    #[error(transparent)]
+    Mariadb(#[from] ServerError),
+    /// The private PostgreSQL.
+    #[error(transparent)]
+    Postgres(#[from] PgError),
+}
+
+/// The private server a [`Lease`] holds, with where its users register (one per
+/// command: the size difference of the variants does not matter).
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+enum Held {
+    Mariadb(PrivateServer, Layout),
+    Postgres(PgServer),
+}
+
+impl Held {
+    /// `users/` and the `ephemeral` marker of the server's directory.
+    fn registry(&self) -> (PathBuf, PathBuf) {
+        match self {
+            Held::Mariadb(_, l) => (l.users_dir(), l.ephemeral_marker()),
+            Held::Postgres(s) => (s.layout().users_dir(), s.layout().ephemeral_marker()),
+        }
+    }
+}
+
+/// The server one command uses: `--mysql-url` / `--pgsql-url`, or the private server
+/// (started here if it was not running, and stopped by [`Lease::finish`] when the last
+/// `oltp` command using it ends, unless `oltp server start` keeps it).
 #[derive(Debug)]
 pub struct Lease {
     /// URL of the server.
     pub url: String,
-    held: Option<(PrivateServer, Layout)>,
+    held: Option<Held>,
 }
 
 impl Lease {
@@ -43,7 +75,7 @@ impl Lease {
         base_dir: &Path,
         at_rest: bool,
         profile: Profile,
-    ) -> Result<Lease> {
+    ) -> std::result::Result<Lease, LeaseError> {
         if let Some(url) = url {
             return Ok(Lease {
                 url: url.to_string(),
@@ -51,10 +83,7 @@ impl Lease {
             });
         }
         let layout = Layout::new(server_base(base_dir, at_rest));
-        let users = layout.users_dir();
-        let me = layout.user_file(std::process::id());
-        fs::create_dir_all(&users).map_err(io_err("create", &users))?;
-        fs::write(&me, b"").map_err(io_err("write", &me))?;
+        let me = register(&layout.users_dir())?;
         let unregister = |e: ServerError| {
             let _ = fs::remove_file(&me);
             e
@@ -62,27 +91,70 @@ impl Lease {
         let cfg = server_config(base_dir, at_rest, profile).map_err(unregister)?;
         // A server that other oltp commands are using is not restarted under them for
         // other settings: refuse instead.
-        if other_users(&layout) > 0 && layout.recorded_args().is_some_and(|r| r != cfg.extra_args) {
+        if other_users(&layout.users_dir()) > 0
+            && layout.recorded_args().is_some_and(|r| r != cfg.extra_args)
+        {
             return Err(unregister(ServerError::InUse {
                 dir: layout.base().to_path_buf(),
-            }));
+            })
+            .into());
         }
         let server = blocking("start", move || PrivateServer::start(&cfg))
             .await
             .map_err(unregister)?;
-        if server.started_here() {
-            let marker = layout.ephemeral_marker();
+        let started_here = server.started_here();
+        Lease::held(server.url(), Held::Mariadb(server, layout), started_here)
+    }
+
+    /// [`open`](Self::open) for PostgreSQL: `url` when given, else the private PostgreSQL of
+    /// `base_dir` (`<base_dir>/postgresql/`), started or reused as [`PgServer::start`] does,
+    /// with the same registration of its users.
+    ///
+    /// # Errors
+    ///
+    /// Anything [`PgServer::start`] returns.
+    pub async fn open_postgres(
+        url: Option<&str>,
+        base_dir: &Path,
+    ) -> std::result::Result<Lease, LeaseError> {
+        if let Some(url) = url {
+            return Ok(Lease {
+                url: url.to_string(),
+                held: None,
+            });
+        }
+        let base = base_dir.to_path_buf();
+        let layout = blocking_pg(move || PgServer::make_dir(&base)).await?;
+        let me = register(&layout.users_dir())?;
+        let base = base_dir.to_path_buf();
+        let server = blocking_pg(move || PgServer::start(&base))
+            .await
+            .inspect_err(|_| {
+                let _ = fs::remove_file(&me);
+            })?;
+        let started_here = server.started_here();
+        Lease::held(server.url(), Held::Postgres(server), started_here)
+    }
+
+    /// A lease of `held`; `started_here`: it becomes `ephemeral` (the last user stops it).
+    fn held(url: String, held: Held, started_here: bool) -> std::result::Result<Lease, LeaseError> {
+        if started_here {
+            let (_, marker) = held.registry();
             fs::write(&marker, b"").map_err(io_err("write", &marker))?;
         }
         Ok(Lease {
-            url: server.url(),
-            held: Some((server, layout)),
+            url,
+            held: Some(held),
         })
     }
 
-    /// The private server's `mariadbd` pid; `None` for a `--mysql-url` server.
+    /// The private server's pid (`mariadbd`, or PostgreSQL's postmaster); `None` for a
+    /// server given by URL.
     pub fn server_pid(&self) -> Option<u32> {
-        self.held.as_ref().map(|(server, _)| server.pid())
+        self.held.as_ref().map(|held| match held {
+            Held::Mariadb(server, _) => server.pid(),
+            Held::Postgres(server) => server.pid(),
+        })
     }
 
     /// Leaves the private server running if another `oltp` command uses it or
@@ -90,19 +162,33 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// The server did not shut down (see [`PrivateServer::stop_any`]).
-    pub async fn finish(self) -> Result<()> {
-        let Some((server, layout)) = self.held else {
+    /// The server did not shut down (see [`PrivateServer::stop_any`], [`PgServer::stop`]).
+    pub async fn finish(self) -> std::result::Result<(), LeaseError> {
+        let Some(held) = self.held else {
             return Ok(());
         };
-        let _ = fs::remove_file(layout.user_file(std::process::id()));
-        if other_users(&layout) > 0 || !layout.ephemeral_marker().exists() {
-            server.detach();
-            return Ok(());
+        let (users, marker) = held.registry();
+        let _ = fs::remove_file(users.join(std::process::id().to_string()));
+        let keep = other_users(&users) > 0 || !marker.exists();
+        if !keep {
+            let _ = fs::remove_file(&marker);
         }
-        let _ = fs::remove_file(layout.ephemeral_marker());
-        blocking("stop", move || server.stop_any()).await
+        match held {
+            Held::Mariadb(server, _) if keep => server.detach(),
+            Held::Postgres(server) if keep => server.detach(),
+            Held::Mariadb(server, _) => blocking("stop", move || server.stop_any()).await?,
+            Held::Postgres(server) => blocking_pg(move || server.stop()).await?,
+        }
+        Ok(())
     }
+}
+
+/// Registers this process in `users` (created if missing); returns its file.
+fn register(users: &Path) -> Result<PathBuf> {
+    let me = users.join(std::process::id().to_string());
+    fs::create_dir_all(users).map_err(io_err("create", users))?;
+    fs::write(&me, b"").map_err(io_err("write", &me))?;
+    Ok(me)
 }
 
 /// The private server as `oltp server start|stop` holds it: started or attached to, and
@@ -140,7 +226,7 @@ impl Standing {
 
     /// Other live `oltp` commands registered as its users.
     pub fn other_users(&self) -> usize {
-        other_users(&self.layout)
+        other_users(&self.layout.users_dir())
     }
 
     /// Leaves it running past this process (`oltp server start`).
@@ -174,11 +260,11 @@ pub fn private_server_of(url: &str, base: &Path) -> Option<Layout> {
         })
 }
 
-/// Other live processes registered as users of the server; removes the registrations of
-/// processes that are gone.
-fn other_users(layout: &Layout) -> usize {
+/// Other live processes registered in `users` as users of the server; removes the
+/// registrations of processes that are gone.
+fn other_users(users: &Path) -> usize {
     let me = std::process::id();
-    let Ok(entries) = fs::read_dir(layout.users_dir()) else {
+    let Ok(entries) = fs::read_dir(users) else {
         return 0;
     };
     entries
@@ -202,4 +288,13 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|_| ServerError::Panicked { task })?
+}
+
+/// [`blocking`] for the private PostgreSQL's steps.
+async fn blocking_pg<T: Send + 'static>(
+    f: impl FnOnce() -> std::result::Result<T, PgError> + Send + 'static,
+) -> std::result::Result<T, LeaseError> {
+    Ok(tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|_| ServerError::Panicked { task: "postgres" })??)
 }

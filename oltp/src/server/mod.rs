@@ -40,7 +40,7 @@ pub use config::{Profile, ServerConfig, ensure_at_rest_key, ensure_tls_files, se
 pub use error::ServerError;
 use error::{Result, io_err};
 pub use layout::{Layout, TlsFiles, default_base_dir, server_base, tls_files};
-pub use lease::{Lease, Standing, private_server_of};
+pub use lease::{Lease, LeaseError, Standing, private_server_of};
 use process::{is_server_of, shutdown_foreign, with_lock};
 
 /// The benchmark user created in every private server, for `localhost` and `127.0.0.1`.

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::columns::{Codec, Column, ColumnMode};
 use crate::driver::{ConnectOptions, Connection, MysqlConnection};
-use crate::schema::table_name;
+use crate::schema::{Dialect, table_name};
 
 use super::{Params, QueryError, Workload};
 
@@ -104,6 +104,11 @@ impl<C: Connection> Session<C> {
         };
         s.prepare_all().await?;
         Ok(s)
+    }
+
+    /// The SQL dialect of the connection's server (from its URL's scheme).
+    pub(super) fn dialect(&self) -> Dialect {
+        Dialect::of_url(&self.opts.url)
     }
 
     /// The TLS session of the connection, when it uses TLS.

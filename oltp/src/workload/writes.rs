@@ -168,7 +168,8 @@ impl<C: Connection> Session<C> {
     }
 
     /// `oltp_insert`'s statement, over the text protocol as sysbench sends it:
-    /// id 0 (auto-increment) in plaintext with `--auto-inc on`, else a unique
+    /// the server's id in plaintext with `--auto-inc on` (MySQL: id 0;
+    /// PostgreSQL: no id column, [`crate::schema::Dialect::text_insert_sql`]), else a unique
     /// negative id; `c` and `pad` as quoted digits, or envelopes as binary
     /// literals. True when a row was inserted.
     ///
@@ -182,11 +183,8 @@ impl<C: Connection> Session<C> {
         pad: &[u8],
     ) -> Result<bool, QueryError> {
         let enc = self.codec.is_encrypted();
-        let id = if self.params.opts.auto_inc && !enc {
-            0
-        } else {
-            unique_insert_id()
-        };
+        let server_id = self.params.opts.auto_inc && !enc;
+        let id = if server_id { 0 } else { unique_insert_id() };
         let c = self.seal(table, Column::C, id, c)?;
         let pad = self.seal(table, Column::Pad, id, pad)?;
         let k_sealed = match self.codec.mode(Column::K) {
@@ -200,10 +198,10 @@ impl<C: Connection> Session<C> {
             self.stored(Column::C, &c),
             self.stored(Column::Pad, &pad),
         ];
-        let sql = format!(
-            "INSERT INTO {} (id, k, c, pad) VALUES (?, ?, ?, ?)",
-            table_name(table)
-        );
-        Ok(self.conn.execute_text(&sql, &params).await? > 0)
+        let (sql, with_id) = self
+            .dialect()
+            .text_insert_sql(&table_name(table), server_id);
+        let sent = if with_id { &params[..] } else { &params[1..] };
+        Ok(self.conn.execute_text(&sql, sent).await? > 0)
     }
 }

@@ -40,6 +40,8 @@ pub async fn server(a: &ServerArgs, base: &Path) -> Result<()> {
                     .map(|d| format!(" --base-dir {}", d.display()))
                     .unwrap_or_default()
             );
+            // No longer ephemeral: no command's lease stops it (`crate::server::Lease`).
+            let _ = std::fs::remove_file(server.layout().ephemeral_marker());
             server.detach();
         }
         ServerAction::Stop => {

@@ -18,6 +18,7 @@ use crate::server::layout::SOCKET_PATH_MAX;
 /// | `password` | the benchmark user's password (mode 0600), generated at `initdb` |
 /// | `port` | the TCP port of the running server; removed at stop |
 /// | `port.chosen` | the TCP port of the last start, kept: the next start takes it again unless it is taken |
+/// | `users/<pid>`, `ephemeral` | the `oltp` commands using the server, and whether the last of them stops it (`crate::server::Lease`) |
 /// | `lock` | `flock`ed while a process starts or stops the server |
 ///
 /// When `oltp` runs as root the directory belongs to the `postgres` user (PostgreSQL
@@ -108,6 +109,18 @@ impl PgLayout {
     /// `port.chosen`.
     pub fn chosen_port_file(&self) -> PathBuf {
         self.dir.join("port.chosen")
+    }
+
+    /// `users/`, where every `oltp` command using the server registers (as
+    /// for the private MariaDB: `crate::server::Lease`).
+    pub fn users_dir(&self) -> PathBuf {
+        self.dir.join("users")
+    }
+
+    /// `ephemeral`, present while the server should stop with the last
+    /// command using it.
+    pub fn ephemeral_marker(&self) -> PathBuf {
+        self.dir.join("ephemeral")
     }
 
     /// `lock`.

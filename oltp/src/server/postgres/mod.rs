@@ -90,14 +90,27 @@ impl PgServer {
     pub fn start(base: &std::path::Path) -> Result<PgServer> {
         let bins = PgBinaries::find()?;
         let owner = Owner::detect()?;
+        let layout = PgServer::make_dir(base)?;
+        let lock = layout.lock_file();
+        with_lock(&lock, || Ok(process::start_locked(bins, layout, owner)))?
+    }
+
+    /// Creates `<base>/postgresql/` (as root: owned by `postgres`) after
+    /// checking that the server can reach it, so nothing is left behind
+    /// where it cannot; [`start`](Self::start) does this first.
+    ///
+    /// # Errors
+    /// [`PgError::NoServerUser`] / [`PgError::Unreachable`] (as root),
+    /// [`PgError::SocketPathTooLong`], [`PgError::Io`].
+    pub fn make_dir(base: &std::path::Path) -> Result<PgLayout> {
+        let owner = Owner::detect()?;
         let layout = PgLayout::resolved(base)?;
         // Before creating anything: nothing is left behind where the server cannot go.
         owner.check_reachable(layout.dir())?;
         std::fs::create_dir_all(layout.dir())
             .map_err(PgError::io("create directory", layout.dir()))?;
         owner.take(layout.dir())?;
-        let lock = layout.lock_file();
-        with_lock(&lock, || Ok(process::start_locked(bins, layout, owner)))?
+        Ok(layout)
     }
 
     /// The server if one runs on base directory `base` (nothing is started).
@@ -112,6 +125,20 @@ impl PgServer {
             Some(pm) if pm.ready => PgServer::new(layout, bins, owner, pm, false).map(Some),
             _ => Ok(None),
         }
+    }
+
+    /// The private PostgreSQL of base directory `base` if it runs and `url` names it
+    /// (a loopback host and its port), e.g. the URL `oltp server start` printed;
+    /// nothing is started.
+    pub fn of_url(url: &str, base: &std::path::Path) -> Option<PgServer> {
+        use std::str::FromStr as _;
+        let cfg = tokio_postgres::Config::from_str(url).ok()?;
+        let loopback = cfg.get_hosts().iter().all(|h| {
+            matches!(h, tokio_postgres::config::Host::Tcp(name) if name == "127.0.0.1" || name == "localhost")
+        });
+        let server = PgServer::running(base).ok()??;
+        (loopback && cfg.get_ports().first().copied().unwrap_or(5432) == server.port)
+            .then_some(server)
     }
 
     /// `postgres://encbench:PASSWORD@127.0.0.1:PORT/postgres`: TCP on loopback.
