@@ -14,7 +14,7 @@ use crate::rand::RandType;
 use crate::schema;
 use crate::server::Profile;
 use crate::worker::OnDecryptError;
-use crate::workload::{Options, Workload, parse_on_off};
+use crate::workload::{Options, Workload, parse_on_off, parse_tls};
 
 /// sysbench-compatible OLTP load generator with column encryption.
 ///
@@ -286,11 +286,15 @@ pub struct RunArgs {
     )]
     pub encrypt: Vec<String>,
     /// TLS between client and server, comma separated: off, on, or off,on (runs
-    /// both). On: TCP with TLS verified against the server's CA (see --tls-ca);
-    /// every connection checks that Ssl_cipher is non-empty.
+    /// both). On is MySQL's VERIFY_IDENTITY: the certificate must chain to the
+    /// server's CA (see --tls-ca) and name the URL's host; verify-ca checks
+    /// the chain only, required encrypts without verifying the certificate (for
+    /// a server whose certificate cannot be verified); one TLS level per grid.
+    /// Every TLS connection checks that Ssl_cipher is non-empty; the level is
+    /// recorded in the result (`tls.mode`).
     #[arg(long, value_delimiter = ',', default_value = "off", value_name = "LIST",
-          value_parser = parse_on_off)]
-    pub tls: Vec<bool>,
+          value_parser = parse_tls)]
+    pub tls: Vec<Option<crate::driver::TlsMode>>,
     /// Runs of every combination; at each thread count, round r runs the
     /// (TLS x encryption) combinations in an order rotated by r (A B C, B C A,
     /// ...), and the summary gives the median with min-max. The comparison

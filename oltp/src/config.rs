@@ -48,6 +48,8 @@ pub struct RunConfig {
     pub tls: Vec<bool>,
     /// CA certificate (PEM) TLS verifies the server against; `None`: web PKI roots.
     pub tls_ca: Option<PathBuf>,
+    /// How TLS runs check the server's certificate (`--tls on|verify-ca|required`).
+    pub tls_mode: crate::driver::TlsMode,
     /// Require every table to be encrypted at rest (checked before the runs).
     pub at_rest: bool,
     /// Runs of every combination (`--repeat`): at each thread count, round r
@@ -285,17 +287,30 @@ impl RunConfig {
                 "select_random_points looks rows up by k with IN (...), which randomized encryption of k cannot serve: add --deterministic k (with an aes-256-siv or aes-256-cbc-hmac-sha256 --encrypt), or leave k out of --encrypt-columns"
             );
         }
+        let mut modes: Vec<crate::driver::TlsMode> = a.tls.iter().flatten().copied().collect();
+        modes.dedup();
+        if modes.len() > 1 {
+            bail!(
+                "--tls {}: one TLS level per grid (the runs compare TLS against plain TCP): choose one of them, e.g. --tls off,{}",
+                a.tls
+                    .iter()
+                    .map(|m| m.map_or("off", crate::driver::TlsMode::name))
+                    .collect::<Vec<_>>()
+                    .join(","),
+                modes[0].name()
+            );
+        }
+        let tls_mode = modes.first().copied().unwrap_or_default();
         if !(a.rate.is_finite() && a.rate >= 0.0) {
             bail!("--rate {}: give events per second, 0 or more", a.rate);
         }
-        if a.control
-            && !(encrypts.iter().any(|e| e.algorithm().is_none()) && a.tls.contains(&false))
+        if a.control && !(encrypts.iter().any(|e| e.algorithm().is_none()) && a.tls.contains(&None))
         {
             bail!(
                 "--control runs the baseline twice per round, but the grid has none: add none to --encrypt and off to --tls"
             );
         }
-        if a.data.db_driver == DbDriver::Pgsql && a.tls.contains(&true) {
+        if a.data.db_driver == DbDriver::Pgsql && a.tls.iter().any(Option::is_some) {
             bail!(
                 "--tls on with --db-driver pgsql is not built yet (sslmode=verify-full comes later; oltp never falls back to plaintext): use --tls off"
             );
@@ -334,10 +349,11 @@ impl RunConfig {
             rand_type: a.rand_type,
             rand_seed: a.rand_seed,
             tls: {
-                let mut t = a.tls.clone();
+                let mut t: Vec<bool> = a.tls.iter().map(Option::is_some).collect();
                 t.dedup();
                 t
             },
+            tls_mode,
             tls_ca: match (&a.data.tls_ca, &a.data.url().map(str::to_string)) {
                 (Some(ca), _) => Some(ca.clone()),
                 (None, None) => Some(Layout::new(server_base_dir(&a.data)).tls_files().ca),

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use crate::columns::{Codec, Column, Encrypt, keys::load_codec};
 use crate::config::RunConfig;
 use crate::driver::{
-    ConnectOptions, Connection, MysqlConnection, Row as _, TlsOptions, TlsSession,
+    ConnectOptions, Connection, DbError, MysqlConnection, Row as _, TlsMode, TlsOptions, TlsSession,
 };
 use crate::schema::{Dialect, check_prepared, connect};
 use crate::workload::{Options, Workload};
@@ -92,7 +92,7 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
     let mut sessions = Vec::new();
     for &tls in &cfg.tls {
         sessions.push(if tls {
-            Some(probe_tls(&cfg.url, cfg.tls_ca.clone()).await?)
+            Some(probe_tls(&cfg.url, cfg.tls_ca.clone(), cfg.tls_mode).await?)
         } else {
             None
         });
@@ -114,29 +114,59 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
 }
 
 /// One TLS connection: what it negotiated, or why there is none.
-async fn probe_tls(url: &str, ca: Option<std::path::PathBuf>) -> Result<TlsSession> {
-    let against = ca
-        .as_ref()
-        .map_or("the built-in web PKI roots".to_string(), |p| {
-            p.display().to_string()
-        });
+async fn probe_tls(url: &str, ca: Option<std::path::PathBuf>, mode: TlsMode) -> Result<TlsSession> {
     let mut opts = ConnectOptions::new(url);
-    opts.tls = Some(TlsOptions { ca });
-    let conn = MysqlConnection::connect(&opts).await.map_err(|e| {
-        if e.kind() == crate::driver::ErrorKind::Tls {
-            anyhow::anyhow!("{e}")
-        } else {
-            anyhow::anyhow!(
-                "--tls on: no TLS connection to the server ({e}); the server must have TLS enabled and a certificate for its host signed by the CA in {against}: pass --tls-ca FILE"
-            )
-        }
-    })?;
+    opts.tls = Some(TlsOptions {
+        ca: ca.clone(),
+        mode,
+    });
+    let conn = MysqlConnection::connect(&opts)
+        .await
+        .map_err(|e| tls_failure(&e, ca.as_deref(), mode))?;
     let session = conn
         .tls_session()
         .cloned()
-        .context("--tls on: the driver reported no TLS session")?;
+        .context("--tls: the driver reported no TLS session")?;
     conn.close().await;
     Ok(session)
+}
+
+/// Why a TLS connection failed, named from the TLS library's error, with the
+/// fix that fits it (issue 15, defect 10).
+fn tls_failure(e: &DbError, ca: Option<&std::path::Path>, mode: TlsMode) -> anyhow::Error {
+    if e.kind() == crate::driver::ErrorKind::Tls {
+        return anyhow::anyhow!("{e}");
+    }
+    let text = e.to_string();
+    let flag = format!("--tls {}", mode.name());
+    let against = ca.map_or("the built-in web PKI roots".to_string(), |p| {
+        p.display().to_string()
+    });
+    let why = if text.contains("UnsupportedCertVersion") {
+        "the server's certificate is X.509 v1, which rustls (oltp's TLS library) cannot use at any --tls level, --tls required included (the handshake's signature check parses the certificate): re-issue it as X.509 v3, e.g. openssl x509 -req ... -extfile with subjectAltName = IP:HOST".to_string()
+    } else if text.contains("UnknownIssuer") || text.contains("BadSignature") {
+        match ca {
+            Some(p) => format!(
+                "the server's certificate is not signed by the CA in {}: give the CA that signed it with --tls-ca, or --tls required to skip the check",
+                p.display()
+            ),
+            None => "the server's certificate does not chain to the built-in web PKI roots: pass --tls-ca FILE with its CA, or --tls required to skip the check".to_string(),
+        }
+    } else if text.contains("NotValidForName") {
+        "the server's certificate does not name the URL's host: use the host it names in the URL, or --tls verify-ca (chain checked, host not)".to_string()
+    } else if text.contains("Expired") || text.contains("NotValidYet") {
+        "the server's certificate is outside its validity dates: renew it, or --tls required to skip the check".to_string()
+    } else {
+        let ca_hint = if ca.is_some() {
+            String::new()
+        } else {
+            ": pass --tls-ca FILE".to_string()
+        };
+        format!(
+            "the server must have TLS enabled and a certificate for its host signed by the CA in {against}{ca_hint}"
+        )
+    };
+    anyhow::anyhow!("{flag}: no TLS connection to the server ({text}); {why}")
 }
 
 /// Reads [`ServerInfo`] in `dialect`.

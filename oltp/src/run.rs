@@ -163,6 +163,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     if mode.tls.is_some() {
         connect.tls = Some(TlsOptions {
             ca: cfg.tls_ca.clone(),
+            mode: cfg.tls_mode,
         });
     }
     observer.started(
@@ -381,6 +382,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         tls: mode.tls.as_ref().map(|t| TlsInfo {
             version: t.version.clone(),
             cipher: t.cipher.clone(),
+            mode: cfg.tls_mode,
         }),
         at_rest: cfg.at_rest,
         engine: info.engine.clone(),

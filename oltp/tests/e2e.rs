@@ -457,6 +457,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
         rand_seed: 0,
         tls: vec![false],
         tls_ca: None,
+        tls_mode: Default::default(),
         at_rest: false,
         repeat: 1,
         control: false,

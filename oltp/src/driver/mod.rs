@@ -221,11 +221,44 @@ pub fn parse_ps_mode(s: &str) -> Result<PsMode, String> {
 }
 
 /// TLS on a connection: verified against `ca` (PEM) when given, else against
-/// the built-in web PKI roots.
+/// the built-in web PKI roots, as far as `mode` asks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TlsOptions {
     /// CA certificate (PEM) the server's certificate must chain to.
     pub ca: Option<PathBuf>,
+    /// How much of the server's certificate is checked.
+    pub mode: TlsMode,
+}
+
+/// How a TLS connection checks the server, MySQL's `--ssl-mode` levels
+/// (`REQUIRED`, `VERIFY_CA`, `VERIFY_IDENTITY`). Every level encrypts, and
+/// every connection checks that the server reports a cipher: only the
+/// certificate checks differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TlsMode {
+    /// Encrypted, the certificate not verified (MySQL's `REQUIRED`): for a
+    /// server whose certificate cannot be verified (e.g. an X.509 v1
+    /// certificate, which rustls refuses). Open to an active man in the middle.
+    Required,
+    /// The certificate must chain to the CA; its host name is not checked
+    /// (`VERIFY_CA`).
+    VerifyCa,
+    /// The certificate must chain to the CA and name the host of the URL
+    /// (`VERIFY_IDENTITY`, the default).
+    #[default]
+    VerifyIdentity,
+}
+
+impl TlsMode {
+    /// `required`, `verify-ca` or `verify-identity`, as `--tls` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TlsMode::Required => "required",
+            TlsMode::VerifyCa => "verify-ca",
+            TlsMode::VerifyIdentity => "verify-identity",
+        }
+    }
 }
 
 /// What a TLS session negotiated, as the server reports it.

@@ -72,6 +72,11 @@ pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
     if let Some(tls) = &opts.tls {
         let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         let mut ssl = SslOpts::default();
+        match tls.mode {
+            super::TlsMode::Required => ssl = ssl.with_danger_accept_invalid_certs(true),
+            super::TlsMode::VerifyCa => ssl = ssl.with_danger_skip_domain_validation(true),
+            super::TlsMode::VerifyIdentity => {}
+        }
         if let Some(ca) = &tls.ca {
             ssl = ssl
                 .with_root_certs(vec![ca.clone().into()])

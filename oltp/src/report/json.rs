@@ -130,6 +130,7 @@ mod tests {
         s.tls = Some(TlsInfo {
             version: "TLSv1.3".to_string(),
             cipher: "TLS_AES_256_GCM_SHA384".to_string(),
+            mode: crate::driver::TlsMode::VerifyIdentity,
         });
         let report = Report::new(
             Report::begin(),

@@ -16,6 +16,10 @@ pub struct TlsInfo {
     pub version: String,
     /// `Ssl_cipher`, e.g. `TLS_AES_256_GCM_SHA384`.
     pub cipher: String,
+    /// How the certificate was checked: `verify-identity` (the default, and
+    /// in results written before the field), `verify-ca` or `required`.
+    #[serde(default)]
+    pub mode: crate::driver::TlsMode,
 }
 
 /// sysbench's workload options a run used (`oltp_common.lua`), as plain

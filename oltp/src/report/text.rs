@@ -32,10 +32,9 @@ impl RunResult {
                     self.settings.encrypt, self.settings.encrypted_columns
                 )
             },
-            self.settings
-                .tls
-                .as_ref()
-                .map_or("off".to_string(), |t| format!("{} {}", t.version, t.cipher)),
+            self.settings.tls.as_ref().map_or("off".to_string(), |t| {
+                format!("{} {} ({})", t.version, t.cipher, t.mode.name())
+            }),
             if self.settings.at_rest { "on" } else { "off" },
             self.settings.tables,
             self.settings.table_size,

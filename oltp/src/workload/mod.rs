@@ -35,7 +35,7 @@ mod session;
 mod writes;
 
 pub use error::QueryError;
-pub use options::{Options, Params, parse_on_off};
+pub use options::{Options, Params, parse_on_off, parse_tls};
 pub use session::Session;
 
 /// The workload (`--workload`): sysbench 1.0's OLTP scripts.

@@ -2,6 +2,24 @@
 
 use crate::driver::PsMode;
 
+/// One value of `--tls`: `off`, or TLS at a [`TlsMode`](crate::driver::TlsMode)
+/// (`on` is `verify-identity`).
+///
+/// # Errors
+/// Any other word, with the words allowed.
+pub fn parse_tls(s: &str) -> Result<Option<crate::driver::TlsMode>, String> {
+    use crate::driver::TlsMode;
+    match s.to_ascii_lowercase().as_str() {
+        "off" | "false" | "no" | "0" => Ok(None),
+        "on" | "true" | "yes" | "1" | "verify-identity" => Ok(Some(TlsMode::VerifyIdentity)),
+        "verify-ca" => Ok(Some(TlsMode::VerifyCa)),
+        "required" => Ok(Some(TlsMode::Required)),
+        _ => Err(format!(
+            "{s:?}: use off, on (= verify-identity), verify-ca or required"
+        )),
+    }
+}
+
 /// Parses sysbench's boolean option values: on/off, true/false, yes/no, 1/0.
 ///
 /// # Errors
