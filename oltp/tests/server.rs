@@ -160,11 +160,45 @@ fn cold_start_tcp_login_and_attach() {
         .unwrap_or_else(|e| panic!("port file: {e}"));
     assert_eq!(port_file.trim(), server.port().to_string());
 
-    // root over the socket, without a password.
+    // root over the socket, without a password: the socket's directory is the
+    // owner's alone (issue 15, defect 11).
     assert_eq!(
         try_socket_sql(server.socket_path(), "SELECT CURRENT_USER()"),
         Ok("root@localhost".to_string())
     );
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(dir.path().join("mariadb"))
+            .expect("server directory")
+            .permissions()
+            .mode();
+        assert_eq!(
+            mode & 0o777,
+            0o700,
+            "the server directory is the owner's only"
+        );
+    }
+    // No root over TCP (mariadb-install-db's passwordless root@127.0.0.1 and
+    // root@::1 are dropped), and the benchmark user needs its password.
+    assert_eq!(
+        sql(
+            &server,
+            "SELECT COUNT(*) FROM mysql.global_priv WHERE User = 'root' AND Host <> 'localhost'"
+        ),
+        "0"
+    );
+    let tcp = |login: &[String]| {
+        run_client(
+            &["-h127.0.0.1", "--protocol=TCP"],
+            login,
+            "SELECT CURRENT_USER()",
+        )
+    };
+    let port = format!("-P{}", server.port());
+    let e = tcp(&[port.clone(), "-uroot".to_string()]).expect_err("root over TCP");
+    assert!(e.contains("Access denied"), "{e}");
+    let e = tcp(&[port.clone(), format!("-u{BENCH_USER}")]).expect_err("no password");
+    assert!(e.contains("Access denied"), "{e}");
 
     // A second start attaches: same process, same port; dropping it leaves the server up.
     let t = Instant::now();

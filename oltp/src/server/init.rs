@@ -12,11 +12,17 @@ use super::layout::Layout;
 use super::logs::init_failed;
 
 /// Run by `mariadbd --bootstrap` on a fresh data directory: drop the anonymous users (they
-/// shadow `encbench@localhost`, `shared/spec/mariadb.md`) and create the benchmark user.
+/// shadow `encbench@localhost`, `shared/spec/mariadb.md`) and every `root` but
+/// `root@localhost` (`mariadb-install-db` also makes passwordless `root@127.0.0.1`,
+/// `root@::1` and `root@HOSTNAME`, which any local user could reach over TCP: issue 15,
+/// defect 11), then create the benchmark user. `root@localhost` is the Unix socket only,
+/// in a directory only the owner may enter (`PrivateServer::start`).
 const BOOTSTRAP_SQL: &str = "\
 USE mysql;
 FLUSH PRIVILEGES;
 DELETE FROM mysql.global_priv WHERE User = '';
+DELETE FROM mysql.global_priv WHERE User = 'root' AND Host <> 'localhost';
+DELETE FROM mysql.proxies_priv WHERE User = 'root' AND Host <> 'localhost';
 CREATE USER 'encbench'@'localhost' IDENTIFIED BY 'encbench';
 CREATE USER 'encbench'@'127.0.0.1' IDENTIFIED BY 'encbench';
 GRANT ALL PRIVILEGES ON *.* TO 'encbench'@'localhost';

@@ -94,6 +94,13 @@ impl PrivateServer {
         let bins = Binaries::find()?;
         let layout = Layout::resolved(&cfg.base_dir)?;
         std::fs::create_dir_all(layout.dir()).map_err(io_err("create directory", layout.dir()))?;
+        // Owner only: the Unix socket inside lets `root@localhost` in without a
+        // password (mariadbd makes the socket 0777), so no other user may reach it.
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(layout.dir(), std::fs::Permissions::from_mode(0o700))
+                .map_err(io_err("chmod 700", layout.dir()))?;
+        }
         let lock = layout.lock_file();
         with_lock(&lock, || process::start_locked(cfg, bins, layout))
     }
