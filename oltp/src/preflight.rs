@@ -138,11 +138,16 @@ fn tls_failure(e: &DbError, ca: Option<&std::path::Path>, mode: TlsMode) -> anyh
         return anyhow::anyhow!("{e}");
     }
     let text = e.to_string();
-    let flag = format!("--tls {}", mode.name());
+    let flag = match mode {
+        TlsMode::VerifyIdentity => "--tls on (verify-identity)".to_string(),
+        other => format!("--tls {}", other.name()),
+    };
     let against = ca.map_or("the built-in web PKI roots".to_string(), |p| {
         p.display().to_string()
     });
-    let why = if text.contains("UnsupportedCertVersion") {
+    let why = if text.contains("does not have this capability") {
+        "the server does not offer TLS (have_ssl is not YES): give it ssl_cert and ssl_key, or run with --tls off".to_string()
+    } else if text.contains("UnsupportedCertVersion") {
         "the server's certificate is X.509 v1, which rustls (oltp's TLS library) cannot use at any --tls level, --tls required included (the handshake's signature check parses the certificate): re-issue it as X.509 v3, e.g. openssl x509 -req ... -extfile with subjectAltName = IP:HOST".to_string()
     } else if text.contains("UnknownIssuer") || text.contains("BadSignature") {
         match ca {

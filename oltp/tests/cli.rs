@@ -51,7 +51,13 @@ fn usage_errors_are_one_line_with_the_fix_and_exit_2() {
             &["prepare", "--no-such-option"],
             &["'--no-such-option'", "see oltp prepare --help"],
         ),
-        (&["run", "--tls", "maybe"], &["'maybe'", "use on or off"]),
+        (
+            &["run", "--tls", "maybe"],
+            &[
+                "'maybe'",
+                "use off, on (= verify-identity), verify-ca or required",
+            ],
+        ),
         (&["bogus"], &["'bogus'", "see oltp --help"]),
         (
             &["merge", "one.json"],

@@ -253,7 +253,10 @@ fn a_server_without_tls_or_at_rest_encryption_refuses_tls_on_and_at_rest() {
             &["--tls", "on", "--tls-ca", utf8(&ca.ca)],
         );
         let e = cli(&args).await.expect_err("server without TLS");
-        assert!(e.contains("--tls on"), "{e}");
+        assert!(
+            e.contains("--tls on") && e.contains("does not offer TLS") && e.contains("--tls off"),
+            "{e}"
+        );
         // ... and --at-rest is refused on a server that does not encrypt at rest.
         let args = run_args(&t.url, base, "plain", &["--at-rest"]);
         let e = cli(&args)

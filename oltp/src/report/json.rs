@@ -228,7 +228,8 @@ mod tests {
         assert_eq!(keys(&run["options"]), options);
         assert_eq!(run["options"]["db_ps_mode"], "auto");
         assert_eq!(run["tls"]["cipher"], "TLS_AES_256_GCM_SHA384");
-        assert_eq!(keys(&run["tls"]), ["cipher", "version"]);
+        assert_eq!(keys(&run["tls"]), ["cipher", "mode", "version"]);
+        assert_eq!(run["tls"]["mode"], "verify-identity");
         assert!(v["runs"][1]["tls"].is_null());
         assert_eq!(keys(&run["measured_window"]), ["end", "start"]);
         // The fixture: 1.5 s of server CPU over 2 threads x 10 events x 3 queries.
