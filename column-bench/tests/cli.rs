@@ -88,6 +88,104 @@ fn default_shape_json_has_c_and_pad_for_every_backend_and_the_read_only_capacity
     assert!(json["rows"].as_array().expect("rows").len() >= 8);
 }
 
+/// A tiny grid for the comparison plumbing: two backends, one column, open.
+const TINY: [&str; 14] = [
+    "--backend",
+    "ring,rustcrypto",
+    "--algorithms",
+    "aes-256-gcm",
+    "--columns",
+    "c:119",
+    "--operations",
+    "open",
+    "--key-modes",
+    "reused",
+    "--threads",
+    "1",
+    "--batches",
+    "1",
+];
+
+fn tiny(extra: &[&str]) -> String {
+    let mut a: Vec<&str> = QUICK.to_vec();
+    a.extend(TINY);
+    a.extend(extra);
+    stdout(&column_bench(&a))
+}
+
+#[test]
+fn comparisons_pair_the_rounds_and_one_round_prints_no_percent() {
+    for rounds in ["1", "3"] {
+        let json: serde_json::Value = serde_json::from_str(&tiny(&[
+            "--rounds",
+            rounds,
+            "--baseline",
+            "rustcrypto",
+            "--output",
+            "json",
+        ]))
+        .expect("valid JSON");
+        let cs = json["comparisons"].as_array().expect("comparisons array");
+        // ring and rustcrypto envelope vs bare; ring vs rustcrypto on both paths.
+        assert_eq!(cs.len(), 4, "{cs:?}");
+        let find = |kind: &str, variant: &str| {
+            cs.iter()
+                .find(|c| c["kind"] == kind && c["variant"] == variant)
+                .unwrap_or_else(|| panic!("no {kind} {variant} in {cs:?}"))
+        };
+        let e = find("envelope_vs_bare", "ring:aes-256-gcm envelope");
+        assert_eq!(e["baseline"], "ring:aes-256-gcm bare");
+        let b = find("between_backends", "ring:aes-256-gcm envelope");
+        assert_eq!(b["baseline"], "rustcrypto:aes-256-gcm envelope");
+        for c in cs {
+            assert_eq!(c["metric"], "ns_per_value");
+            assert_eq!(c["rounds"].as_u64(), Some(rounds.parse().expect("n")));
+            assert_eq!(c["column"], "c");
+            assert_eq!(c["operation"], "open");
+            assert_eq!(c["key_mode"], "reused");
+            assert_eq!(c["batch_rows"], 1);
+            assert_eq!(c["threads"], 1);
+            assert!(c["baseline_median"].as_f64().expect("ns") > 0.0, "{c}");
+            assert!(c["median_change_pct"].as_f64().is_some(), "{c}");
+            if rounds == "1" {
+                assert!(c["ci95_low_pct"].is_null() && c["ci95_high_pct"].is_null());
+                assert_eq!(c["verdict"], "1 round");
+            } else {
+                let (lo, hi) = (
+                    c["ci95_low_pct"].as_f64().expect("low"),
+                    c["ci95_high_pct"].as_f64().expect("high"),
+                );
+                let mid = c["median_change_pct"].as_f64().expect("change");
+                assert!(lo <= mid && mid <= hi, "{c}");
+                assert_eq!(c["confidence_pct"].as_f64(), Some(75.0), "{c}");
+                assert_ne!(c["verdict"], "1 round");
+            }
+        }
+    }
+    let one = tiny(&["--rounds", "1"]);
+    let section = one
+        .split_once("Envelope (B) vs bare AEAD (A)")
+        .expect("envelope vs bare table")
+        .1;
+    assert!(
+        section.contains("1 round: run --rounds 5 for a comparison"),
+        "{section}"
+    );
+    assert!(!section.contains('%'), "one round prints no %: {section}");
+    let three = tiny(&["--rounds", "3"]);
+    let section = three
+        .split_once("Envelope (B) vs bare AEAD (A)")
+        .expect("envelope vs bare table")
+        .1;
+    assert!(section.contains("75% CI"), "{section}");
+    assert!(section.contains("3 paired rounds"), "{section}");
+    // The default baseline is the first backend in name order: ring.
+    assert!(
+        three.contains("rustcrypto:aes-256-gcm vs ring:aes-256-gcm"),
+        "{three}"
+    );
+}
+
 #[test]
 fn text_csv_markdown_and_svg() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -304,6 +402,10 @@ fn bad_input_is_a_one_line_error_with_the_fix() {
         ),
         (vec!["--target-qps=-5"], "--target-qps"),
         (vec!["--threads", "0"], "--threads"),
+        (
+            vec!["--backend", "ring,openssl", "--baseline", "rustcrypto"],
+            "--baseline",
+        ),
         (vec!["--no-such-flag"], "--help"),
         (
             vec![
@@ -371,7 +473,7 @@ fn a_missing_svg_directory_names_it_and_the_fix() {
 
 #[test]
 fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
-    let cases: [(&[&str], &[&str]); 5] = [
+    let cases: [(&[&str], &[&str]); 6] = [
         (
             &["--output", "xml"],
             &[
@@ -387,6 +489,7 @@ fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
         ),
         (&["--no-such-flag"], &["'--no-such-flag'"]),
         (&["--rounds", "x"], &["'x'", "--rounds"]),
+        (&["--rounds", "0"], &["'0'", "--rounds", "1..=100"]),
     ];
     for (args, needles) in cases {
         let o = column_bench(args);

@@ -29,7 +29,8 @@
 //! so a value copied to another row, column or table, or given another key id,
 //! fails to open. Identifiers and primary keys are at most 255 bytes (MySQL
 //! identifiers are at most 64 characters). Integer primary keys are encoded
-//! as 8 big-endian bytes ([`int_primary_key`]). The AAD is built on the stack:
+//! as 8 big-endian bytes ([`int_primary_key`]). The AAD is built on the stack
+//! (160 bytes for the usual field lengths, 773 only for longer ones):
 //! opening a value does not allocate.
 //!
 //! # Deterministic envelope (version 2)
@@ -140,44 +141,74 @@ pub enum EnvelopeError {
     Aead(Error),
 }
 
-/// Builds the AAD for `loc` under `key_id` into `buf`; returns its length.
-fn build_aad(
-    buf: &mut [u8; AAD_CAP],
-    key_id: KeyId,
-    loc: &Location<'_>,
-) -> Result<usize, EnvelopeError> {
-    build_aad_fields(
-        buf,
-        VERSION,
-        key_id,
-        &[
-            ("table", loc.table.as_bytes()),
-            ("column", loc.column.as_bytes()),
-            ("primary key", loc.primary_key),
-        ],
-    )
+/// The AAD bytes of the usual fields fit this many bytes on the stack: header
+/// (5), three length bytes, a 64-byte table and column name (MySQL's longest
+/// ASCII identifiers) and a 16-byte primary key = 152, rounded up to 160.
+/// Longer fields use an [`AAD_CAP`] buffer instead. Zeroing the 773-byte buffer
+/// for every value was the largest part of the envelope's own cost per open
+/// (column-bench/README.md, "The envelope's cost").
+const AAD_SHORT: usize = 160;
+
+/// The length of the AAD `version | key id | (len | bytes) per field`.
+///
+/// # Errors
+/// [`EnvelopeError::FieldTooLong`] for a field over 255 bytes.
+fn aad_len(fields: &[(&'static str, &[u8])]) -> Result<usize, EnvelopeError> {
+    let mut len = HEADER_LEN;
+    for &(field, bytes) in fields {
+        if bytes.len() > MAX_AAD_FIELD {
+            return Err(EnvelopeError::FieldTooLong {
+                field,
+                len: bytes.len(),
+            });
+        }
+        len += 1 + bytes.len();
+    }
+    Ok(len)
 }
 
-/// Writes `version | key id | (len | bytes) per field` into `buf`; returns its length.
-fn build_aad_fields(
-    buf: &mut [u8; AAD_CAP],
+/// Writes `version | key id | (len | bytes) per field` into `out`, which is
+/// exactly [`aad_len`] bytes long (fields checked there).
+fn write_aad(out: &mut [u8], version: u8, key_id: KeyId, fields: &[(&'static str, &[u8])]) {
+    out[0] = version;
+    out[1..HEADER_LEN].copy_from_slice(&key_id.to_be_bytes());
+    let mut at = HEADER_LEN;
+    for &(_, bytes) in fields {
+        out[at] = bytes.len() as u8;
+        out[at + 1..at + 1 + bytes.len()].copy_from_slice(bytes);
+        at += 1 + bytes.len();
+    }
+}
+
+/// Builds the AAD of `fields` on the stack (no allocation) and calls `f` with it.
+///
+/// # Errors
+/// [`EnvelopeError::FieldTooLong`]; `f`'s own errors.
+fn with_aad<R>(
     version: u8,
     key_id: KeyId,
     fields: &[(&'static str, &[u8])],
-) -> Result<usize, EnvelopeError> {
-    buf[0] = version;
-    buf[1..HEADER_LEN].copy_from_slice(&key_id.to_be_bytes());
-    let mut at = HEADER_LEN;
-    for &(field, bytes) in fields {
-        let len = u8::try_from(bytes.len()).map_err(|_| EnvelopeError::FieldTooLong {
-            field,
-            len: bytes.len(),
-        })?;
-        buf[at] = len;
-        buf[at + 1..at + 1 + bytes.len()].copy_from_slice(bytes);
-        at += 1 + bytes.len();
+    f: impl FnOnce(&[u8]) -> Result<R, EnvelopeError>,
+) -> Result<R, EnvelopeError> {
+    let len = aad_len(fields)?;
+    if len <= AAD_SHORT {
+        let mut buf = [0u8; AAD_SHORT];
+        write_aad(&mut buf[..len], version, key_id, fields);
+        f(&buf[..len])
+    } else {
+        let mut buf = [0u8; AAD_CAP];
+        write_aad(&mut buf[..len], version, key_id, fields);
+        f(&buf[..len])
     }
-    Ok(at)
+}
+
+/// The fields the AAD of a version-1 envelope binds for `loc`.
+fn location_fields<'a>(loc: &Location<'a>) -> [(&'static str, &'a [u8]); 3] {
+    [
+        ("table", loc.table.as_bytes()),
+        ("column", loc.column.as_bytes()),
+        ("primary key", loc.primary_key),
+    ]
 }
 
 /// Authenticates and decrypts `ciphertext || tag` in place; returns the plaintext
@@ -189,13 +220,13 @@ fn open_parts(
     nonce: &[u8],
     sealed: &mut [u8],
 ) -> Result<usize, EnvelopeError> {
-    let mut aad = [0u8; AAD_CAP];
-    let aad_len = build_aad(&mut aad, key_id, loc)?;
-    match aead.open_in_place(nonce, &aad[..aad_len], sealed) {
-        Ok(plaintext) => Ok(plaintext.len()),
-        Err(Error::Decrypt) => Err(EnvelopeError::Decrypt { key_id }),
-        Err(e) => Err(EnvelopeError::Aead(e)),
-    }
+    with_aad(VERSION, key_id, &location_fields(loc), |aad| {
+        match aead.open_in_place(nonce, aad, sealed) {
+            Ok(plaintext) => Ok(plaintext.len()),
+            Err(Error::Decrypt) => Err(EnvelopeError::Decrypt { key_id }),
+            Err(e) => Err(EnvelopeError::Aead(e)),
+        }
+    })
 }
 
 /// Seals and opens column values as envelopes with the keys of a [`Keyring`].
@@ -260,29 +291,29 @@ impl ColumnCipher {
     ) -> Result<(), EnvelopeError> {
         let (key_id, aead) = self.keyring.active();
         let alg = aead.algorithm();
-        let mut aad = [0u8; AAD_CAP];
-        let aad_len = build_aad(&mut aad, key_id, loc)?;
-        let nonce_end = HEADER_LEN + alg.nonce_len();
-        out.clear();
-        out.resize(nonce_end, 0);
-        out[..HEADER_LEN].copy_from_slice(&aad[..HEADER_LEN]);
-        random_nonce(&mut out[HEADER_LEN..nonce_end]).map_err(EnvelopeError::Aead)?;
-        let Some(detached) = aead.detached() else {
-            // The padded CBC algorithm: the ciphertext is longer than the plaintext.
-            let sealed = aead
-                .seal_to_vec(&out[HEADER_LEN..nonce_end], &aad[..aad_len], plaintext)
-                .map_err(EnvelopeError::Aead)?;
-            out.extend_from_slice(&sealed);
-            return Ok(());
-        };
-        let body_end = nonce_end + plaintext.len();
-        out.extend_from_slice(plaintext);
-        out.resize(body_end + alg.tag_len(), 0);
-        let (head, tag) = out.split_at_mut(body_end);
-        let (header_nonce, body) = head.split_at_mut(nonce_end);
-        detached
-            .seal_in_place_detached(&header_nonce[HEADER_LEN..], &aad[..aad_len], body, tag)
-            .map_err(EnvelopeError::Aead)
+        with_aad(VERSION, key_id, &location_fields(loc), |aad| {
+            let nonce_end = HEADER_LEN + alg.nonce_len();
+            out.clear();
+            out.resize(nonce_end, 0);
+            out[..HEADER_LEN].copy_from_slice(&aad[..HEADER_LEN]);
+            random_nonce(&mut out[HEADER_LEN..nonce_end]).map_err(EnvelopeError::Aead)?;
+            let Some(detached) = aead.detached() else {
+                // The padded CBC algorithm: the ciphertext is longer than the plaintext.
+                let sealed = aead
+                    .seal_to_vec(&out[HEADER_LEN..nonce_end], aad, plaintext)
+                    .map_err(EnvelopeError::Aead)?;
+                out.extend_from_slice(&sealed);
+                return Ok(());
+            };
+            let body_end = nonce_end + plaintext.len();
+            out.extend_from_slice(plaintext);
+            out.resize(body_end + alg.tag_len(), 0);
+            let (head, tag) = out.split_at_mut(body_end);
+            let (header_nonce, body) = head.split_at_mut(nonce_end);
+            detached
+                .seal_in_place_detached(&header_nonce[HEADER_LEN..], aad, body, tag)
+                .map_err(EnvelopeError::Aead)
+        })
     }
 
     /// Opens the envelope in `stored` in place and returns the plaintext, a
@@ -334,8 +365,7 @@ impl ColumnCipher {
         loc: &Location<'_>,
         stored: &mut [u8],
     ) -> Result<std::ops::Range<usize>, EnvelopeError> {
-        let (key_id, aead) = self.parse_header(stored)?;
-        let nonce_end = HEADER_LEN + aead.algorithm().nonce_len();
+        let (key_id, aead, nonce_end) = self.parse_header(stored)?;
         let (header_nonce, sealed) = stored.split_at_mut(nonce_end);
         let len = open_parts(key_id, aead, loc, &header_nonce[HEADER_LEN..], sealed)?;
         Ok(nonce_end..nonce_end + len)
@@ -352,8 +382,7 @@ impl ColumnCipher {
         out: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
         out.clear();
-        let (key_id, aead) = self.parse_header(stored)?;
-        let nonce_end = HEADER_LEN + aead.algorithm().nonce_len();
+        let (key_id, aead, nonce_end) = self.parse_header(stored)?;
         out.extend_from_slice(&stored[nonce_end..]);
         match open_parts(key_id, aead, loc, &stored[HEADER_LEN..nonce_end], out) {
             Ok(len) => {
@@ -370,7 +399,9 @@ impl ColumnCipher {
     }
 
     /// Reads version and key id and finds the key; checks the minimum length.
-    fn parse_header(&self, stored: &[u8]) -> Result<(KeyId, &dyn Aead), EnvelopeError> {
+    /// Returns the key id, its AEAD and where the nonce ends (the header and
+    /// nonce length, read from the algorithm once).
+    fn parse_header(&self, stored: &[u8]) -> Result<(KeyId, &dyn Aead, usize), EnvelopeError> {
         if stored.len() < HEADER_LEN {
             return Err(EnvelopeError::Truncated {
                 len: stored.len(),
@@ -393,14 +424,15 @@ impl ColumnCipher {
                     .collect::<Vec<_>>()
                     .join(","),
             })?;
-        let need = overhead(aead.algorithm());
+        let algorithm = aead.algorithm();
+        let need = overhead(algorithm);
         if stored.len() < need {
             return Err(EnvelopeError::Truncated {
                 len: stored.len(),
                 min: need,
             });
         }
-        Ok((key_id, aead))
+        Ok((key_id, aead, HEADER_LEN + algorithm.nonce_len()))
     }
 }
 
@@ -492,17 +524,20 @@ impl DeterministicColumnCipher {
     ) -> Result<(), EnvelopeError> {
         out.clear();
         let (key_id, aead) = &self.keys[self.active];
-        let mut aad = [0u8; AAD_CAP];
-        let aad_len = self.aad(&mut aad, *key_id, table, column)?;
-        let mut body = std::mem::take(out);
-        let sealed = aead.seal(&aad[..aad_len], plaintext, &mut body);
-        if let Err(e) = sealed {
-            return Err(EnvelopeError::Aead(e));
-        }
-        out.reserve(HEADER_LEN + body.len());
-        out.extend_from_slice(&aad[..HEADER_LEN]);
-        out.extend_from_slice(&body);
-        Ok(())
+        with_aad(
+            DETERMINISTIC_VERSION,
+            *key_id,
+            &deterministic_fields(table, column),
+            |aad| {
+                let mut body = std::mem::take(out);
+                aead.seal(aad, plaintext, &mut body)
+                    .map_err(EnvelopeError::Aead)?;
+                out.reserve(HEADER_LEN + body.len());
+                out.extend_from_slice(&aad[..HEADER_LEN]);
+                out.extend_from_slice(&body);
+                Ok(())
+            },
+        )
     }
 
     /// Opens the deterministic envelope `stored` of `table.column` into `out`
@@ -542,29 +577,22 @@ impl DeterministicColumnCipher {
                     .collect::<Vec<_>>()
                     .join(","),
             })?;
-        let mut aad = [0u8; AAD_CAP];
-        let aad_len = self.aad(&mut aad, key_id, table, column)?;
-        match aead.open(&aad[..aad_len], &stored[HEADER_LEN..], out) {
-            Ok(()) => Ok(()),
-            Err(Error::Decrypt) => Err(EnvelopeError::Decrypt { key_id }),
-            Err(e) => Err(EnvelopeError::Aead(e)),
-        }
-    }
-
-    fn aad(
-        &self,
-        buf: &mut [u8; AAD_CAP],
-        key_id: KeyId,
-        table: &str,
-        column: &str,
-    ) -> Result<usize, EnvelopeError> {
-        build_aad_fields(
-            buf,
+        with_aad(
             DETERMINISTIC_VERSION,
             key_id,
-            &[("table", table.as_bytes()), ("column", column.as_bytes())],
+            &deterministic_fields(table, column),
+            |aad| match aead.open(aad, &stored[HEADER_LEN..], out) {
+                Ok(()) => Ok(()),
+                Err(Error::Decrypt) => Err(EnvelopeError::Decrypt { key_id }),
+                Err(e) => Err(EnvelopeError::Aead(e)),
+            },
         )
     }
+}
+
+/// The fields the AAD of a deterministic envelope binds: table and column.
+fn deterministic_fields<'a>(table: &'a str, column: &'a str) -> [(&'static str, &'a [u8]); 2] {
+    [("table", table.as_bytes()), ("column", column.as_bytes())]
 }
 
 impl std::fmt::Debug for DeterministicColumnCipher {
@@ -577,5 +605,61 @@ impl std::fmt::Debug for DeterministicColumnCipher {
                 &self.keys.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The AAD as the module docs lay it out, written out by hand.
+    fn by_hand(key_id: KeyId, table: &[u8], column: &[u8], pk: &[u8]) -> Vec<u8> {
+        let mut v = vec![VERSION];
+        v.extend_from_slice(&key_id.to_be_bytes());
+        for f in [table, column, pk] {
+            v.push(f.len() as u8);
+            v.extend_from_slice(f);
+        }
+        v
+    }
+
+    #[test]
+    fn the_aad_bytes_are_the_documented_layout_on_the_short_and_the_long_buffer() {
+        let pk = int_primary_key(7);
+        let long_table = "t".repeat(MAX_AAD_FIELD);
+        for (table, column) in [("sbtest1", "c"), (long_table.as_str(), "c")] {
+            let loc = Location {
+                table,
+                column,
+                primary_key: &pk,
+            };
+            let got = with_aad(VERSION, 0x0102_0304, &location_fields(&loc), |aad| {
+                Ok(aad.to_vec())
+            });
+            let want = by_hand(0x0102_0304, table.as_bytes(), b"c", &pk);
+            assert_eq!(got, Ok(want.clone()));
+            assert_eq!(want.len() <= AAD_SHORT, table.len() < 100, "both buffers used");
+        }
+        // The sysbench row's AAD: 5 + (1 + 7) + (1 + 1) + (1 + 8) = 24 bytes.
+        let loc = Location {
+            table: "sbtest1",
+            column: "c",
+            primary_key: &pk,
+        };
+        let len = with_aad(VERSION, 1, &location_fields(&loc), |aad| Ok(aad.len()));
+        assert_eq!(len, Ok(24));
+    }
+
+    #[test]
+    fn a_field_over_255_bytes_is_refused_before_the_aad_is_built() {
+        let long = vec![0u8; MAX_AAD_FIELD + 1];
+        let called = with_aad(VERSION, 1, &[("primary key", &long)], |_| Ok(()));
+        assert_eq!(
+            called,
+            Err(EnvelopeError::FieldTooLong {
+                field: "primary key",
+                len: 256
+            })
+        );
     }
 }
