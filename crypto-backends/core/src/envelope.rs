@@ -638,7 +638,11 @@ mod tests {
             });
             let want = by_hand(0x0102_0304, table.as_bytes(), b"c", &pk);
             assert_eq!(got, Ok(want.clone()));
-            assert_eq!(want.len() <= AAD_SHORT, table.len() < 100, "both buffers used");
+            assert_eq!(
+                want.len() <= AAD_SHORT,
+                table.len() < 100,
+                "both buffers used"
+            );
         }
         // The sysbench row's AAD: 5 + (1 + 7) + (1 + 1) + (1 + 8) = 24 bytes.
         let loc = Location {
