@@ -580,12 +580,18 @@ impl Report {
             })
     }
 
-    /// CSV: the `results` table, a blank line, then the `capacity` table, each
-    /// with its own header row (field names as in the JSON). Numbers are rounded
-    /// as in the text tables, the JSON keeping full precision: bytes,
-    /// ns and MB/s to 0.1, values/s, transactions/s and QPS to integers, µs per
-    /// transaction and cores to 0.01; counts and targets given on the command
-    /// line (opens, seals and queries per transaction, target QPS) as given.
+    /// CSV: the `results` table, then (each after a blank line, only when not
+    /// empty) the `capacity` table and the `comparisons` table, each with its
+    /// own header row (field names as in the JSON; a reader tells the sections
+    /// apart by their first header field: `backend`, `workload`, `kind`).
+    /// Numbers are rounded as in the text tables, the JSON keeping full
+    /// precision: bytes, ns and MB/s to 0.1, values/s, transactions/s and QPS to
+    /// integers, µs per transaction and cores to 0.01, comparison medians (ns)
+    /// and percentages to 0.1 (percent values without a `%` sign); counts and
+    /// targets given on the command line (opens, seals and queries per
+    /// transaction, target QPS) as given. A comparison of one round has its
+    /// change, interval and confidence cells empty (one round prints no %) and
+    /// the verdict `1 round`.
     ///
     /// # Errors
     /// Serialization fails (not expected).
@@ -600,6 +606,15 @@ impl Report {
             let mut w = csv::Writer::from_writer(bytes);
             for c in &self.capacity {
                 w.serialize(CsvCapacity::from(c)).map_err(|e| csv_err(&e))?;
+            }
+            bytes = w.into_inner().map_err(|e| csv_err(e.error()))?;
+        }
+        if !self.comparisons.is_empty() {
+            bytes.push(b'\n');
+            let mut w = csv::Writer::from_writer(bytes);
+            for c in &self.comparisons {
+                w.serialize(CsvComparison::from(c))
+                    .map_err(|e| csv_err(&e))?;
             }
             bytes = w.into_inner().map_err(|e| csv_err(e.error()))?;
         }
@@ -756,6 +771,58 @@ impl<'a> From<&'a CapacityRow> for CsvCapacity<'a> {
             qps_per_core: csv_num(c.qps_per_core, 0),
             target_qps: c.target_qps,
             cores_for_target: csv_num(c.cores_for_target, 2),
+        }
+    }
+}
+
+/// A `comparisons` row of the CSV: [`PointComparison`] with the medians and
+/// percentages to 0.1; with one round (no interval) the change, interval and
+/// confidence are empty.
+#[derive(Serialize)]
+struct CsvComparison<'a> {
+    kind: Kind,
+    column: &'a str,
+    operation: Operation,
+    key_mode: KeyMode,
+    batch_rows: usize,
+    threads: usize,
+    metric: &'a str,
+    baseline: &'a str,
+    variant: &'a str,
+    rounds: usize,
+    baseline_median: String,
+    variant_median: String,
+    median_change_pct: String,
+    ci95_low_pct: String,
+    ci95_high_pct: String,
+    confidence_pct: String,
+    verdict: &'static str,
+}
+
+impl<'a> From<&'a PointComparison> for CsvComparison<'a> {
+    fn from(p: &'a PointComparison) -> Self {
+        let c = &p.comparison;
+        let pct = |x: Option<f64>| x.map_or_else(String::new, |x| csv_num(x, 1));
+        // The change is printed only with its interval.
+        let change = c.ci95_low_pct.map(|_| c.median_change_pct);
+        CsvComparison {
+            kind: p.kind,
+            column: &p.column,
+            operation: p.operation,
+            key_mode: p.key_mode,
+            batch_rows: p.batch_rows,
+            threads: p.threads,
+            metric: &c.metric,
+            baseline: &c.baseline,
+            variant: &c.variant,
+            rounds: c.rounds,
+            baseline_median: csv_num(c.baseline_median, 1),
+            variant_median: csv_num(c.variant_median, 1),
+            median_change_pct: pct(change),
+            ci95_low_pct: pct(c.ci95_low_pct),
+            ci95_high_pct: pct(c.ci95_high_pct),
+            confidence_pct: pct(c.confidence_pct),
+            verdict: c.verdict.as_str(),
         }
     }
 }

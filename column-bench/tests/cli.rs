@@ -162,6 +162,47 @@ fn comparisons_pair_the_rounds_and_one_round_prints_no_percent() {
             }
         }
     }
+    // The CSV's comparisons section: the same 4 rows; the change and its
+    // interval only with more than one round.
+    for rounds in ["1", "3"] {
+        let csv = tiny(&["--rounds", rounds, "--output", "csv"]);
+        let sections: Vec<&str> = csv.split("\n\n").collect();
+        assert_eq!(sections.len(), 2, "results, comparisons: {csv}");
+        let mut lines = sections[1].lines();
+        let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+        assert_eq!(header[0], "kind", "{header:?}");
+        let col = |name: &str| {
+            header
+                .iter()
+                .position(|h| *h == name)
+                .unwrap_or_else(|| panic!("no {name} in {header:?}"))
+        };
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        assert_eq!(rows.len(), 4, "{csv}");
+        for row in &rows {
+            assert_eq!(row.len(), header.len(), "{row:?}");
+            assert_eq!(row[col("rounds")], rounds);
+            assert!(row[col("baseline_median")].parse::<f64>().expect("ns") > 0.0);
+            let pct = ["median_change_pct", "ci95_low_pct", "ci95_high_pct"];
+            if rounds == "1" {
+                assert!(pct.iter().all(|f| row[col(f)].is_empty()), "{row:?}");
+                assert_eq!(row[col("verdict")], "1 round");
+            } else {
+                let v: Vec<f64> = pct
+                    .iter()
+                    .map(|f| row[col(f)].parse().expect("percent"))
+                    .collect();
+                assert!(v[1] <= v[0] && v[0] <= v[2], "{row:?}");
+                assert_eq!(row[col("confidence_pct")], "75.0");
+            }
+        }
+        assert!(
+            rows.iter().any(|r| r[col("kind")] == "envelope_vs_bare"
+                && r[col("variant")] == "ring:aes-256-gcm envelope"
+                && r[col("baseline")] == "ring:aes-256-gcm bare"),
+            "{csv}"
+        );
+    }
     let one = tiny(&["--rounds", "1"]);
     let section = one
         .split_once("Envelope (B) vs bare AEAD (A)")
@@ -222,7 +263,14 @@ fn text_csv_markdown_and_svg() {
     let md = run(&["--output", "markdown"]);
     assert!(md.contains("| workload | backend:algorithm |"), "{md}");
     let csv = run(&["--output", "csv"]);
-    let (results, capacity) = csv.split_once("\n\n").expect("two CSV sections");
+    let sections: Vec<&str> = csv.split("\n\n").collect();
+    let [results, capacity, comparisons] = sections[..] else {
+        panic!("results, capacity, comparisons: {csv}");
+    };
+    assert!(
+        comparisons.starts_with("kind,column,operation,"),
+        "{comparisons}"
+    );
     let header = results.lines().next().expect("header");
     assert!(
         header.starts_with("backend,algorithm,column,value_bytes,"),

@@ -70,16 +70,25 @@ fn max_message_len(algorithm: Algorithm) -> u64 {
 }
 
 /// `LessSafeKey::open_in_place_separate_tag` (`EVP_AEAD_CTX_open_gather`, in
-/// place; aws-lc-rs takes the tag as bytes).
+/// place; aws-lc-rs takes the tag as bytes) on `in_out[ciphertext]`, then the
+/// plaintext moved to `in_out[..len]`. `EVP_AEAD_CTX_open_gather` allows its
+/// output only exactly on its input, so the move is a separate `copy_within`
+/// (aws-lc-rs's own `open_within` does the same).
 fn open_separate_tag(
     key: &lib::aead::LessSafeKey,
     nonce: lib::aead::Nonce,
     aad: lib::aead::Aad<&[u8]>,
     tag: &[u8],
     in_out: &mut [u8],
+    ciphertext: std::ops::RangeFrom<usize>,
 ) -> Result<(), lib::error::Unspecified> {
-    key.open_in_place_separate_tag(nonce, aad, tag, in_out)
-        .map(|_| ())
+    let start = ciphertext.start;
+    let sealed = in_out.get_mut(ciphertext).ok_or(lib::error::Unspecified)?;
+    key.open_in_place_separate_tag(nonce, aad, tag, sealed)?;
+    if start > 0 {
+        in_out.copy_within(start.., 0);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

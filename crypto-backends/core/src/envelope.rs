@@ -68,6 +68,16 @@ pub const MAX_AAD_FIELD: usize = 255;
 
 const AAD_CAP: usize = HEADER_LEN + 3 * (1 + MAX_AAD_FIELD);
 
+/// The longest nonce of any algorithm, in bytes: XChaCha20-Poly1305's 24
+/// ([`Algorithm::nonce_len`]; a unit test checks every algorithm).
+const MAX_NONCE_LEN: usize = 24;
+
+/// Every envelope holds at least `HEADER_LEN + MAX_NONCE_LEN` bytes (29): the
+/// shortest, an empty value under a 12-byte-nonce algorithm, is 5 + 12 + 16 =
+/// 33 ([`overhead`]), so the open path copies the nonce as a fixed 24-byte
+/// window. A unit test checks every algorithm's overhead.
+const NONCE_WINDOW_FITS: usize = HEADER_LEN + MAX_NONCE_LEN;
+
 /// Per-value overhead of the envelope for `algorithm`, in bytes: header + nonce +
 /// [`Algorithm::max_expansion`] (33 for AES-GCM and ChaCha20-Poly1305). It is exact
 /// for length-preserving algorithms and an upper bound (and the length of an empty
@@ -153,29 +163,55 @@ const AAD_SHORT: usize = 160;
 ///
 /// # Errors
 /// [`EnvelopeError::FieldTooLong`] for a field over 255 bytes.
+#[inline(always)]
 fn aad_len(fields: &[(&'static str, &[u8])]) -> Result<usize, EnvelopeError> {
-    let mut len = HEADER_LEN;
-    for &(field, bytes) in fields {
-        if bytes.len() > MAX_AAD_FIELD {
-            return Err(EnvelopeError::FieldTooLong {
-                field,
-                len: bytes.len(),
-            });
-        }
-        len += 1 + bytes.len();
+    let longest = fields.iter().fold(0, |m, (_, bytes)| m.max(bytes.len()));
+    if longest > MAX_AAD_FIELD {
+        return Err(field_too_long(fields));
     }
-    Ok(len)
+    Ok(HEADER_LEN
+        + fields
+            .iter()
+            .map(|(_, bytes)| 1 + bytes.len())
+            .sum::<usize>())
+}
+
+/// [`EnvelopeError::FieldTooLong`] for the first field over 255 bytes (out of
+/// line: the per-value path checks only the longest).
+#[cold]
+#[inline(never)]
+fn field_too_long(fields: &[(&'static str, &[u8])]) -> EnvelopeError {
+    let (field, len) = fields
+        .iter()
+        .find(|(_, bytes)| bytes.len() > MAX_AAD_FIELD)
+        .map_or(("", 0), |(field, bytes)| (*field, bytes.len()));
+    EnvelopeError::FieldTooLong { field, len }
+}
+
+/// Copies `src` to `dst` (equal lengths). An 8-byte field (an integer primary
+/// key, [`int_primary_key`]) is copied inline; other lengths by `memcpy`.
+#[inline(always)]
+fn copy_field(dst: &mut [u8], src: &[u8]) {
+    if let (Ok(s), Ok(d)) = (
+        <[u8; 8]>::try_from(src),
+        <&mut [u8; 8]>::try_from(&mut *dst),
+    ) {
+        *d = s;
+        return;
+    }
+    dst.copy_from_slice(src);
 }
 
 /// Writes `version | key id | (len | bytes) per field` into `out`, which is
 /// exactly [`aad_len`] bytes long (fields checked there).
+#[inline(always)]
 fn write_aad(out: &mut [u8], version: u8, key_id: KeyId, fields: &[(&'static str, &[u8])]) {
     out[0] = version;
     out[1..HEADER_LEN].copy_from_slice(&key_id.to_be_bytes());
     let mut at = HEADER_LEN;
     for &(_, bytes) in fields {
         out[at] = bytes.len() as u8;
-        out[at + 1..at + 1 + bytes.len()].copy_from_slice(bytes);
+        copy_field(&mut out[at + 1..at + 1 + bytes.len()], bytes);
         at += 1 + bytes.len();
     }
 }
@@ -223,10 +259,27 @@ fn open_parts(
     with_aad(VERSION, key_id, &location_fields(loc), |aad| {
         match aead.open_in_place(nonce, aad, sealed) {
             Ok(plaintext) => Ok(plaintext.len()),
-            Err(Error::Decrypt) => Err(EnvelopeError::Decrypt { key_id }),
-            Err(e) => Err(EnvelopeError::Aead(e)),
+            Err(e) => Err(open_error(key_id, e)),
         }
     })
+}
+
+/// The envelope error for an AEAD error while opening under `key_id`.
+#[cold]
+#[inline(never)]
+fn open_error(key_id: KeyId, e: Error) -> EnvelopeError {
+    match e {
+        Error::Decrypt => EnvelopeError::Decrypt { key_id },
+        e => EnvelopeError::Aead(e),
+    }
+}
+
+/// Clears `stored` after a failed open and returns `e` (out of line).
+#[cold]
+#[inline(never)]
+fn cleared(stored: &mut Vec<u8>, e: EnvelopeError) -> EnvelopeError {
+    stored.clear();
+    e
 }
 
 /// Seals and opens column values as envelopes with the keys of a [`Keyring`].
@@ -345,18 +398,33 @@ impl ColumnCipher {
         loc: &Location<'_>,
         stored: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
-        match self.open_range(loc, stored) {
-            Ok(range) => {
-                let len = range.len();
-                stored.copy_within(range, 0);
+        match self.open_to_front(loc, stored) {
+            Ok(len) => {
                 stored.truncate(len);
                 Ok(())
             }
-            Err(e) => {
-                stored.clear();
-                Err(e)
-            }
+            Err(e) => Err(cleared(stored, e)),
         }
+    }
+
+    /// Opens in place with the plaintext written to the front of `stored`
+    /// ([`Aead::open_within`]: one pass in ring, decrypt then move in the other
+    /// backends); returns the plaintext length.
+    fn open_to_front(&self, loc: &Location<'_>, stored: &mut [u8]) -> Result<usize, EnvelopeError> {
+        let (key_id, aead, nonce_end) = self.parse_header(stored)?;
+        // The nonce is read before the plaintext overwrites it: a fixed-width
+        // copy of MAX_NONCE_LEN bytes (inline, no `memcpy` call), of which the
+        // algorithm's nonce is the start; every envelope is long enough
+        // (`NONCE_WINDOW_FITS`, checked by `parse_header`'s overhead check).
+        let mut window = [0u8; MAX_NONCE_LEN];
+        window.copy_from_slice(&stored[HEADER_LEN..NONCE_WINDOW_FITS]);
+        let nonce = &window[..nonce_end - HEADER_LEN];
+        with_aad(VERSION, key_id, &location_fields(loc), |aad| {
+            match aead.open_within(nonce, aad, stored, nonce_end..) {
+                Ok(plaintext) => Ok(plaintext.len()),
+                Err(e) => Err(open_error(key_id, e)),
+            }
+        })
     }
 
     /// Opens in place; returns where the plaintext now is within `stored`.
@@ -412,18 +480,9 @@ impl ColumnCipher {
             return Err(EnvelopeError::Version(stored[0]));
         }
         let key_id = KeyId::from_be_bytes([stored[1], stored[2], stored[3], stored[4]]);
-        let aead = self
-            .keyring
-            .get(key_id)
-            .ok_or_else(|| EnvelopeError::UnknownKeyId {
-                key_id,
-                known: self
-                    .keyring
-                    .ids()
-                    .map(|k| k.to_string())
-                    .collect::<Vec<_>>()
-                    .join(","),
-            })?;
+        let Some(aead) = self.keyring.get(key_id) else {
+            return Err(unknown_key_id(key_id, self.keyring.ids()));
+        };
         let algorithm = aead.algorithm();
         let need = overhead(algorithm);
         if stored.len() < need {
@@ -433,6 +492,17 @@ impl ColumnCipher {
             });
         }
         Ok((key_id, aead, HEADER_LEN + algorithm.nonce_len()))
+    }
+}
+
+/// [`EnvelopeError::UnknownKeyId`] for `key_id`, listing the `known` ids (out
+/// of line: the error path of the per-value open).
+#[cold]
+#[inline(never)]
+fn unknown_key_id(key_id: KeyId, known: impl Iterator<Item = KeyId>) -> EnvelopeError {
+    EnvelopeError::UnknownKeyId {
+        key_id,
+        known: known.map(|k| k.to_string()).collect::<Vec<_>>().join(","),
     }
 }
 
@@ -652,6 +722,19 @@ mod tests {
         };
         let len = with_aad(VERSION, 1, &location_fields(&loc), |aad| Ok(aad.len()));
         assert_eq!(len, Ok(24));
+    }
+
+    #[test]
+    fn every_nonce_fits_the_stack_copy() {
+        for &a in Algorithm::ALL {
+            assert!(a.nonce_len() <= MAX_NONCE_LEN, "{a}");
+            assert!(overhead(a) >= NONCE_WINDOW_FITS, "{a}");
+        }
+        assert!(
+            Algorithm::ALL
+                .iter()
+                .any(|a| a.nonce_len() == MAX_NONCE_LEN)
+        );
     }
 
     #[test]

@@ -55,16 +55,20 @@ fn max_message_len(algorithm: Algorithm) -> u64 {
 }
 
 /// `LessSafeKey::open_in_place_separate_tag` with the tag as bytes (ring wants a
-/// `Tag`: a tag of the wrong length fails as a wrong tag would).
+/// `Tag`: a tag of the wrong length fails as a wrong tag would). The ciphertext
+/// is `in_out[ciphertext]`; ring writes the plaintext to `in_out[..len]` in the
+/// same pass (its AES-GCM and ChaCha20-Poly1305 code reads from `start` and
+/// writes from 0), so opening an envelope in place needs no separate move.
 fn open_separate_tag(
     key: &lib::aead::LessSafeKey,
     nonce: lib::aead::Nonce,
     aad: lib::aead::Aad<&[u8]>,
     tag: &[u8],
     in_out: &mut [u8],
+    ciphertext: std::ops::RangeFrom<usize>,
 ) -> Result<(), lib::error::Unspecified> {
     let tag = lib::aead::Tag::try_from(tag)?;
-    key.open_in_place_separate_tag(nonce, aad, tag, in_out, 0..)
+    key.open_in_place_separate_tag(nonce, aad, tag, in_out, ciphertext)
         .map(|_| ())
 }
 
