@@ -166,9 +166,12 @@ fn comparisons_pair_the_rounds_and_one_round_prints_no_percent() {
     // interval only with more than one round.
     for rounds in ["1", "3"] {
         let csv = tiny(&["--rounds", rounds, "--output", "csv"]);
+        // results, capacity (the default workload), comparisons: told apart by
+        // their first header field.
         let sections: Vec<&str> = csv.split("\n\n").collect();
-        assert_eq!(sections.len(), 2, "results, comparisons: {csv}");
-        let mut lines = sections[1].lines();
+        assert_eq!(sections.len(), 3, "results, capacity, comparisons: {csv}");
+        assert!(sections[0].starts_with("backend,") && sections[1].starts_with("workload,"));
+        let mut lines = sections[2].lines();
         let header: Vec<&str> = lines.next().expect("header").split(',').collect();
         assert_eq!(header[0], "kind", "{header:?}");
         let col = |name: &str| {

@@ -238,6 +238,40 @@ fn with_aad<R>(
     }
 }
 
+/// [`with_aad`] for a version-1 envelope at `loc`: the per-value path. When
+/// the AAD fits the 160-byte buffer (then no field can be over 255 bytes), the
+/// three fields are written straight into it, with no field list and no
+/// per-field length check; otherwise [`with_aad`] builds it (and reports
+/// [`EnvelopeError::FieldTooLong`]). The same bytes either way (unit test).
+///
+/// # Errors
+/// [`EnvelopeError::FieldTooLong`]; `f`'s own errors.
+#[inline(always)]
+fn with_location_aad<R>(
+    key_id: KeyId,
+    loc: &Location<'_>,
+    f: impl FnOnce(&[u8]) -> Result<R, EnvelopeError>,
+) -> Result<R, EnvelopeError> {
+    let (table, column, pk) = (loc.table.as_bytes(), loc.column.as_bytes(), loc.primary_key);
+    let len = (HEADER_LEN + 3)
+        .saturating_add(table.len())
+        .saturating_add(column.len())
+        .saturating_add(pk.len());
+    if len > AAD_SHORT {
+        return with_aad(VERSION, key_id, &location_fields(loc), f);
+    }
+    let mut buf = [0u8; AAD_SHORT];
+    buf[0] = VERSION;
+    buf[1..HEADER_LEN].copy_from_slice(&key_id.to_be_bytes());
+    let mut at = HEADER_LEN;
+    for field in [table, column, pk] {
+        buf[at] = field.len() as u8;
+        copy_field(&mut buf[at + 1..at + 1 + field.len()], field);
+        at += 1 + field.len();
+    }
+    f(&buf[..len])
+}
+
 /// The fields the AAD of a version-1 envelope binds for `loc`.
 fn location_fields<'a>(loc: &Location<'a>) -> [(&'static str, &'a [u8]); 3] {
     [
@@ -256,7 +290,7 @@ fn open_parts(
     nonce: &[u8],
     sealed: &mut [u8],
 ) -> Result<usize, EnvelopeError> {
-    with_aad(VERSION, key_id, &location_fields(loc), |aad| {
+    with_location_aad(key_id, loc, |aad| {
         match aead.open_in_place(nonce, aad, sealed) {
             Ok(plaintext) => Ok(plaintext.len()),
             Err(e) => Err(open_error(key_id, e)),
@@ -344,7 +378,7 @@ impl ColumnCipher {
     ) -> Result<(), EnvelopeError> {
         let (key_id, aead) = self.keyring.active();
         let alg = aead.algorithm();
-        with_aad(VERSION, key_id, &location_fields(loc), |aad| {
+        with_location_aad(key_id, loc, |aad| {
             let nonce_end = HEADER_LEN + alg.nonce_len();
             out.clear();
             out.resize(nonce_end, 0);
@@ -419,7 +453,7 @@ impl ColumnCipher {
         let mut window = [0u8; MAX_NONCE_LEN];
         window.copy_from_slice(&stored[HEADER_LEN..NONCE_WINDOW_FITS]);
         let nonce = &window[..nonce_end - HEADER_LEN];
-        with_aad(VERSION, key_id, &location_fields(loc), |aad| {
+        with_location_aad(key_id, loc, |aad| {
             match aead.open_within(nonce, aad, stored, nonce_end..) {
                 Ok(plaintext) => Ok(plaintext.len()),
                 Err(e) => Err(open_error(key_id, e)),
@@ -708,6 +742,8 @@ mod tests {
             });
             let want = by_hand(0x0102_0304, table.as_bytes(), b"c", &pk);
             assert_eq!(got, Ok(want.clone()));
+            let direct = with_location_aad(0x0102_0304, &loc, |aad| Ok(aad.to_vec()));
+            assert_eq!(direct, Ok(want.clone()), "the per-value writer");
             assert_eq!(
                 want.len() <= AAD_SHORT,
                 table.len() < 100,
@@ -735,6 +771,36 @@ mod tests {
                 .iter()
                 .any(|a| a.nonce_len() == MAX_NONCE_LEN)
         );
+    }
+
+    #[test]
+    fn the_per_value_writer_refuses_a_long_field_and_fits_the_boundary() {
+        let long = "t".repeat(MAX_AAD_FIELD + 1);
+        let pk = int_primary_key(1);
+        let loc = Location {
+            table: &long,
+            column: "c",
+            primary_key: &pk,
+        };
+        let got = with_location_aad(1, &loc, |_| Ok(()));
+        assert_eq!(
+            got,
+            Err(EnvelopeError::FieldTooLong {
+                field: "table",
+                len: 256
+            })
+        );
+        // Exactly AAD_SHORT bytes (the short buffer) and one more (the long one).
+        for table_len in [AAD_SHORT - 24 + 7, AAD_SHORT - 24 + 8] {
+            let table = "t".repeat(table_len);
+            let loc = Location {
+                table: &table,
+                column: "c",
+                primary_key: &pk,
+            };
+            let got = with_location_aad(1, &loc, |aad| Ok(aad.to_vec()));
+            assert_eq!(got, Ok(by_hand(1, table.as_bytes(), b"c", &pk)));
+        }
     }
 
     #[test]
