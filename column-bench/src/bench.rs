@@ -6,6 +6,7 @@ use crate::error::{Result, invalid_err};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::capacity::{self, Mix};
+use crate::comparison::{self, RoundFigures};
 use crate::config::Config;
 use crate::measure::{self, Corpus, KeyMode, Observations, Operation, PathKind};
 use crate::oltp_result;
@@ -52,21 +53,37 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
         }
     }
     // Rounds outermost, so a burst of noise from other processes spreads over
-    // every backend instead of hitting one.
+    // every backend instead of hitting one; round r rotates the backends, the
+    // columns and the variants by r (A B C, B C A, ...), so no point always runs
+    // before the one it is compared with. Each point keeps its samples pooled
+    // over the rounds (the results) and its median per round (the comparisons).
+    let (nd, nc, nv) = (
+        cfg.descriptors.len(),
+        cfg.shape.columns.len(),
+        cfg.variants.len(),
+    );
     let mut obs: HashMap<(usize, usize, usize), Observations> = HashMap::new();
-    for _round in 0..cfg.rounds {
-        for (ci, corpus) in corpora.iter().enumerate() {
-            let (di, col) = (ci / cfg.shape.columns.len(), ci % cfg.shape.columns.len());
-            for (vi, v) in cfg.variants.iter().enumerate() {
-                bar.set_message(format!(
-                    "{} {} {}",
-                    cfg.descriptors[di].name(),
-                    cfg.shape.columns[col].name,
-                    v.operation.name()
-                ));
-                let o = measure::measure(corpus, v, &cfg.timing)?;
-                obs.entry((di, col, vi)).or_default().merge(o);
-                bar.inc(1);
+    let mut figures = RoundFigures::new();
+    for round in 0..cfg.rounds {
+        for di in (0..nd).map(|k| (k + round) % nd) {
+            for col in (0..nc).map(|k| (k + round) % nc) {
+                let corpus = &corpora[di * nc + col];
+                for vi in (0..nv).map(|k| (k + round) % nv) {
+                    let v = &cfg.variants[vi];
+                    bar.set_message(format!(
+                        "{} {} {}",
+                        cfg.descriptors[di].name(),
+                        cfg.shape.columns[col].name,
+                        v.operation.name()
+                    ));
+                    let o = measure::measure(corpus, v, &cfg.timing)?;
+                    figures
+                        .entry((di, col, vi))
+                        .or_default()
+                        .push(o.quantile(0.5));
+                    obs.entry((di, col, vi)).or_default().merge(o);
+                    bar.inc(1);
+                }
             }
         }
     }
@@ -88,6 +105,14 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
         }
     }
     let rows = row_results(cfg, &results);
+    let columns: Vec<String> = cfg.shape.columns.iter().map(|c| c.name.clone()).collect();
+    let comparisons = comparison::comparisons(
+        &cfg.descriptors,
+        &columns,
+        &cfg.variants,
+        cfg.baseline_backend(),
+        &figures,
+    );
     let single = |backend: &str, algorithm: &str, column: &str, seal: bool| {
         results
             .iter()
@@ -152,6 +177,7 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
             target_qps: cfg.target_qps,
         },
         results,
+        comparisons,
         rows,
         capacity,
         oltp_comparison,

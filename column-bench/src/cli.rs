@@ -178,10 +178,17 @@ pub struct Cli {
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub corpus_rows: u32,
 
-    /// Repeat the whole grid this many times, interleaved; samples are pooled.
+    /// Repeat the whole grid this many times, interleaved and rotated; samples are
+    /// pooled for the results, and each round's medians are paired for the
+    /// comparisons (5 or more for an interval; 1 round prints no %).
     #[arg(long, default_value_t = 1, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub rounds: u32,
+
+    /// The backend the others are compared with, per algorithm [default: the
+    /// first measured backend in name order].
+    #[arg(long, value_name = "BACKEND")]
+    pub baseline: Option<String>,
 
     /// Capacity workloads, comma separated: oltp_read_only, oltp_read_write,
     /// oltp_point_select, or none (default: oltp_read_only when the shape has a column c).
@@ -315,6 +322,7 @@ impl Cli {
                 corpus_rows: self.corpus_rows as usize,
             },
             rounds: self.rounds as usize,
+            baseline: self.baseline.clone(),
             mixes,
             target_qps: self.target_qps,
             oltp,

@@ -181,8 +181,12 @@ pub struct Config {
     pub variants: Vec<Variant>,
     /// Warm-up, measurement time and corpus size per point.
     pub timing: Timing,
-    /// Times the whole grid is repeated, interleaved (observations pooled).
+    /// Times the whole grid is repeated, interleaved and rotated (observations
+    /// pooled for the results, paired per round for the comparisons).
     pub rounds: usize,
+    /// `--baseline BACKEND`: the backend the others are compared with (`None`:
+    /// the first of `descriptors`, see [`Config::baseline_backend`]).
+    pub baseline: Option<String>,
     /// Workload mixes of the capacity table.
     pub mixes: Vec<Mix>,
     /// QPS the capacity table sizes the proxy for.
@@ -202,12 +206,41 @@ impl Config {
         self.points() as f64 * (self.timing.warmup_ms + self.timing.measure_ms) as f64 / 1000.0
     }
 
+    /// The backend every other backend is compared with, per algorithm:
+    /// `--baseline`, else the first measured backend (descriptors are in name
+    /// order, so `aws-lc-rs` when it is measured).
+    pub fn baseline_backend(&self) -> Option<&str> {
+        let first = self.descriptors.first().map(|d| d.backend);
+        match &self.baseline {
+            Some(b) => self
+                .descriptors
+                .iter()
+                .find(|d| d.backend.eq_ignore_ascii_case(b))
+                .map(|d| d.backend),
+            None => first,
+        }
+    }
+
     /// Checks what cannot be checked field by field: every mix's columns are in
     /// the shape, and a seal is measured when a mix seals.
     ///
     /// # Errors
     /// The message names the workload or column and the fix.
     pub fn check(&self) -> Result<()> {
+        if let Some(b) = &self.baseline {
+            if !self
+                .descriptors
+                .iter()
+                .any(|d| d.backend.eq_ignore_ascii_case(b))
+            {
+                let mut measured: Vec<&str> = self.descriptors.iter().map(|d| d.backend).collect();
+                measured.dedup();
+                invalid!(
+                    "--baseline {b:?} is not a measured backend: choose from {} or add it to --backend",
+                    measured.join(", ")
+                );
+            }
+        }
         let seals = self
             .variants
             .iter()

@@ -5,10 +5,12 @@ use std::fmt::Write as _;
 
 use crate::error::{Error, Result};
 use encbench_common::ResultHeader;
+use encbench_common::compare::{self, Better};
 use encbench_registry::Descriptor;
 use serde::Serialize;
 
 use crate::capacity::CapacityRow;
+use crate::comparison::{Kind, PointComparison};
 use crate::measure::{KeyMode, Observations, Operation, PathKind, Timing, Variant};
 use crate::oltp_result::ComparisonRow;
 
@@ -126,7 +128,8 @@ pub struct Settings {
     /// Warm-up, measurement time and corpus size per point.
     #[serde(flatten)]
     pub timing: Timing,
-    /// Rounds over the whole grid (observations pooled).
+    /// Rounds over the whole grid (observations pooled in `results`, paired
+    /// per round in `comparisons`).
     pub rounds: usize,
     /// Table name bound into the AAD.
     pub table: String,
@@ -154,6 +157,9 @@ pub struct Report {
     pub settings: Settings,
     /// Every measured point.
     pub results: Vec<PointResult>,
+    /// Envelope vs bare and backend vs baseline backend over the paired rounds,
+    /// at every grid point measured on both sides ([`PointComparison`]).
+    pub comparisons: Vec<PointComparison>,
     /// Per-row sums.
     pub rows: Vec<RowResult>,
     /// Proxy capacity per workload and backend.
@@ -433,7 +439,89 @@ impl Report {
             }
             tables.push(t);
         }
+        tables.extend(self.comparison_tables());
         tables
+    }
+
+    /// The one-screen summary of the comparisons: key reused, one value at a
+    /// time, one thread; envelope vs bare for open and seal, backends vs the
+    /// baseline backend for open through the envelope. With one round only the
+    /// figures (no ratio, no %).
+    fn comparison_tables(&self) -> Vec<Table> {
+        let one_round = self.settings.rounds < 2;
+        let mut headers = vec!["backend:algorithm", "column", "op", "A ns", "B ns"];
+        if !one_round {
+            headers.extend(["B/A", "change (interval)", "verdict"]);
+        }
+        let numeric = |n: usize| (0..n).map(|i| (3..6).contains(&i)).collect::<Vec<_>>();
+        let row = |c: &PointComparison, name: String| {
+            let mut r = vec![
+                name,
+                c.column.clone(),
+                c.operation.name().to_string(),
+                f1(c.comparison.baseline_median),
+                f1(c.comparison.variant_median),
+            ];
+            if !one_round {
+                r.push(format!("{:.3}", c.median_ratio()));
+                r.push(c.comparison.change_text());
+                r.push(compare::describe(c.comparison.verdict, Better::LowerCost).to_string());
+            }
+            r
+        };
+        let title_tail = if one_round {
+            "1 round: run --rounds 5 for a comparison".to_string()
+        } else {
+            format!(
+                "{} paired rounds, median of B/A per round",
+                self.settings.rounds
+            )
+        };
+        let mut envelope = Table {
+            title: format!(
+                "Envelope (B) vs bare AEAD (A), key reused, one value, one thread, ns per value; {title_tail}"
+            ),
+            headers: headers.clone(),
+            numeric: numeric(headers.len()),
+            rows: Vec::new(),
+        };
+        let mut backends = Table {
+            title: format!(
+                "Backends (B) vs the baseline backend (A), open, envelope, key reused, one value, one thread, ns per value; {title_tail}"
+            ),
+            headers: {
+                let mut h = headers.clone();
+                h[0] = "B vs A";
+                h
+            },
+            numeric: numeric(headers.len()),
+            rows: Vec::new(),
+        };
+        for c in self.comparisons.iter().filter(|c| c.is_summary_point()) {
+            match c.kind {
+                Kind::EnvelopeVsBare => {
+                    let name = c.comparison.baseline.trim_end_matches(" bare").to_string();
+                    envelope.rows.push(row(c, name));
+                }
+                Kind::BetweenBackends
+                    if c.operation == Operation::Open
+                        && c.comparison.variant.ends_with(" envelope") =>
+                {
+                    let strip = |l: &str| l.trim_end_matches(" envelope").to_string();
+                    let name = format!(
+                        "{} vs {}",
+                        strip(&c.comparison.variant),
+                        strip(&c.comparison.baseline)
+                    );
+                    backends.rows.push(row(c, name));
+                }
+                Kind::BetweenBackends => {}
+            }
+        }
+        [envelope, backends]
+            .into_iter()
+            .filter(|t| !t.rows.is_empty())
+            .collect()
     }
 
     fn header_line(&self) -> String {
@@ -492,12 +580,18 @@ impl Report {
             })
     }
 
-    /// CSV: the `results` table, a blank line, then the `capacity` table, each
-    /// with its own header row (field names as in the JSON). Numbers are rounded
-    /// as in the text tables, the JSON keeping full precision: bytes,
-    /// ns and MB/s to 0.1, values/s, transactions/s and QPS to integers, µs per
-    /// transaction and cores to 0.01; counts and targets given on the command
-    /// line (opens, seals and queries per transaction, target QPS) as given.
+    /// CSV: the `results` table, then (each after a blank line, only when not
+    /// empty) the `capacity` table and the `comparisons` table, each with its
+    /// own header row (field names as in the JSON; a reader tells the sections
+    /// apart by their first header field: `backend`, `workload`, `kind`).
+    /// Numbers are rounded as in the text tables, the JSON keeping full
+    /// precision: bytes, ns and MB/s to 0.1, values/s, transactions/s and QPS to
+    /// integers, µs per transaction and cores to 0.01, comparison medians (ns)
+    /// and percentages to 0.1 (percent values without a `%` sign); counts and
+    /// targets given on the command line (opens, seals and queries per
+    /// transaction, target QPS) as given. A comparison of one round has its
+    /// change, interval and confidence cells empty (one round prints no %) and
+    /// the verdict `1 round`.
     ///
     /// # Errors
     /// Serialization fails (not expected).
@@ -512,6 +606,15 @@ impl Report {
             let mut w = csv::Writer::from_writer(bytes);
             for c in &self.capacity {
                 w.serialize(CsvCapacity::from(c)).map_err(|e| csv_err(&e))?;
+            }
+            bytes = w.into_inner().map_err(|e| csv_err(e.error()))?;
+        }
+        if !self.comparisons.is_empty() {
+            bytes.push(b'\n');
+            let mut w = csv::Writer::from_writer(bytes);
+            for c in &self.comparisons {
+                w.serialize(CsvComparison::from(c))
+                    .map_err(|e| csv_err(&e))?;
             }
             bytes = w.into_inner().map_err(|e| csv_err(e.error()))?;
         }
@@ -668,6 +771,58 @@ impl<'a> From<&'a CapacityRow> for CsvCapacity<'a> {
             qps_per_core: csv_num(c.qps_per_core, 0),
             target_qps: c.target_qps,
             cores_for_target: csv_num(c.cores_for_target, 2),
+        }
+    }
+}
+
+/// A `comparisons` row of the CSV: [`PointComparison`] with the medians and
+/// percentages to 0.1; with one round (no interval) the change, interval and
+/// confidence are empty.
+#[derive(Serialize)]
+struct CsvComparison<'a> {
+    kind: Kind,
+    column: &'a str,
+    operation: Operation,
+    key_mode: KeyMode,
+    batch_rows: usize,
+    threads: usize,
+    metric: &'a str,
+    baseline: &'a str,
+    variant: &'a str,
+    rounds: usize,
+    baseline_median: String,
+    variant_median: String,
+    median_change_pct: String,
+    ci95_low_pct: String,
+    ci95_high_pct: String,
+    confidence_pct: String,
+    verdict: &'static str,
+}
+
+impl<'a> From<&'a PointComparison> for CsvComparison<'a> {
+    fn from(p: &'a PointComparison) -> Self {
+        let c = &p.comparison;
+        let pct = |x: Option<f64>| x.map_or_else(String::new, |x| csv_num(x, 1));
+        // The change is printed only with its interval.
+        let change = c.ci95_low_pct.map(|_| c.median_change_pct);
+        CsvComparison {
+            kind: p.kind,
+            column: &p.column,
+            operation: p.operation,
+            key_mode: p.key_mode,
+            batch_rows: p.batch_rows,
+            threads: p.threads,
+            metric: &c.metric,
+            baseline: &c.baseline,
+            variant: &c.variant,
+            rounds: c.rounds,
+            baseline_median: csv_num(c.baseline_median, 1),
+            variant_median: csv_num(c.variant_median, 1),
+            median_change_pct: pct(change),
+            ci95_low_pct: pct(c.ci95_low_pct),
+            ci95_high_pct: pct(c.ci95_high_pct),
+            confidence_pct: pct(c.confidence_pct),
+            verdict: c.verdict.as_str(),
         }
     }
 }

@@ -88,6 +88,148 @@ fn default_shape_json_has_c_and_pad_for_every_backend_and_the_read_only_capacity
     assert!(json["rows"].as_array().expect("rows").len() >= 8);
 }
 
+/// A tiny grid for the comparison plumbing: two backends, one column, open.
+const TINY: [&str; 14] = [
+    "--backend",
+    "ring,rustcrypto",
+    "--algorithms",
+    "aes-256-gcm",
+    "--columns",
+    "c:119",
+    "--operations",
+    "open",
+    "--key-modes",
+    "reused",
+    "--threads",
+    "1",
+    "--batches",
+    "1",
+];
+
+fn tiny(extra: &[&str]) -> String {
+    let mut a: Vec<&str> = QUICK.to_vec();
+    a.extend(TINY);
+    a.extend(extra);
+    stdout(&column_bench(&a))
+}
+
+#[test]
+fn comparisons_pair_the_rounds_and_one_round_prints_no_percent() {
+    for rounds in ["1", "3"] {
+        let json: serde_json::Value = serde_json::from_str(&tiny(&[
+            "--rounds",
+            rounds,
+            "--baseline",
+            "rustcrypto",
+            "--output",
+            "json",
+        ]))
+        .expect("valid JSON");
+        let cs = json["comparisons"].as_array().expect("comparisons array");
+        // ring and rustcrypto envelope vs bare; ring vs rustcrypto on both paths.
+        assert_eq!(cs.len(), 4, "{cs:?}");
+        let find = |kind: &str, variant: &str| {
+            cs.iter()
+                .find(|c| c["kind"] == kind && c["variant"] == variant)
+                .unwrap_or_else(|| panic!("no {kind} {variant} in {cs:?}"))
+        };
+        let e = find("envelope_vs_bare", "ring:aes-256-gcm envelope");
+        assert_eq!(e["baseline"], "ring:aes-256-gcm bare");
+        let b = find("between_backends", "ring:aes-256-gcm envelope");
+        assert_eq!(b["baseline"], "rustcrypto:aes-256-gcm envelope");
+        for c in cs {
+            assert_eq!(c["metric"], "ns_per_value");
+            assert_eq!(c["rounds"].as_u64(), Some(rounds.parse().expect("n")));
+            assert_eq!(c["column"], "c");
+            assert_eq!(c["operation"], "open");
+            assert_eq!(c["key_mode"], "reused");
+            assert_eq!(c["batch_rows"], 1);
+            assert_eq!(c["threads"], 1);
+            assert!(c["baseline_median"].as_f64().expect("ns") > 0.0, "{c}");
+            assert!(c["median_change_pct"].as_f64().is_some(), "{c}");
+            if rounds == "1" {
+                assert!(c["ci95_low_pct"].is_null() && c["ci95_high_pct"].is_null());
+                assert_eq!(c["verdict"], "1 round");
+            } else {
+                let (lo, hi) = (
+                    c["ci95_low_pct"].as_f64().expect("low"),
+                    c["ci95_high_pct"].as_f64().expect("high"),
+                );
+                let mid = c["median_change_pct"].as_f64().expect("change");
+                assert!(lo <= mid && mid <= hi, "{c}");
+                assert_eq!(c["confidence_pct"].as_f64(), Some(75.0), "{c}");
+                assert_ne!(c["verdict"], "1 round");
+            }
+        }
+    }
+    // The CSV's comparisons section: the same 4 rows; the change and its
+    // interval only with more than one round.
+    for rounds in ["1", "3"] {
+        let csv = tiny(&["--rounds", rounds, "--output", "csv"]);
+        // results, capacity (the default workload), comparisons: told apart by
+        // their first header field.
+        let sections: Vec<&str> = csv.split("\n\n").collect();
+        assert_eq!(sections.len(), 3, "results, capacity, comparisons: {csv}");
+        assert!(sections[0].starts_with("backend,") && sections[1].starts_with("workload,"));
+        let mut lines = sections[2].lines();
+        let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+        assert_eq!(header[0], "kind", "{header:?}");
+        let col = |name: &str| {
+            header
+                .iter()
+                .position(|h| *h == name)
+                .unwrap_or_else(|| panic!("no {name} in {header:?}"))
+        };
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        assert_eq!(rows.len(), 4, "{csv}");
+        for row in &rows {
+            assert_eq!(row.len(), header.len(), "{row:?}");
+            assert_eq!(row[col("rounds")], rounds);
+            assert!(row[col("baseline_median")].parse::<f64>().expect("ns") > 0.0);
+            let pct = ["median_change_pct", "ci95_low_pct", "ci95_high_pct"];
+            if rounds == "1" {
+                assert!(pct.iter().all(|f| row[col(f)].is_empty()), "{row:?}");
+                assert_eq!(row[col("verdict")], "1 round");
+            } else {
+                let v: Vec<f64> = pct
+                    .iter()
+                    .map(|f| row[col(f)].parse().expect("percent"))
+                    .collect();
+                assert!(v[1] <= v[0] && v[0] <= v[2], "{row:?}");
+                assert_eq!(row[col("confidence_pct")], "75.0");
+            }
+        }
+        assert!(
+            rows.iter().any(|r| r[col("kind")] == "envelope_vs_bare"
+                && r[col("variant")] == "ring:aes-256-gcm envelope"
+                && r[col("baseline")] == "ring:aes-256-gcm bare"),
+            "{csv}"
+        );
+    }
+    let one = tiny(&["--rounds", "1"]);
+    let section = one
+        .split_once("Envelope (B) vs bare AEAD (A)")
+        .expect("envelope vs bare table")
+        .1;
+    assert!(
+        section.contains("1 round: run --rounds 5 for a comparison"),
+        "{section}"
+    );
+    assert!(!section.contains('%'), "one round prints no %: {section}");
+    let three = tiny(&["--rounds", "3"]);
+    let section = three
+        .split_once("Envelope (B) vs bare AEAD (A)")
+        .expect("envelope vs bare table")
+        .1;
+    assert!(section.contains("75% CI"), "{section}");
+    assert!(section.contains("3 paired rounds"), "{section}");
+    // The default baseline is the first backend in name order: ring.
+    assert!(
+        three.contains("rustcrypto:aes-256-gcm vs ring:aes-256-gcm"),
+        "{three}"
+    );
+}
+
 #[test]
 fn text_csv_markdown_and_svg() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -124,7 +266,14 @@ fn text_csv_markdown_and_svg() {
     let md = run(&["--output", "markdown"]);
     assert!(md.contains("| workload | backend:algorithm |"), "{md}");
     let csv = run(&["--output", "csv"]);
-    let (results, capacity) = csv.split_once("\n\n").expect("two CSV sections");
+    let sections: Vec<&str> = csv.split("\n\n").collect();
+    let [results, capacity, comparisons] = sections[..] else {
+        panic!("results, capacity, comparisons: {csv}");
+    };
+    assert!(
+        comparisons.starts_with("kind,column,operation,"),
+        "{comparisons}"
+    );
     let header = results.lines().next().expect("header");
     assert!(
         header.starts_with("backend,algorithm,column,value_bytes,"),
@@ -304,6 +453,10 @@ fn bad_input_is_a_one_line_error_with_the_fix() {
         ),
         (vec!["--target-qps=-5"], "--target-qps"),
         (vec!["--threads", "0"], "--threads"),
+        (
+            vec!["--backend", "ring,openssl", "--baseline", "rustcrypto"],
+            "--baseline",
+        ),
         (vec!["--no-such-flag"], "--help"),
         (
             vec![
@@ -371,7 +524,7 @@ fn a_missing_svg_directory_names_it_and_the_fix() {
 
 #[test]
 fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
-    let cases: [(&[&str], &[&str]); 5] = [
+    let cases: [(&[&str], &[&str]); 6] = [
         (
             &["--output", "xml"],
             &[
@@ -387,6 +540,7 @@ fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
         ),
         (&["--no-such-flag"], &["'--no-such-flag'"]),
         (&["--rounds", "x"], &["'x'", "--rounds"]),
+        (&["--rounds", "0"], &["'0'", "--rounds", "1..=100"]),
     ];
     for (args, needles) in cases {
         let o = column_bench(args);

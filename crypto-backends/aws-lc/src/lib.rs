@@ -13,7 +13,9 @@
 //!   `EVP_CIPHER_CTX` one context serves every thread.
 //! - Seal is `seal_in_place_separate_tag` (`EVP_AEAD_CTX_seal_scatter`), open is
 //!   `open_in_place_separate_tag` (`EVP_AEAD_CTX_open_gather`, in place): no
-//!   allocation and no locking per message.
+//!   allocation and no locking per message. An open that leaves the plaintext
+//!   at the front of the buffer (`Aead::open_within`, the envelope's) decrypts
+//!   in place and then moves it (`encbench_crypto::open_within_by_move`).
 //! - AWS-LC picks AES-NI, PCLMULQDQ, AVX2 / AVX-512 code at run time where the
 //!   CPU has them.
 //! - A failed open overwrites the buffer with zeros and returns the opaque
@@ -81,6 +83,15 @@ fn open_separate_tag(
     key.open_in_place_separate_tag(nonce, aad, tag, in_out)
         .map(|_| ())
 }
+
+/// AWS-LC has no one-pass open to a lower offset: `EVP_AEAD_CTX_open_gather`
+/// allows its output only exactly on its input. So an open that leaves the
+/// plaintext at the front of the buffer (an envelope's) decrypts in place and
+/// then moves it, the provided [`encbench_crypto::open_within_by_move`].
+/// aws-lc-rs's own `LessSafeKey::open_within` does the same through
+/// `EVP_AEAD_CTX_open`, 81 instructions per 119-byte AES-256-GCM value more
+/// (callgrind, column-bench/README.md, "The envelope's cost"), so it is not used.
+const ONE_PASS_OPEN: Option<aead::OnePassOpen> = None;
 
 #[cfg(test)]
 mod tests {

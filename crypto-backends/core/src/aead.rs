@@ -1,5 +1,7 @@
 //! The AEAD trait every backend implements, and the descriptor each backend exports.
 
+use std::ops::RangeFrom;
+
 use crate::{Algorithm, Error};
 
 /// One AEAD algorithm under one key, set up once (key schedule done in
@@ -46,6 +48,41 @@ pub trait Aead: Send + Sync {
         aad: &[u8],
         buf: &'b mut [u8],
     ) -> Result<&'b mut [u8], Error>;
+
+    /// Opens `in_out[ciphertext_and_tag]` (`ciphertext || tag`, after a prefix of
+    /// `ciphertext_and_tag.start` bytes the caller no longer needs, e.g. an
+    /// envelope's header and nonce) and leaves the plaintext at the *front* of
+    /// `in_out`: returns `in_out[..plaintext length]`. Equal to
+    /// [`Aead::open_in_place`] on `in_out[start..]` followed by moving the plaintext
+    /// to offset 0 (the provided method does exactly that); ring's and aws-lc-rs's
+    /// `open_within` is the model. Does not allocate.
+    ///
+    /// # Errors
+    /// As [`Aead::open_in_place`]; [`Error::Decrypt`] also when `start` is past
+    /// the end of `in_out`. On any error all of `in_out` is zeroed.
+    fn open_within<'b>(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &'b mut [u8],
+        ciphertext_and_tag: RangeFrom<usize>,
+    ) -> Result<&'b mut [u8], Error> {
+        let start = ciphertext_and_tag.start;
+        let opened = match in_out.get_mut(start..) {
+            Some(sealed) => self.open_in_place(nonce, aad, sealed).map(|p| p.len()),
+            None => Err(Error::Decrypt),
+        };
+        match opened {
+            Ok(len) => {
+                in_out.copy_within(start..start + len, 0);
+                Ok(&mut in_out[..len])
+            }
+            Err(e) => {
+                in_out.fill(0);
+                Err(e)
+            }
+        }
+    }
 
     /// The detached, in-place form of this key: `Some` exactly for the
     /// length-preserving algorithms ([`Algorithm::is_length_preserving`]: all but
@@ -130,6 +167,77 @@ pub trait DetachedAead: Send + Sync {
         in_out: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error>;
+
+    /// [`Aead::open_within`] for a length-preserving AEAD: `in_out` is
+    /// `prefix || ciphertext || tag` with the ciphertext at
+    /// `ciphertext_and_tag.start`; on success the plaintext is `in_out[..len]`
+    /// (returned as its length). The provided method is [`open_within_by_move`]:
+    /// it decrypts in place with [`DetachedAead::open_in_place_detached`] and
+    /// then moves the plaintext to the front (`copy_within`); a backend whose
+    /// library decrypts to a lower offset in one pass (ring's
+    /// `open_in_place_separate_tag` with a `RangeFrom` source) overrides it.
+    /// Must not allocate.
+    ///
+    /// # Errors
+    /// As [`DetachedAead::open_in_place_detached`]; [`Error::Decrypt`] when
+    /// `in_out` is shorter than `start` plus the tag. On any error all of
+    /// `in_out` is zeroed.
+    // Inlined into `Aead::open_within`, its caller through `dyn Aead`: one call
+    // fewer per value (callgrind, column-bench/README.md, "The envelope's cost").
+    #[inline(always)]
+    fn open_within_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        ciphertext_and_tag: RangeFrom<usize>,
+    ) -> Result<usize, Error> {
+        open_within_by_move(self, nonce, aad, in_out, ciphertext_and_tag)
+    }
+}
+
+/// The provided [`DetachedAead::open_within_detached`]: for a backend whose
+/// library decrypts only in place (AWS-LC's `EVP_AEAD_CTX_open_gather`,
+/// RustCrypto's `AeadInPlace`, OpenSSL's `EVP_DecryptUpdate` here). `in_out` is
+/// `prefix || ciphertext || tag`, the ciphertext at `ciphertext_and_tag.start`;
+/// [`DetachedAead::open_in_place_detached`] decrypts the ciphertext in place,
+/// then `copy_within` moves the plaintext to `in_out[..len]`; returns `len`.
+/// Exactly the old envelope path (open in place, then move in the envelope),
+/// at its cost: callgrind, column-bench/README.md, "The envelope's cost".
+///
+/// # Errors
+/// As [`DetachedAead::open_in_place_detached`]; [`Error::Decrypt`] when
+/// `in_out` is shorter than `start` plus the tag. On any error all of
+/// `in_out` is zeroed.
+#[inline(always)]
+pub fn open_within_by_move<A: DetachedAead + ?Sized>(
+    aead: &A,
+    nonce: &[u8],
+    aad: &[u8],
+    in_out: &mut [u8],
+    ciphertext_and_tag: RangeFrom<usize>,
+) -> Result<usize, Error> {
+    let start = ciphertext_and_tag.start;
+    let tag_len = aead.algorithm().tag_len();
+    let Some(tag_at) = in_out.len().checked_sub(tag_len).filter(|&t| t >= start) else {
+        return Err(zeroed(in_out, Error::Decrypt));
+    };
+    let (body, tag) = in_out.split_at_mut(tag_at);
+    let (_, ciphertext) = body.split_at_mut(start);
+    if let Err(e) = aead.open_in_place_detached(nonce, aad, ciphertext, tag) {
+        return Err(zeroed(in_out, e));
+    }
+    body.copy_within(start.., 0);
+    Ok(tag_at - start)
+}
+
+/// Zeroes `in_out` after a failed open and returns `e` (out of line: the
+/// error path of the per-value open).
+#[cold]
+#[inline(never)]
+fn zeroed(in_out: &mut [u8], e: Error) -> Error {
+    in_out.fill(0);
+    e
 }
 
 /// The allocating and appended-tag API, written once for every length-preserving
@@ -166,6 +274,17 @@ impl<T: DetachedAead> Aead for T {
         let (body, tag) = buf.split_at_mut(body_len);
         self.open_in_place_detached(nonce, aad, body, tag)?;
         Ok(body)
+    }
+
+    fn open_within<'b>(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &'b mut [u8],
+        ciphertext_and_tag: RangeFrom<usize>,
+    ) -> Result<&'b mut [u8], Error> {
+        let len = self.open_within_detached(nonce, aad, in_out, ciphertext_and_tag)?;
+        Ok(&mut in_out[..len])
     }
 
     fn detached(&self) -> Option<&dyn DetachedAead> {

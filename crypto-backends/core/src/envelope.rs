@@ -29,7 +29,8 @@
 //! so a value copied to another row, column or table, or given another key id,
 //! fails to open. Identifiers and primary keys are at most 255 bytes (MySQL
 //! identifiers are at most 64 characters). Integer primary keys are encoded
-//! as 8 big-endian bytes ([`int_primary_key`]). The AAD is built on the stack:
+//! as 8 big-endian bytes ([`int_primary_key`]). The AAD is built on the stack
+//! (160 bytes for the usual field lengths, 773 only for longer ones):
 //! opening a value does not allocate.
 //!
 //! # Deterministic envelope (version 2)
@@ -66,6 +67,16 @@ pub const HEADER_LEN: usize = 5;
 pub const MAX_AAD_FIELD: usize = 255;
 
 const AAD_CAP: usize = HEADER_LEN + 3 * (1 + MAX_AAD_FIELD);
+
+/// The longest nonce of any algorithm, in bytes: XChaCha20-Poly1305's 24
+/// ([`Algorithm::nonce_len`]; a unit test checks every algorithm).
+const MAX_NONCE_LEN: usize = 24;
+
+/// Every envelope holds at least `HEADER_LEN + MAX_NONCE_LEN` bytes (29): the
+/// shortest, an empty value under a 12-byte-nonce algorithm, is 5 + 12 + 16 =
+/// 33 ([`overhead`]), so the open path copies the nonce as a fixed 24-byte
+/// window. A unit test checks every algorithm's overhead.
+const NONCE_WINDOW_FITS: usize = HEADER_LEN + MAX_NONCE_LEN;
 
 /// Per-value overhead of the envelope for `algorithm`, in bytes: header + nonce +
 /// [`Algorithm::max_expansion`] (33 for AES-GCM and ChaCha20-Poly1305). It is exact
@@ -140,44 +151,134 @@ pub enum EnvelopeError {
     Aead(Error),
 }
 
-/// Builds the AAD for `loc` under `key_id` into `buf`; returns its length.
-fn build_aad(
-    buf: &mut [u8; AAD_CAP],
-    key_id: KeyId,
-    loc: &Location<'_>,
-) -> Result<usize, EnvelopeError> {
-    build_aad_fields(
-        buf,
-        VERSION,
-        key_id,
-        &[
-            ("table", loc.table.as_bytes()),
-            ("column", loc.column.as_bytes()),
-            ("primary key", loc.primary_key),
-        ],
-    )
+/// The AAD bytes of the usual fields fit this many bytes on the stack: header
+/// (5), three length bytes, a 64-byte table and column name (MySQL's longest
+/// ASCII identifiers) and a 16-byte primary key = 152, rounded up to 160.
+/// Longer fields use an [`AAD_CAP`] buffer instead. Zeroing the 773-byte buffer
+/// for every value was the largest part of the envelope's own cost per open
+/// (column-bench/README.md, "The envelope's cost").
+const AAD_SHORT: usize = 160;
+
+/// The length of the AAD `version | key id | (len | bytes) per field`.
+///
+/// # Errors
+/// [`EnvelopeError::FieldTooLong`] for a field over 255 bytes.
+#[inline(always)]
+fn aad_len(fields: &[(&'static str, &[u8])]) -> Result<usize, EnvelopeError> {
+    let longest = fields.iter().fold(0, |m, (_, bytes)| m.max(bytes.len()));
+    if longest > MAX_AAD_FIELD {
+        return Err(field_too_long(fields));
+    }
+    Ok(HEADER_LEN
+        + fields
+            .iter()
+            .map(|(_, bytes)| 1 + bytes.len())
+            .sum::<usize>())
 }
 
-/// Writes `version | key id | (len | bytes) per field` into `buf`; returns its length.
-fn build_aad_fields(
-    buf: &mut [u8; AAD_CAP],
+/// [`EnvelopeError::FieldTooLong`] for the first field over 255 bytes (out of
+/// line: the per-value path checks only the longest).
+#[cold]
+#[inline(never)]
+fn field_too_long(fields: &[(&'static str, &[u8])]) -> EnvelopeError {
+    let (field, len) = fields
+        .iter()
+        .find(|(_, bytes)| bytes.len() > MAX_AAD_FIELD)
+        .map_or(("", 0), |(field, bytes)| (*field, bytes.len()));
+    EnvelopeError::FieldTooLong { field, len }
+}
+
+/// Copies `src` to `dst` (equal lengths). An 8-byte field (an integer primary
+/// key, [`int_primary_key`]) is copied inline; other lengths by `memcpy`.
+#[inline(always)]
+fn copy_field(dst: &mut [u8], src: &[u8]) {
+    if let (Ok(s), Ok(d)) = (
+        <[u8; 8]>::try_from(src),
+        <&mut [u8; 8]>::try_from(&mut *dst),
+    ) {
+        *d = s;
+        return;
+    }
+    dst.copy_from_slice(src);
+}
+
+/// Writes `version | key id | (len | bytes) per field` into `out`, which is
+/// exactly [`aad_len`] bytes long (fields checked there).
+#[inline(always)]
+fn write_aad(out: &mut [u8], version: u8, key_id: KeyId, fields: &[(&'static str, &[u8])]) {
+    out[0] = version;
+    out[1..HEADER_LEN].copy_from_slice(&key_id.to_be_bytes());
+    let mut at = HEADER_LEN;
+    for &(_, bytes) in fields {
+        out[at] = bytes.len() as u8;
+        copy_field(&mut out[at + 1..at + 1 + bytes.len()], bytes);
+        at += 1 + bytes.len();
+    }
+}
+
+/// Builds the AAD of `fields` on the stack (no allocation) and calls `f` with it.
+///
+/// # Errors
+/// [`EnvelopeError::FieldTooLong`]; `f`'s own errors.
+fn with_aad<R>(
     version: u8,
     key_id: KeyId,
     fields: &[(&'static str, &[u8])],
-) -> Result<usize, EnvelopeError> {
-    buf[0] = version;
+    f: impl FnOnce(&[u8]) -> Result<R, EnvelopeError>,
+) -> Result<R, EnvelopeError> {
+    let len = aad_len(fields)?;
+    if len <= AAD_SHORT {
+        let mut buf = [0u8; AAD_SHORT];
+        write_aad(&mut buf[..len], version, key_id, fields);
+        f(&buf[..len])
+    } else {
+        let mut buf = [0u8; AAD_CAP];
+        write_aad(&mut buf[..len], version, key_id, fields);
+        f(&buf[..len])
+    }
+}
+
+/// [`with_aad`] for a version-1 envelope at `loc`: the per-value path. When
+/// the AAD fits the 160-byte buffer (then no field can be over 255 bytes), the
+/// three fields are written straight into it, with no field list and no
+/// per-field length check; otherwise [`with_aad`] builds it (and reports
+/// [`EnvelopeError::FieldTooLong`]). The same bytes either way (unit test).
+///
+/// # Errors
+/// [`EnvelopeError::FieldTooLong`]; `f`'s own errors.
+#[inline(always)]
+fn with_location_aad<R>(
+    key_id: KeyId,
+    loc: &Location<'_>,
+    f: impl FnOnce(&[u8]) -> Result<R, EnvelopeError>,
+) -> Result<R, EnvelopeError> {
+    let (table, column, pk) = (loc.table.as_bytes(), loc.column.as_bytes(), loc.primary_key);
+    let len = (HEADER_LEN + 3)
+        .saturating_add(table.len())
+        .saturating_add(column.len())
+        .saturating_add(pk.len());
+    if len > AAD_SHORT {
+        return with_aad(VERSION, key_id, &location_fields(loc), f);
+    }
+    let mut buf = [0u8; AAD_SHORT];
+    buf[0] = VERSION;
     buf[1..HEADER_LEN].copy_from_slice(&key_id.to_be_bytes());
     let mut at = HEADER_LEN;
-    for &(field, bytes) in fields {
-        let len = u8::try_from(bytes.len()).map_err(|_| EnvelopeError::FieldTooLong {
-            field,
-            len: bytes.len(),
-        })?;
-        buf[at] = len;
-        buf[at + 1..at + 1 + bytes.len()].copy_from_slice(bytes);
-        at += 1 + bytes.len();
+    for field in [table, column, pk] {
+        buf[at] = field.len() as u8;
+        copy_field(&mut buf[at + 1..at + 1 + field.len()], field);
+        at += 1 + field.len();
     }
-    Ok(at)
+    f(&buf[..len])
+}
+
+/// The fields the AAD of a version-1 envelope binds for `loc`.
+fn location_fields<'a>(loc: &Location<'a>) -> [(&'static str, &'a [u8]); 3] {
+    [
+        ("table", loc.table.as_bytes()),
+        ("column", loc.column.as_bytes()),
+        ("primary key", loc.primary_key),
+    ]
 }
 
 /// Authenticates and decrypts `ciphertext || tag` in place; returns the plaintext
@@ -189,13 +290,30 @@ fn open_parts(
     nonce: &[u8],
     sealed: &mut [u8],
 ) -> Result<usize, EnvelopeError> {
-    let mut aad = [0u8; AAD_CAP];
-    let aad_len = build_aad(&mut aad, key_id, loc)?;
-    match aead.open_in_place(nonce, &aad[..aad_len], sealed) {
-        Ok(plaintext) => Ok(plaintext.len()),
-        Err(Error::Decrypt) => Err(EnvelopeError::Decrypt { key_id }),
-        Err(e) => Err(EnvelopeError::Aead(e)),
+    with_location_aad(key_id, loc, |aad| {
+        match aead.open_in_place(nonce, aad, sealed) {
+            Ok(plaintext) => Ok(plaintext.len()),
+            Err(e) => Err(open_error(key_id, e)),
+        }
+    })
+}
+
+/// The envelope error for an AEAD error while opening under `key_id`.
+#[cold]
+#[inline(never)]
+fn open_error(key_id: KeyId, e: Error) -> EnvelopeError {
+    match e {
+        Error::Decrypt => EnvelopeError::Decrypt { key_id },
+        e => EnvelopeError::Aead(e),
     }
+}
+
+/// Clears `stored` after a failed open and returns `e` (out of line).
+#[cold]
+#[inline(never)]
+fn cleared(stored: &mut Vec<u8>, e: EnvelopeError) -> EnvelopeError {
+    stored.clear();
+    e
 }
 
 /// Seals and opens column values as envelopes with the keys of a [`Keyring`].
@@ -260,29 +378,29 @@ impl ColumnCipher {
     ) -> Result<(), EnvelopeError> {
         let (key_id, aead) = self.keyring.active();
         let alg = aead.algorithm();
-        let mut aad = [0u8; AAD_CAP];
-        let aad_len = build_aad(&mut aad, key_id, loc)?;
-        let nonce_end = HEADER_LEN + alg.nonce_len();
-        out.clear();
-        out.resize(nonce_end, 0);
-        out[..HEADER_LEN].copy_from_slice(&aad[..HEADER_LEN]);
-        random_nonce(&mut out[HEADER_LEN..nonce_end]).map_err(EnvelopeError::Aead)?;
-        let Some(detached) = aead.detached() else {
-            // The padded CBC algorithm: the ciphertext is longer than the plaintext.
-            let sealed = aead
-                .seal_to_vec(&out[HEADER_LEN..nonce_end], &aad[..aad_len], plaintext)
-                .map_err(EnvelopeError::Aead)?;
-            out.extend_from_slice(&sealed);
-            return Ok(());
-        };
-        let body_end = nonce_end + plaintext.len();
-        out.extend_from_slice(plaintext);
-        out.resize(body_end + alg.tag_len(), 0);
-        let (head, tag) = out.split_at_mut(body_end);
-        let (header_nonce, body) = head.split_at_mut(nonce_end);
-        detached
-            .seal_in_place_detached(&header_nonce[HEADER_LEN..], &aad[..aad_len], body, tag)
-            .map_err(EnvelopeError::Aead)
+        with_location_aad(key_id, loc, |aad| {
+            let nonce_end = HEADER_LEN + alg.nonce_len();
+            out.clear();
+            out.resize(nonce_end, 0);
+            out[..HEADER_LEN].copy_from_slice(&aad[..HEADER_LEN]);
+            random_nonce(&mut out[HEADER_LEN..nonce_end]).map_err(EnvelopeError::Aead)?;
+            let Some(detached) = aead.detached() else {
+                // The padded CBC algorithm: the ciphertext is longer than the plaintext.
+                let sealed = aead
+                    .seal_to_vec(&out[HEADER_LEN..nonce_end], aad, plaintext)
+                    .map_err(EnvelopeError::Aead)?;
+                out.extend_from_slice(&sealed);
+                return Ok(());
+            };
+            let body_end = nonce_end + plaintext.len();
+            out.extend_from_slice(plaintext);
+            out.resize(body_end + alg.tag_len(), 0);
+            let (head, tag) = out.split_at_mut(body_end);
+            let (header_nonce, body) = head.split_at_mut(nonce_end);
+            detached
+                .seal_in_place_detached(&header_nonce[HEADER_LEN..], aad, body, tag)
+                .map_err(EnvelopeError::Aead)
+        })
     }
 
     /// Opens the envelope in `stored` in place and returns the plaintext, a
@@ -314,18 +432,33 @@ impl ColumnCipher {
         loc: &Location<'_>,
         stored: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
-        match self.open_range(loc, stored) {
-            Ok(range) => {
-                let len = range.len();
-                stored.copy_within(range, 0);
+        match self.open_to_front(loc, stored) {
+            Ok(len) => {
                 stored.truncate(len);
                 Ok(())
             }
-            Err(e) => {
-                stored.clear();
-                Err(e)
-            }
+            Err(e) => Err(cleared(stored, e)),
         }
+    }
+
+    /// Opens in place with the plaintext written to the front of `stored`
+    /// ([`Aead::open_within`]: one pass in ring, decrypt then move in the other
+    /// backends); returns the plaintext length.
+    fn open_to_front(&self, loc: &Location<'_>, stored: &mut [u8]) -> Result<usize, EnvelopeError> {
+        let (key_id, aead, nonce_end) = self.parse_header(stored)?;
+        // The nonce is read before the plaintext overwrites it: a fixed-width
+        // copy of MAX_NONCE_LEN bytes (inline, no `memcpy` call), of which the
+        // algorithm's nonce is the start; every envelope is long enough
+        // (`NONCE_WINDOW_FITS`, checked by `parse_header`'s overhead check).
+        let mut window = [0u8; MAX_NONCE_LEN];
+        window.copy_from_slice(&stored[HEADER_LEN..NONCE_WINDOW_FITS]);
+        let nonce = &window[..nonce_end - HEADER_LEN];
+        with_location_aad(key_id, loc, |aad| {
+            match aead.open_within(nonce, aad, stored, nonce_end..) {
+                Ok(plaintext) => Ok(plaintext.len()),
+                Err(e) => Err(open_error(key_id, e)),
+            }
+        })
     }
 
     /// Opens in place; returns where the plaintext now is within `stored`.
@@ -334,8 +467,7 @@ impl ColumnCipher {
         loc: &Location<'_>,
         stored: &mut [u8],
     ) -> Result<std::ops::Range<usize>, EnvelopeError> {
-        let (key_id, aead) = self.parse_header(stored)?;
-        let nonce_end = HEADER_LEN + aead.algorithm().nonce_len();
+        let (key_id, aead, nonce_end) = self.parse_header(stored)?;
         let (header_nonce, sealed) = stored.split_at_mut(nonce_end);
         let len = open_parts(key_id, aead, loc, &header_nonce[HEADER_LEN..], sealed)?;
         Ok(nonce_end..nonce_end + len)
@@ -352,8 +484,7 @@ impl ColumnCipher {
         out: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
         out.clear();
-        let (key_id, aead) = self.parse_header(stored)?;
-        let nonce_end = HEADER_LEN + aead.algorithm().nonce_len();
+        let (key_id, aead, nonce_end) = self.parse_header(stored)?;
         out.extend_from_slice(&stored[nonce_end..]);
         match open_parts(key_id, aead, loc, &stored[HEADER_LEN..nonce_end], out) {
             Ok(len) => {
@@ -370,7 +501,9 @@ impl ColumnCipher {
     }
 
     /// Reads version and key id and finds the key; checks the minimum length.
-    fn parse_header(&self, stored: &[u8]) -> Result<(KeyId, &dyn Aead), EnvelopeError> {
+    /// Returns the key id, its AEAD and where the nonce ends (the header and
+    /// nonce length, read from the algorithm once).
+    fn parse_header(&self, stored: &[u8]) -> Result<(KeyId, &dyn Aead, usize), EnvelopeError> {
         if stored.len() < HEADER_LEN {
             return Err(EnvelopeError::Truncated {
                 len: stored.len(),
@@ -381,26 +514,29 @@ impl ColumnCipher {
             return Err(EnvelopeError::Version(stored[0]));
         }
         let key_id = KeyId::from_be_bytes([stored[1], stored[2], stored[3], stored[4]]);
-        let aead = self
-            .keyring
-            .get(key_id)
-            .ok_or_else(|| EnvelopeError::UnknownKeyId {
-                key_id,
-                known: self
-                    .keyring
-                    .ids()
-                    .map(|k| k.to_string())
-                    .collect::<Vec<_>>()
-                    .join(","),
-            })?;
-        let need = overhead(aead.algorithm());
+        let Some(aead) = self.keyring.get(key_id) else {
+            return Err(unknown_key_id(key_id, self.keyring.ids()));
+        };
+        let algorithm = aead.algorithm();
+        let need = overhead(algorithm);
         if stored.len() < need {
             return Err(EnvelopeError::Truncated {
                 len: stored.len(),
                 min: need,
             });
         }
-        Ok((key_id, aead))
+        Ok((key_id, aead, HEADER_LEN + algorithm.nonce_len()))
+    }
+}
+
+/// [`EnvelopeError::UnknownKeyId`] for `key_id`, listing the `known` ids (out
+/// of line: the error path of the per-value open).
+#[cold]
+#[inline(never)]
+fn unknown_key_id(key_id: KeyId, known: impl Iterator<Item = KeyId>) -> EnvelopeError {
+    EnvelopeError::UnknownKeyId {
+        key_id,
+        known: known.map(|k| k.to_string()).collect::<Vec<_>>().join(","),
     }
 }
 
@@ -502,17 +638,20 @@ impl DeterministicColumnCipher {
     ) -> Result<(), EnvelopeError> {
         out.clear();
         let (key_id, aead) = &self.keys[self.active];
-        let mut aad = [0u8; AAD_CAP];
-        let aad_len = self.aad(&mut aad, *key_id, table, column)?;
-        let mut body = std::mem::take(out);
-        let sealed = aead.seal(&aad[..aad_len], plaintext, &mut body);
-        if let Err(e) = sealed {
-            return Err(EnvelopeError::Aead(e));
-        }
-        out.reserve(HEADER_LEN + body.len());
-        out.extend_from_slice(&aad[..HEADER_LEN]);
-        out.extend_from_slice(&body);
-        Ok(())
+        with_aad(
+            DETERMINISTIC_VERSION,
+            *key_id,
+            &deterministic_fields(table, column),
+            |aad| {
+                let mut body = std::mem::take(out);
+                aead.seal(aad, plaintext, &mut body)
+                    .map_err(EnvelopeError::Aead)?;
+                out.reserve(HEADER_LEN + body.len());
+                out.extend_from_slice(&aad[..HEADER_LEN]);
+                out.extend_from_slice(&body);
+                Ok(())
+            },
+        )
     }
 
     /// Opens the deterministic envelope `stored` of `table.column` into `out`
@@ -552,29 +691,22 @@ impl DeterministicColumnCipher {
                     .collect::<Vec<_>>()
                     .join(","),
             })?;
-        let mut aad = [0u8; AAD_CAP];
-        let aad_len = self.aad(&mut aad, key_id, table, column)?;
-        match aead.open(&aad[..aad_len], &stored[HEADER_LEN..], out) {
-            Ok(()) => Ok(()),
-            Err(Error::Decrypt) => Err(EnvelopeError::Decrypt { key_id }),
-            Err(e) => Err(EnvelopeError::Aead(e)),
-        }
-    }
-
-    fn aad(
-        &self,
-        buf: &mut [u8; AAD_CAP],
-        key_id: KeyId,
-        table: &str,
-        column: &str,
-    ) -> Result<usize, EnvelopeError> {
-        build_aad_fields(
-            buf,
+        with_aad(
             DETERMINISTIC_VERSION,
             key_id,
-            &[("table", table.as_bytes()), ("column", column.as_bytes())],
+            &deterministic_fields(table, column),
+            |aad| match aead.open(aad, &stored[HEADER_LEN..], out) {
+                Ok(()) => Ok(()),
+                Err(Error::Decrypt) => Err(EnvelopeError::Decrypt { key_id }),
+                Err(e) => Err(EnvelopeError::Aead(e)),
+            },
         )
     }
+}
+
+/// The fields the AAD of a deterministic envelope binds: table and column.
+fn deterministic_fields<'a>(table: &'a str, column: &'a str) -> [(&'static str, &'a [u8]); 2] {
+    [("table", table.as_bytes()), ("column", column.as_bytes())]
 }
 
 impl std::fmt::Debug for DeterministicColumnCipher {
@@ -587,5 +719,110 @@ impl std::fmt::Debug for DeterministicColumnCipher {
                 &self.keys.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The AAD as the module docs lay it out, written out by hand.
+    fn by_hand(key_id: KeyId, table: &[u8], column: &[u8], pk: &[u8]) -> Vec<u8> {
+        let mut v = vec![VERSION];
+        v.extend_from_slice(&key_id.to_be_bytes());
+        for f in [table, column, pk] {
+            v.push(f.len() as u8);
+            v.extend_from_slice(f);
+        }
+        v
+    }
+
+    #[test]
+    fn the_aad_bytes_are_the_documented_layout_on_the_short_and_the_long_buffer() {
+        let pk = int_primary_key(7);
+        let long_table = "t".repeat(MAX_AAD_FIELD);
+        for (table, column) in [("sbtest1", "c"), (long_table.as_str(), "c")] {
+            let loc = Location {
+                table,
+                column,
+                primary_key: &pk,
+            };
+            let got = with_aad(VERSION, 0x0102_0304, &location_fields(&loc), |aad| {
+                Ok(aad.to_vec())
+            });
+            let want = by_hand(0x0102_0304, table.as_bytes(), b"c", &pk);
+            assert_eq!(got, Ok(want.clone()));
+            let direct = with_location_aad(0x0102_0304, &loc, |aad| Ok(aad.to_vec()));
+            assert_eq!(direct, Ok(want.clone()), "the per-value writer");
+            assert_eq!(
+                want.len() <= AAD_SHORT,
+                table.len() < 100,
+                "both buffers used"
+            );
+        }
+        // The sysbench row's AAD: 5 + (1 + 7) + (1 + 1) + (1 + 8) = 24 bytes.
+        let loc = Location {
+            table: "sbtest1",
+            column: "c",
+            primary_key: &pk,
+        };
+        let len = with_aad(VERSION, 1, &location_fields(&loc), |aad| Ok(aad.len()));
+        assert_eq!(len, Ok(24));
+    }
+
+    #[test]
+    fn every_nonce_fits_the_stack_copy() {
+        for &a in Algorithm::ALL {
+            assert!(a.nonce_len() <= MAX_NONCE_LEN, "{a}");
+            assert!(overhead(a) >= NONCE_WINDOW_FITS, "{a}");
+        }
+        assert!(
+            Algorithm::ALL
+                .iter()
+                .any(|a| a.nonce_len() == MAX_NONCE_LEN)
+        );
+    }
+
+    #[test]
+    fn the_per_value_writer_refuses_a_long_field_and_fits_the_boundary() {
+        let long = "t".repeat(MAX_AAD_FIELD + 1);
+        let pk = int_primary_key(1);
+        let loc = Location {
+            table: &long,
+            column: "c",
+            primary_key: &pk,
+        };
+        let got = with_location_aad(1, &loc, |_| Ok(()));
+        assert_eq!(
+            got,
+            Err(EnvelopeError::FieldTooLong {
+                field: "table",
+                len: 256
+            })
+        );
+        // Exactly AAD_SHORT bytes (the short buffer) and one more (the long one).
+        for table_len in [AAD_SHORT - 24 + 7, AAD_SHORT - 24 + 8] {
+            let table = "t".repeat(table_len);
+            let loc = Location {
+                table: &table,
+                column: "c",
+                primary_key: &pk,
+            };
+            let got = with_location_aad(1, &loc, |aad| Ok(aad.to_vec()));
+            assert_eq!(got, Ok(by_hand(1, table.as_bytes(), b"c", &pk)));
+        }
+    }
+
+    #[test]
+    fn a_field_over_255_bytes_is_refused_before_the_aad_is_built() {
+        let long = vec![0u8; MAX_AAD_FIELD + 1];
+        let called = with_aad(VERSION, 1, &[("primary key", &long)], |_| Ok(()));
+        assert_eq!(
+            called,
+            Err(EnvelopeError::FieldTooLong {
+                field: "primary key",
+                len: 256
+            })
+        );
     }
 }

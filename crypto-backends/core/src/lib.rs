@@ -32,7 +32,7 @@ mod key;
 
 pub use aead::{
     Aead, Descriptor, DetachedAead, DeterministicAead, DeterministicDescriptor,
-    DeterministicKeySetup, KeySetup,
+    DeterministicKeySetup, KeySetup, open_within_by_move,
 };
 pub use algorithm::Algorithm;
 pub use error::Error;

@@ -71,6 +71,16 @@ fn every_backend_opens_what_every_backend_seals() {
                             panic!("{opener} in place, {sealer}, {len} bytes: {e}")
                         });
                     assert_eq!(opened, plaintext.as_slice());
+                    // Plaintext to the front, after a prefix (the envelope's open).
+                    for prefix in [0, 17, 29] {
+                        let mut buf = [&vec![0xa5u8; prefix][..], &sealed[i]].concat();
+                        let opened = aead
+                            .open_within(&nonce, &aad, &mut buf, prefix..)
+                            .unwrap_or_else(|e| {
+                                panic!("{opener} within {prefix}, {sealer}, {len} bytes: {e}")
+                            });
+                        assert_eq!(opened, plaintext.as_slice());
+                    }
                     // The detached form exactly for the length-preserving algorithms.
                     assert_eq!(
                         aead.detached().is_some(),

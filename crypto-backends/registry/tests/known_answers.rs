@@ -287,6 +287,14 @@ fn check(d: &Descriptor, v: &Vector) -> Result<(), String> {
     if opened != plaintext {
         return Err(fail("open_to_vec returned other plaintext"));
     }
+    // After an envelope-sized prefix (header 5 + nonce 12), plaintext to the front.
+    let mut buf = [&[0xa5u8; 17][..], &sealed].concat();
+    let opened = aead
+        .open_within(&nonce, &aad, &mut buf, 17..)
+        .map_err(|e| fail(&format!("open_within: {e}")))?;
+    if *opened != plaintext[..] {
+        return Err(fail("open_within returned other plaintext"));
+    }
 
     // A flipped byte must fail, and the key must still work afterwards.
     let mut bad_tag = tag.clone();

@@ -60,6 +60,12 @@ fn run(algorithm: Algorithm, name: TestName) -> Counts {
                             .open_to_vec(&case.nonce, &case.aad, &sealed)
                             .unwrap_or_else(|e| panic!("{} tc {id}: open: {e}", d.name()));
                         assert_eq!(opened, case.pt.as_slice(), "{} tc {id}", d.name());
+                        // The envelope's path: after a 17-byte prefix, plaintext to the front.
+                        let mut buf = [&[0xa5u8; 17][..], &sealed].concat();
+                        let opened = aead
+                            .open_within(&case.nonce, &case.aad, &mut buf, 17..)
+                            .unwrap_or_else(|e| panic!("{} tc {id}: open_within: {e}", d.name()));
+                        assert_eq!(&*opened, case.pt.as_slice(), "{} tc {id}", d.name());
                         entry.0 += 1;
                     }
                     TestResult::Invalid => {
@@ -70,6 +76,12 @@ fn run(algorithm: Algorithm, name: TestName) -> Counts {
                             d.name(),
                             case.comment
                         );
+                        let mut buf = [&[0xa5u8; 17][..], &sealed].concat();
+                        let within = aead
+                            .open_within(&case.nonce, &case.aad, &mut buf, 17..)
+                            .map(|p| p.len());
+                        assert_eq!(within, Err(Error::Decrypt), "{} tc {id} within", d.name());
+                        assert!(buf.iter().all(|&b| b == 0), "{} tc {id}: wiped", d.name());
                         entry.1 += 1;
                     }
                     TestResult::Acceptable => {

@@ -55,7 +55,7 @@ fn max_message_len(algorithm: Algorithm) -> u64 {
 }
 
 /// `LessSafeKey::open_in_place_separate_tag` with the tag as bytes (ring wants a
-/// `Tag`: a tag of the wrong length fails as a wrong tag would).
+/// `Tag`: a tag of the wrong length fails as a wrong tag would), in place.
 fn open_separate_tag(
     key: &lib::aead::LessSafeKey,
     nonce: lib::aead::Nonce,
@@ -65,6 +65,29 @@ fn open_separate_tag(
 ) -> Result<(), lib::error::Unspecified> {
     let tag = lib::aead::Tag::try_from(tag)?;
     key.open_in_place_separate_tag(nonce, aad, tag, in_out, 0..)
+        .map(|_| ())
+}
+
+/// ring's one-pass open ([`aead::OnePassOpen`]): [`open_within`].
+const ONE_PASS_OPEN: Option<aead::OnePassOpen> = Some(open_within);
+
+/// Opens `in_out[ciphertext_and_tag]` (`ciphertext || tag`, the tag at
+/// `tag_at`, checked by the caller to be at least `start`) and leaves the plaintext at `in_out[..len]`:
+/// `LessSafeKey::open_in_place_separate_tag` with the ciphertext range
+/// `start..` of the body. ring writes the plaintext to the front in the same
+/// pass (its AES-GCM and ChaCha20-Poly1305 code reads from `start` and writes
+/// from 0), so opening an envelope in place needs no separate move.
+fn open_within(
+    key: &lib::aead::LessSafeKey,
+    nonce: lib::aead::Nonce,
+    aad: lib::aead::Aad<&[u8]>,
+    in_out: &mut [u8],
+    ciphertext_and_tag: std::ops::RangeFrom<usize>,
+    tag_at: usize,
+) -> Result<(), lib::error::Unspecified> {
+    let (body, tag) = in_out.split_at_mut(tag_at);
+    let tag = lib::aead::Tag::try_from(&*tag)?;
+    key.open_in_place_separate_tag(nonce, aad, tag, body, ciphertext_and_tag)
         .map(|_| ())
 }
 

@@ -1,0 +1,242 @@
+//! The comparisons: ns per value of one point against another over the paired
+//! rounds, with [`encbench_common::compare`]'s method (median of the per-round
+//! ratios B_r / A_r, order-statistic interval, verdict).
+//!
+//! Two kinds, each at every grid point (column, operation, key mode, batch,
+//! threads) the run measured both sides of:
+//!
+//! - [`Kind::EnvelopeVsBare`]: per backend and algorithm, the envelope path (B)
+//!   against the bare AEAD call (A) on the same values: the envelope's own cost.
+//! - [`Kind::BetweenBackends`]: per algorithm, path and point, each backend (B)
+//!   against the baseline backend (A): `--baseline BACKEND`, by default the first
+//!   measured backend in name order (`aws-lc-rs` when it is compiled in).
+//!
+//! A round's figure of a point is the median ns per value of that round's
+//! samples ([`RoundFigures`]); rounds pair by index, never across rounds.
+
+use std::collections::HashMap;
+
+use encbench_common::compare::{self, Comparison};
+use encbench_registry::Descriptor;
+use serde::Serialize;
+
+use crate::measure::{KeyMode, Operation, PathKind, Variant};
+
+/// The metric name of every comparison (ns per value: lower is cheaper).
+pub const METRIC: &str = "ns_per_value";
+
+/// What a comparison sets against what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// The envelope path (variant) against the bare AEAD call (baseline), one
+    /// backend and algorithm.
+    EnvelopeVsBare,
+    /// A backend (variant) against the baseline backend, one algorithm and path.
+    BetweenBackends,
+}
+
+/// Per point, its figure in each round: median ns per value of the round's
+/// samples, in round order. Keyed by (descriptor index, column index, variant
+/// index) into the run's `Config` lists.
+pub type RoundFigures = HashMap<(usize, usize, usize), Vec<f64>>;
+
+/// One comparison at one grid point: an entry of the JSON's `comparisons`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PointComparison {
+    /// `envelope_vs_bare` or `between_backends`.
+    pub kind: Kind,
+    /// Column name.
+    pub column: String,
+    /// `open` or `seal`.
+    pub operation: Operation,
+    /// `reused` or `per_value`.
+    pub key_mode: KeyMode,
+    /// Values per timed unit (result-set rows).
+    pub batch_rows: usize,
+    /// Threads running at once.
+    pub threads: usize,
+    /// `metric` (`ns_per_value`), `baseline` and `variant` (labels
+    /// `BACKEND:ALGORITHM PATH`, e.g. `ring:aes-256-gcm bare`), `rounds`,
+    /// `baseline_median` and `variant_median` (ns per value, medians of the
+    /// round figures), `median_change_pct`, `ci95_low_pct`, `ci95_high_pct`
+    /// and `confidence_pct` (percent; the interval fields `null` with 1
+    /// round), `verdict` (`higher` = costlier, `lower` = cheaper).
+    #[serde(flatten)]
+    pub comparison: Comparison,
+}
+
+impl PointComparison {
+    /// Whether this is a point of the text summary: key reused, one value at a
+    /// time, one thread.
+    pub fn is_summary_point(&self) -> bool {
+        self.key_mode == KeyMode::Reused && self.batch_rows == 1 && self.threads == 1
+    }
+
+    /// The median of the paired ratios B_r / A_r (`1.08` = 8% more ns per value).
+    pub fn median_ratio(&self) -> f64 {
+        1.0 + self.comparison.median_change_pct / 100.0
+    }
+}
+
+/// `BACKEND:ALGORITHM PATH`.
+fn label(d: &Descriptor, path: PathKind) -> String {
+    format!("{} {}", d.name(), path.name())
+}
+
+/// Every comparison the measured grid allows (see the module docs), in the
+/// order descriptors x columns x variants. `baseline_backend`: the backend the
+/// others are compared with; `None` or a backend with no descriptor of an
+/// algorithm gives no between-backend entries for it.
+pub fn comparisons(
+    descriptors: &[&'static Descriptor],
+    columns: &[String],
+    variants: &[Variant],
+    baseline_backend: Option<&str>,
+    figures: &RoundFigures,
+) -> Vec<PointComparison> {
+    let pairs = |a: &[f64], b: &[f64]| -> Vec<(f64, f64)> {
+        a.iter().copied().zip(b.iter().copied()).collect()
+    };
+    let entry = |kind, col: &str, v: &Variant, c: Comparison| PointComparison {
+        kind,
+        column: col.to_string(),
+        operation: v.operation,
+        key_mode: v.key_mode,
+        batch_rows: v.batch_rows,
+        threads: v.threads,
+        comparison: c,
+    };
+    let mut out = Vec::new();
+    for (di, d) in descriptors.iter().enumerate() {
+        for (ci, col) in columns.iter().enumerate() {
+            for (vi, v) in variants.iter().enumerate() {
+                let Some(b) = figures.get(&(di, ci, vi)) else {
+                    continue;
+                };
+                // Envelope against bare at the same point.
+                if v.path == PathKind::Envelope {
+                    let bare = Variant {
+                        path: PathKind::Bare,
+                        ..*v
+                    };
+                    if let Some(a) = variants
+                        .iter()
+                        .position(|x| *x == bare)
+                        .and_then(|bi| figures.get(&(di, ci, bi)))
+                    {
+                        if let Some(c) = compare::compare(
+                            METRIC,
+                            &label(d, PathKind::Bare),
+                            &label(d, PathKind::Envelope),
+                            &pairs(a, b),
+                            None,
+                        ) {
+                            out.push(entry(Kind::EnvelopeVsBare, col, v, c));
+                        }
+                    }
+                }
+                // This backend against the baseline backend, same algorithm.
+                let Some(base) = baseline_backend.filter(|base| *base != d.backend) else {
+                    continue;
+                };
+                let Some(bdi) = descriptors
+                    .iter()
+                    .position(|x| x.backend == base && x.algorithm == d.algorithm)
+                else {
+                    continue;
+                };
+                if let Some(a) = figures.get(&(bdi, ci, vi)) {
+                    if let Some(c) = compare::compare(
+                        METRIC,
+                        &label(descriptors[bdi], v.path),
+                        &label(d, v.path),
+                        &pairs(a, b),
+                        None,
+                    ) {
+                        out.push(entry(Kind::BetweenBackends, col, v, c));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use encbench_common::compare::Verdict;
+    use encbench_registry::lookup;
+
+    fn variant(operation: Operation, path: PathKind) -> Variant {
+        Variant {
+            operation,
+            key_mode: KeyMode::Reused,
+            path,
+            batch_rows: 1,
+            threads: 1,
+        }
+    }
+
+    fn grid() -> (Vec<&'static Descriptor>, Vec<String>, Vec<Variant>) {
+        let ds = ["ring:aes-256-gcm", "rustcrypto:aes-256-gcm"]
+            .map(|n| lookup(n).expect("compiled in"))
+            .to_vec();
+        let vs = vec![
+            variant(Operation::Open, PathKind::Envelope),
+            variant(Operation::Open, PathKind::Bare),
+        ];
+        (ds, vec!["c".to_string()], vs)
+    }
+
+    #[test]
+    fn envelope_pairs_with_bare_and_backends_with_the_baseline_round_by_round() {
+        let (ds, cols, vs) = grid();
+        let mut f = RoundFigures::new();
+        // ring: envelope 10% above bare in every round although the rounds drift.
+        f.insert((0, 0, 0), vec![110.0, 220.0, 330.0, 440.0, 550.0]);
+        f.insert((0, 0, 1), vec![100.0, 200.0, 300.0, 400.0, 500.0]);
+        // rustcrypto: envelope 2x ring's envelope, bare equal to ring's.
+        f.insert((1, 0, 0), vec![220.0, 440.0, 660.0, 880.0, 1100.0]);
+        f.insert((1, 0, 1), vec![100.0, 200.0, 300.0, 400.0, 500.0]);
+        let cs = comparisons(&ds, &cols, &vs, Some("ring"), &f);
+        let find = |kind, variant: &str| {
+            cs.iter()
+                .find(|c| c.kind == kind && c.comparison.variant == variant)
+                .unwrap_or_else(|| panic!("no {kind:?} {variant}: {cs:?}"))
+        };
+        let e = find(Kind::EnvelopeVsBare, "ring:aes-256-gcm envelope");
+        assert_eq!(e.comparison.baseline, "ring:aes-256-gcm bare");
+        assert_eq!(e.comparison.rounds, 5);
+        assert!((e.comparison.median_change_pct - 10.0).abs() < 1e-9);
+        assert!((e.median_ratio() - 1.1).abs() < 1e-12);
+        assert_eq!(e.comparison.verdict, Verdict::Higher);
+        assert_eq!(e.comparison.confidence_pct, Some(93.75));
+        let b = find(Kind::BetweenBackends, "rustcrypto:aes-256-gcm envelope");
+        assert_eq!(b.comparison.baseline, "ring:aes-256-gcm envelope");
+        assert!((b.comparison.median_change_pct - 100.0).abs() < 1e-9);
+        let bare = find(Kind::BetweenBackends, "rustcrypto:aes-256-gcm bare");
+        assert_eq!(bare.comparison.verdict, Verdict::NoDifference);
+        // The baseline backend is never compared with itself; 2 + 2 entries.
+        assert_eq!(cs.len(), 4, "{cs:?}");
+        assert!(cs.iter().all(|c| c.is_summary_point() && c.column == "c"));
+    }
+
+    #[test]
+    fn one_round_has_no_interval() {
+        let (ds, cols, vs) = grid();
+        let mut f = RoundFigures::new();
+        for k in [(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)] {
+            f.insert(k, vec![100.0 + k.0 as f64]);
+        }
+        let cs = comparisons(&ds, &cols, &vs, None, &f);
+        assert_eq!(cs.len(), 2, "no baseline backend: envelope vs bare only");
+        for c in &cs {
+            assert_eq!(c.comparison.verdict, Verdict::OneRound);
+            assert_eq!(c.comparison.ci95_low_pct, None);
+            assert_eq!(c.comparison.ci95_high_pct, None);
+            assert_eq!(c.comparison.change_text(), "1 round");
+        }
+    }
+}
