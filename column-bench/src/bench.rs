@@ -6,7 +6,7 @@ use crate::error::{Result, invalid_err};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::capacity::{self, Mix};
-use crate::comparison::{self, RoundFigures};
+use crate::comparison::{self, Rounds, is_baseline};
 use crate::config::Config;
 use crate::measure::{self, Corpus, KeyMode, Observations, Operation, PathKind};
 use crate::oltp_result;
@@ -57,34 +57,46 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
     // columns and the variants by r (A B C, B C A, ...), so no point always runs
     // before the one it is compared with. Each point keeps its samples pooled
     // over the rounds (the results) and its median per round (the comparisons).
+    // With --control (and more than one round) a baseline point runs a second
+    // time half a round later (A'): its median goes to the noise floor only.
     let (nd, nc, nv) = (
         cfg.descriptors.len(),
         cfg.shape.columns.len(),
         cfg.variants.len(),
     );
     let mut obs: HashMap<(usize, usize, usize), Observations> = HashMap::new();
-    let mut figures = RoundFigures::new();
+    let mut rounds = Rounds::default();
+    let base = cfg.baseline_backend();
     for round in 0..cfg.rounds {
+        let mut order = Vec::with_capacity(nd * nc * nv);
         for di in (0..nd).map(|k| (k + round) % nd) {
             for col in (0..nc).map(|k| (k + round) % nc) {
-                let corpus = &corpora[di * nc + col];
                 for vi in (0..nv).map(|k| (k + round) % nv) {
-                    let v = &cfg.variants[vi];
-                    bar.set_message(format!(
-                        "{} {} {}",
-                        cfg.descriptors[di].name(),
-                        cfg.shape.columns[col].name,
-                        v.operation.name()
-                    ));
-                    let o = measure::measure(corpus, v, &cfg.timing)?;
-                    figures
-                        .entry((di, col, vi))
-                        .or_default()
-                        .push(o.quantile(0.5));
-                    obs.entry((di, col, vi)).or_default().merge(o);
-                    bar.inc(1);
+                    order.push((di, col, vi));
                 }
             }
+        }
+        let control = |&(di, _, vi): &(usize, usize, usize)| {
+            cfg.runs_control() && is_baseline(&cfg.descriptors, &cfg.variants, base, di, vi)
+        };
+        for (key, second) in schedule(&order, control) {
+            let (di, col, vi) = key;
+            let v = &cfg.variants[vi];
+            bar.set_message(format!(
+                "{} {} {}{}",
+                cfg.descriptors[di].name(),
+                cfg.shape.columns[col].name,
+                v.operation.name(),
+                if second { " (A/A control)" } else { "" }
+            ));
+            let o = measure::measure(&corpora[di * nc + col], v, &cfg.timing)?;
+            if second {
+                rounds.control.entry(key).or_default().push(o.quantile(0.5));
+            } else {
+                rounds.figures.entry(key).or_default().push(o.quantile(0.5));
+                obs.entry(key).or_default().merge(o);
+            }
+            bar.inc(1);
         }
     }
     bar.finish_and_clear();
@@ -106,12 +118,12 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
     }
     let rows = row_results(cfg, &results);
     let columns: Vec<String> = cfg.shape.columns.iter().map(|c| c.name.clone()).collect();
-    let comparisons = comparison::comparisons(
+    let compared = comparison::comparisons(
         &cfg.descriptors,
         &columns,
         &cfg.variants,
         cfg.baseline_backend(),
-        &figures,
+        &rounds,
     );
     let single = |backend: &str, algorithm: &str, column: &str, seal: bool| {
         results
@@ -167,6 +179,7 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
         settings: Settings {
             timing: cfg.timing,
             rounds: cfg.rounds,
+            control: cfg.control,
             table: cfg.shape.table.clone(),
             columns: cfg
                 .shape
@@ -177,11 +190,33 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
             target_qps: cfg.target_qps,
         },
         results,
-        comparisons,
+        comparisons: compared.comparisons,
+        noise_floor: compared.noise_floor,
         rows,
         capacity,
         oltp_comparison,
     })
+}
+
+/// One round's runs: `order` (the rotated points, each once) with, for every
+/// point `control` picks, a second run (`true`) half a round after its first
+/// one: right after the point `order.len() / 2` places later, wrapping round
+/// to the front of the round when that is past its end (A B A' C for three
+/// points with A picked). The distance stays the same in every rotation, so
+/// the A/A pair sees the drift the A/B pairs see.
+fn schedule<K: Copy>(order: &[K], control: impl Fn(&K) -> bool) -> Vec<(K, bool)> {
+    let n = order.len();
+    let half = (n / 2).max(1);
+    let mut out = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        out.push((order[i], false));
+        // The point whose A' goes here: half a round before i.
+        let a = order[(i + n - half % n) % n];
+        if control(&a) {
+            out.push((a, true));
+        }
+    }
+    out
 }
 
 /// Per-row figures: the sum over the shape's columns of each single-thread,
@@ -219,4 +254,43 @@ fn row_results(cfg: &Config, results: &[PointResult]) -> Vec<RowResult> {
         }
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::schedule;
+
+    #[test]
+    fn the_control_run_sits_half_a_round_after_the_baseline() {
+        let none = |_: &char| false;
+        assert_eq!(
+            schedule(&['A', 'B', 'C'], none),
+            [('A', false), ('B', false), ('C', false)]
+        );
+        let a = |k: &char| *k == 'A';
+        assert_eq!(schedule(&['A'], a), [('A', false), ('A', true)]);
+        assert_eq!(
+            schedule(&['A', 'B', 'C'], a),
+            [('A', false), ('B', false), ('A', true), ('C', false)]
+        );
+        // Rotated (the next round): A' wraps to the front, still two runs from A.
+        assert_eq!(
+            schedule(&['B', 'C', 'A'], a),
+            [('B', false), ('A', true), ('C', false), ('A', false)]
+        );
+        // Two baselines in four points: each A' right after the point two
+        // places after its A.
+        let ac = |k: &char| *k == 'A' || *k == 'C';
+        assert_eq!(
+            schedule(&['A', 'B', 'C', 'D'], ac),
+            [
+                ('A', false),
+                ('C', true),
+                ('B', false),
+                ('C', false),
+                ('A', true),
+                ('D', false)
+            ]
+        );
+    }
 }

@@ -190,6 +190,12 @@ pub struct Cli {
     #[arg(long, value_name = "BACKEND")]
     pub baseline: Option<String>,
 
+    /// Run every comparison's baseline twice per round (A and A', half a round
+    /// apart) and report the A/A difference as the noise floor; an effect whose
+    /// interval overlaps it is "within noise floor" (needs --rounds 2 or more).
+    #[arg(long)]
+    pub control: bool,
+
     /// Capacity workloads, comma separated: oltp_read_only, oltp_read_write,
     /// oltp_point_select, or none (default: oltp_read_only when the shape has a column c).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
@@ -323,6 +329,7 @@ impl Cli {
             },
             rounds: self.rounds as usize,
             baseline: self.baseline.clone(),
+            control: self.control,
             mixes,
             target_qps: self.target_qps,
             oltp,

@@ -187,6 +187,10 @@ pub struct Config {
     /// `--baseline BACKEND`: the backend the others are compared with (`None`:
     /// the first of `descriptors`, see [`Config::baseline_backend`]).
     pub baseline: Option<String>,
+    /// `--control`: every baseline point ([`crate::comparison::is_baseline`])
+    /// runs twice per round, the second run (A') half a round after the first,
+    /// for the A/A noise floor. Needs 2 or more rounds to give a floor.
+    pub control: bool,
     /// Workload mixes of the capacity table.
     pub mixes: Vec<Mix>,
     /// QPS the capacity table sizes the proxy for.
@@ -198,7 +202,23 @@ pub struct Config {
 impl Config {
     /// Measurement points in the whole run (for progress and the time estimate).
     pub fn points(&self) -> usize {
-        self.descriptors.len() * self.shape.columns.len() * self.variants.len() * self.rounds
+        let mut per_round = self.variants.len() * self.descriptors.len();
+        if self.runs_control() {
+            let base = self.baseline_backend();
+            per_round += (0..self.descriptors.len())
+                .flat_map(|di| (0..self.variants.len()).map(move |vi| (di, vi)))
+                .filter(|&(di, vi)| {
+                    crate::comparison::is_baseline(&self.descriptors, &self.variants, base, di, vi)
+                })
+                .count();
+        }
+        per_round * self.shape.columns.len() * self.rounds
+    }
+
+    /// Whether the A' runs of `--control` are measured: with `--control` and
+    /// 2 or more rounds (one round gives no floor, so it is not run).
+    pub fn runs_control(&self) -> bool {
+        self.control && self.rounds > 1
     }
 
     /// Estimated wall time, s.

@@ -131,6 +131,9 @@ pub struct Settings {
     /// Rounds over the whole grid (observations pooled in `results`, paired
     /// per round in `comparisons`).
     pub rounds: usize,
+    /// `--control`: the baselines ran twice per round for the noise floor
+    /// (with 2 or more rounds; see `noise_floor`).
+    pub control: bool,
     /// Table name bound into the AAD.
     pub table: String,
     /// The columns as `NAME:LENGTHS` (bytes).
@@ -160,6 +163,11 @@ pub struct Report {
     /// Envelope vs bare and backend vs baseline backend over the paired rounds,
     /// at every grid point measured on both sides ([`PointComparison`]).
     pub comparisons: Vec<PointComparison>,
+    /// With `--control` and 2 or more rounds: per baseline point, its second
+    /// run of each round (A') against its first (A), `kind` `noise_floor`, the
+    /// other fields as in `comparisons`: the interval the machine's noise alone
+    /// gives now. Empty otherwise.
+    pub noise_floor: Vec<PointComparison>,
     /// Per-row sums.
     pub rows: Vec<RowResult>,
     /// Proxy capacity per workload and backend.
@@ -446,7 +454,8 @@ impl Report {
     /// The one-screen summary of the comparisons: key reused, one value at a
     /// time, one thread; envelope vs bare for open and seal, backends vs the
     /// baseline backend for open through the envelope. With one round only the
-    /// figures (no ratio, no %).
+    /// figures (no ratio, no %). With `--control` each table gets an A/A row
+    /// per baseline it uses (A' against A: the noise floor).
     fn comparison_tables(&self) -> Vec<Table> {
         let one_round = self.settings.rounds < 2;
         let mut headers = vec!["backend:algorithm", "column", "op", "A ns", "B ns"];
@@ -454,6 +463,18 @@ impl Report {
             headers.extend(["B/A", "change (interval)", "verdict"]);
         }
         let numeric = |n: usize| (0..n).map(|i| (3..6).contains(&i)).collect::<Vec<_>>();
+        let aa_row = |c: &PointComparison, name: String| {
+            vec![
+                name,
+                c.column.clone(),
+                c.operation.name().to_string(),
+                f1(c.comparison.baseline_median),
+                f1(c.comparison.variant_median),
+                format!("{:.3}", c.median_ratio()),
+                c.comparison.change_text(),
+                "noise floor".to_string(),
+            ]
+        };
         let row = |c: &PointComparison, name: String| {
             let mut r = vec![
                 name,
@@ -515,7 +536,30 @@ impl Report {
                     );
                     backends.rows.push(row(c, name));
                 }
-                Kind::BetweenBackends => {}
+                Kind::BetweenBackends | Kind::NoiseFloor => {}
+            }
+        }
+        // The floors of the baselines the rows above use, named by the
+        // baseline's label (`ring:aes-256-gcm bare A/A`).
+        for f in self
+            .noise_floor
+            .iter()
+            .filter(|c| !one_round && c.is_summary_point())
+        {
+            let base = &f.comparison.baseline;
+            let name = format!("{base} A/A");
+            if let Some(b) = base.strip_suffix(" bare") {
+                if envelope.rows.iter().any(|r| r[0] == b) {
+                    envelope.rows.push(aa_row(f, name.clone()));
+                }
+            }
+            if let Some(b) = base.strip_suffix(" envelope") {
+                let vs = format!(" vs {b}");
+                if f.operation == Operation::Open
+                    && backends.rows.iter().any(|r| r[0].ends_with(&vs))
+                {
+                    backends.rows.push(aa_row(f, name));
+                }
             }
         }
         [envelope, backends]
@@ -541,6 +585,18 @@ impl Report {
         )
     }
 
+    /// What `--control` gave, printed under the tables: the noise floor's
+    /// meaning, or that one round gives none. `None` without `--control`.
+    fn control_note(&self) -> Option<&'static str> {
+        if !self.settings.control {
+            None
+        } else if self.settings.rounds < 2 {
+            Some(NO_FLOOR_NOTE)
+        } else {
+            Some(FLOOR_NOTE)
+        }
+    }
+
     /// The terminal tables.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
@@ -550,6 +606,9 @@ impl Report {
         }
         if !self.capacity.is_empty() {
             let _ = writeln!(s, "{}", CAPACITY_NOTE);
+        }
+        if let Some(note) = self.control_note() {
+            let _ = writeln!(s, "{note}");
         }
         s
     }
@@ -563,6 +622,9 @@ impl Report {
         }
         if !self.capacity.is_empty() {
             let _ = writeln!(s, "{}", CAPACITY_NOTE);
+        }
+        if let Some(note) = self.control_note() {
+            let _ = writeln!(s, "{note}");
         }
         s
     }
@@ -591,7 +653,8 @@ impl Report {
     /// targets given on the command line (opens, seals and queries per
     /// transaction, target QPS) as given. A comparison of one round has its
     /// change, interval and confidence cells empty (one round prints no %) and
-    /// the verdict `1 round`.
+    /// the verdict `1 round`. With `--control` the `noise_floor` entries follow
+    /// the comparisons in the same section, `kind` `noise_floor`.
     ///
     /// # Errors
     /// Serialization fails (not expected).
@@ -609,10 +672,10 @@ impl Report {
             }
             bytes = w.into_inner().map_err(|e| csv_err(e.error()))?;
         }
-        if !self.comparisons.is_empty() {
+        if !self.comparisons.is_empty() || !self.noise_floor.is_empty() {
             bytes.push(b'\n');
             let mut w = csv::Writer::from_writer(bytes);
-            for c in &self.comparisons {
+            for c in self.comparisons.iter().chain(&self.noise_floor) {
                 w.serialize(CsvComparison::from(c))
                     .map_err(|e| csv_err(&e))?;
             }
@@ -850,6 +913,14 @@ fn svg_err(e: impl std::fmt::Display) -> Error {
         detail: e.to_string(),
     }
 }
+
+/// Printed with `--control --rounds 1`: there is no A/A pair to compare.
+pub const NO_FLOOR_NOTE: &str =
+    "--control: 1 round gives no noise floor (no A/A pairs to compare): run --rounds 5 --control";
+
+/// Printed under the comparison tables with `--control` and 2 or more rounds.
+pub const FLOOR_NOTE: &str = "Noise floor on this machine now (--control): each A/A row is a baseline measured twice per round, half a round apart (B = its second run); \
+a comparison whose interval overlaps its baseline's A/A interval is \"within noise floor\", not attributed to the variant.";
 
 /// What the capacity table counts, printed under it.
 pub const CAPACITY_NOTE: &str = "Capacity counts the AEAD and envelope work per value only (single-thread ns/value of open and seal, key reused): \

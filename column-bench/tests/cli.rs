@@ -230,6 +230,148 @@ fn comparisons_pair_the_rounds_and_one_round_prints_no_percent() {
     );
 }
 
+const VERDICTS: [&str; 5] = [
+    "higher",
+    "lower",
+    "no difference detected",
+    "within noise floor",
+    "1 round",
+];
+
+#[test]
+fn control_measures_the_baselines_twice_and_gives_a_floor_per_point() {
+    let json: serde_json::Value =
+        serde_json::from_str(&tiny(&["--rounds", "2", "--control", "--output", "json"]))
+            .expect("valid JSON");
+    assert_eq!(json["settings"]["control"], true);
+    let floors = json["noise_floor"].as_array().expect("noise_floor array");
+    // The bare twins of both backends and the baseline backend's (ring's)
+    // envelope: one floor each.
+    let mut bases: Vec<&str> = floors
+        .iter()
+        .map(|f| f["baseline"].as_str().expect("baseline"))
+        .collect();
+    bases.sort_unstable();
+    assert_eq!(
+        bases,
+        [
+            "ring:aes-256-gcm bare",
+            "ring:aes-256-gcm envelope",
+            "rustcrypto:aes-256-gcm bare"
+        ],
+        "{floors:?}"
+    );
+    for f in floors {
+        assert_eq!(f["kind"], "noise_floor");
+        assert_eq!(f["metric"], "ns_per_value");
+        assert_eq!(
+            f["variant"].as_str(),
+            Some(format!("{} (A/A control)", f["baseline"].as_str().expect("b")).as_str())
+        );
+        assert_eq!(f["rounds"], 2);
+        assert_eq!(
+            (f["column"].as_str(), f["operation"].as_str()),
+            (Some("c"), Some("open"))
+        );
+        let (lo, hi) = (
+            f["ci95_low_pct"].as_f64().expect("low"),
+            f["ci95_high_pct"].as_f64().expect("high"),
+        );
+        assert!(lo <= hi, "{f}");
+        assert_eq!(f["confidence_pct"].as_f64(), Some(50.0), "{f}");
+        assert!(
+            VERDICTS.contains(&f["verdict"].as_str().expect("verdict")),
+            "{f}"
+        );
+    }
+    // Every comparison's verdict is the one its interval and its baseline's
+    // floor give (the floor decides "within noise floor").
+    let cs = json["comparisons"].as_array().expect("comparisons");
+    assert_eq!(cs.len(), 4, "{cs:?}");
+    for c in cs {
+        let floor = floors
+            .iter()
+            .find(|f| f["baseline"] == c["baseline"])
+            .unwrap_or_else(|| panic!("no floor for {c}"));
+        let interval =
+            |x: &serde_json::Value| x["ci95_low_pct"].as_f64().zip(x["ci95_high_pct"].as_f64());
+        let want = encbench_common::compare::verdict(interval(c), interval(floor));
+        assert_eq!(c["verdict"], want.as_str(), "{c} with floor {floor}");
+        assert!(
+            VERDICTS.contains(&c["verdict"].as_str().expect("verdict")),
+            "{c}"
+        );
+    }
+    // Text: an A/A row in each comparison table and the floor's note.
+    let text = tiny(&["--rounds", "2", "--control"]);
+    let (_, envelope) = text
+        .split_once("Envelope (B) vs bare AEAD (A)")
+        .expect("envelope vs bare table");
+    let (envelope, backends) = envelope
+        .split_once("Backends (B) vs the baseline backend (A)")
+        .expect("backends table");
+    for (table, row) in [
+        (envelope, "ring:aes-256-gcm bare A/A"),
+        (envelope, "rustcrypto:aes-256-gcm bare A/A"),
+        (backends, "ring:aes-256-gcm envelope A/A"),
+    ] {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with(row) && l.ends_with("noise floor")),
+            "no {row}: {table}"
+        );
+    }
+    assert!(
+        text.contains("Noise floor on this machine now (--control)"),
+        "{text}"
+    );
+    // CSV: the floors follow the comparisons in their section.
+    let csv = tiny(&["--rounds", "2", "--control", "--output", "csv"]);
+    let section = csv.split("\n\n").nth(2).expect("comparisons section");
+    assert!(section.starts_with("kind,"), "{section}");
+    let kinds: Vec<&str> = section
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().expect("kind"))
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "noise_floor").count(),
+        3,
+        "{csv}"
+    );
+    assert_eq!(kinds.len(), 7, "{csv}");
+}
+
+#[test]
+fn control_with_one_round_says_there_is_no_floor_and_prints_no_percent() {
+    let json: serde_json::Value =
+        serde_json::from_str(&tiny(&["--rounds", "1", "--control", "--output", "json"]))
+            .expect("valid JSON");
+    assert_eq!(json["settings"]["control"], true);
+    assert_eq!(json["noise_floor"].as_array().map(Vec::len), Some(0));
+    for c in json["comparisons"].as_array().expect("comparisons") {
+        assert_eq!(c["verdict"], "1 round", "{c}");
+    }
+    let text = tiny(&["--rounds", "1", "--control"]);
+    let (_, section) = text
+        .split_once("Envelope (B) vs bare AEAD (A)")
+        .expect("envelope vs bare table");
+    assert!(!section.contains('%'), "one round prints no %: {section}");
+    assert!(!section.contains("gcm A/A"), "no A/A rows: {section}");
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("1 round gives no noise floor"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "--control: 1 round gives no noise floor (no A/A pairs to compare): run --rounds 5 --control"
+        ],
+        "{text}"
+    );
+}
+
 #[test]
 fn text_csv_markdown_and_svg() {
     let dir = tempfile::tempdir().expect("tempdir");
