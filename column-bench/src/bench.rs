@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use crate::error::{Result, invalid_err};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::capacity::{self, Mix};
+use crate::capacity::{self, ClientSort, Mix};
+use crate::client_sort;
 use crate::comparison::{self, Rounds, is_baseline};
 use crate::config::Config;
 use crate::measure::{self, Corpus, KeyMode, Observations, Operation, PathKind};
@@ -99,6 +100,55 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
             bar.inc(1);
         }
     }
+    // The client-side sort of the sorted result sets of every mix and of the
+    // --oltp-result runs' workloads, on the plaintexts of the first backend's
+    // corpus of that column (the same plaintexts for every backend).
+    let specs: Vec<ClientSort> = cfg
+        .mixes
+        .iter()
+        .cloned()
+        .chain(
+            cfg.oltp
+                .runs
+                .iter()
+                .filter_map(|(_, r)| Mix::builtin(&r.workload, r.range_size)),
+        )
+        .flat_map(|m| m.sorts)
+        .collect();
+    let mut sort_ns: Vec<(String, u32, bool, f64)> = Vec::new();
+    for s in &specs {
+        if sort_ns
+            .iter()
+            .any(|(c, r, d, _)| *c == s.column && *r == s.rows && *d == s.dedup)
+        {
+            continue;
+        }
+        let Some(col) = cfg.shape.columns.iter().position(|c| c.name == s.column) else {
+            continue;
+        };
+        let Some(corpus) = corpora.get(col) else {
+            continue;
+        };
+        let plaintexts: Vec<Vec<u8>> = (0..corpus.len())
+            .map(|i| corpus.plaintext(i).to_vec())
+            .collect();
+        let mut o = Observations::default();
+        for _round in 0..cfg.rounds {
+            o.merge(client_sort::measure(
+                &plaintexts,
+                s.rows as usize,
+                s.dedup,
+                &cfg.timing,
+            ));
+        }
+        sort_ns.push((s.column.clone(), s.rows, s.dedup, o.quantile(0.5)));
+    }
+    let sort_of = |s: &ClientSort| {
+        sort_ns
+            .iter()
+            .find(|(c, r, d, _)| *c == s.column && *r == s.rows && *d == s.dedup)
+            .map(|t| t.3)
+    };
     bar.finish_and_clear();
     header.end();
 
@@ -149,9 +199,14 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
     for m in &cfg.mixes {
         for d in &cfg.descriptors {
             let (b, a) = (d.backend, d.algorithm.name());
-            capacity.push(capacity::evaluate(m, b, a, cfg.target_qps, |c, s| {
-                single(b, a, c, s)
-            })?);
+            capacity.push(capacity::evaluate(
+                m,
+                b,
+                a,
+                cfg.target_qps,
+                |c, s| single(b, a, c, s),
+                sort_of,
+            )?);
         }
     }
     let oltp_comparison = if cfg.oltp.runs.is_empty() {
@@ -169,8 +224,12 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
                 d.algorithm.name(),
                 cfg.target_qps,
                 |c, s| single(d.backend, d.algorithm.name(), c, s),
+                sort_of,
             )?;
-            Ok(Some(row.decrypt_us_per_txn + row.seal_us_per_txn))
+            Ok(Some(oltp_result::Prediction {
+                crypto_us_per_txn: row.decrypt_us_per_txn + row.seal_us_per_txn,
+                client_sort_us_per_txn: row.client_sort_us_per_txn,
+            }))
         })?
     };
     Ok(Report {

@@ -2,23 +2,30 @@
 //!
 //! A workload's *mix* says how many values of which column a transaction opens
 //! (the proxy decrypts them on the way to the client) and seals (on the way to
-//! the server). With the measured single-thread ns per value of each column
-//! (key set up once, envelope path, one value at a time):
+//! the server), and which result sets the proxy must sort itself (ORDER BY and
+//! DISTINCT on a randomized column, which the server can no longer do). With
+//! the measured single-thread ns per value of each column (key set up once,
+//! envelope path, one value at a time) and ns per sorted result set
+//! ([`crate::client_sort`]):
 //!
 //! ```text
-//! decrypt_us_per_txn   = sum over columns of opens  x ns_per_value(open)  / 1000
-//! seal_us_per_txn      = sum over columns of seals  x ns_per_value(seal)  / 1000
-//! txn_per_sec_per_core = 1e6 / (decrypt_us_per_txn + seal_us_per_txn)
-//! cores_for_target     = target_qps / queries_per_txn / txn_per_sec_per_core
+//! decrypt_us_per_txn     = sum over columns of opens  x ns_per_value(open)  / 1000
+//! seal_us_per_txn        = sum over columns of seals  x ns_per_value(seal)  / 1000
+//! client_sort_us_per_txn = sum over sorted sets of sets x ns_per_set(rows, dedup) / 1000
+//! txn_per_sec_per_core   = 1e6 / (decrypt_us_per_txn + seal_us_per_txn + client_sort_us_per_txn)
+//! cores_for_target       = target_qps / queries_per_txn / txn_per_sec_per_core
 //! ```
 //!
-//! What the model includes: the AEAD and envelope work per value, nothing else.
-//! It leaves out everything else a proxy does (MySQL protocol parsing and
-//! re-encoding, the extra bytes of envelopes on the wire, sorting and
-//! deduplicating ORDER BY / DISTINCT results the server can no longer order,
-//! connection handling, memory allocation per row), and it assumes one core
-//! decrypts at the single-thread rate (the thread-scaling results show how
-//! far that holds on this machine).
+//! What the model includes: the AEAD and envelope work per value and the
+//! client-side sort and dedup. Counted with callgrind in a real `oltp` run
+//! (`oltp/bench/callgrind-encryption`, oltp_read_only, ring AES-256-GCM),
+//! these are 89% of the client instructions encryption adds per transaction
+//! (80% the per-value open, 9% the sort); what it leaves out is the MySQL
+//! driver's work on the longer rows (envelopes are 33 bytes longer, range
+//! queries fetch `id` too: 6% of the added instructions) and a remainder of
+//! allocation and glue (5%); also protocol re-encoding and connection handling
+//! in a real proxy. It assumes one core decrypts at the single-thread rate
+//! (the thread-scaling results show how far that holds on this machine).
 //!
 //! The built-in mixes follow sysbench 1.0's Lua scripts (`shared/spec/sysbench-oltp.md`):
 //!
@@ -55,22 +62,54 @@ pub struct Mix {
     pub opens: Vec<(String, f64)>,
     /// Values sealed per transaction, by column name.
     pub seals: Vec<(String, f64)>,
+    /// Result sets the proxy sorts itself per transaction.
+    pub sorts: Vec<ClientSort>,
+}
+
+/// Result sets of one column the proxy sorts (and deduplicates) itself, per
+/// transaction: sysbench's ORDER BY and DISTINCT ranges on an encrypted `c`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClientSort {
+    /// Column whose plaintexts are sorted, e.g. `c`.
+    pub column: String,
+    /// Result sets per transaction.
+    pub sets_per_txn: f64,
+    /// Values per result set (`range_size`).
+    pub rows: u32,
+    /// Deduplicated after sorting (DISTINCT).
+    pub dedup: bool,
 }
 
 impl Mix {
     /// The built-in mix `name` at `range_size` rows per range query, or `None`.
     pub fn builtin(name: &str, range_size: u32) -> Option<Mix> {
         let reads = f64::from(POINT_SELECTS + 3 * range_size);
-        let mix = |queries: f64, opens: f64, seals: Vec<(&str, f64)>| Mix {
+        // One ORDER BY c and one DISTINCT c range per transaction.
+        let ranges = vec![
+            ClientSort {
+                column: "c".to_string(),
+                sets_per_txn: 1.0,
+                rows: range_size,
+                dedup: false,
+            },
+            ClientSort {
+                column: "c".to_string(),
+                sets_per_txn: 1.0,
+                rows: range_size,
+                dedup: true,
+            },
+        ];
+        let mix = |queries: f64, opens: f64, seals: Vec<(&str, f64)>, sorts| Mix {
             name: name.to_string(),
             queries_per_txn: queries,
             opens: vec![("c".to_string(), opens)],
             seals: seals.into_iter().map(|(c, n)| (c.to_string(), n)).collect(),
+            sorts,
         };
         match name {
-            "oltp_read_only" => Some(mix(16.0, reads, vec![])),
-            "oltp_read_write" => Some(mix(20.0, reads, vec![("c", 2.0), ("pad", 1.0)])),
-            "oltp_point_select" => Some(mix(1.0, 1.0, vec![])),
+            "oltp_read_only" => Some(mix(16.0, reads, vec![], ranges)),
+            "oltp_read_write" => Some(mix(20.0, reads, vec![("c", 2.0), ("pad", 1.0)], ranges)),
+            "oltp_point_select" => Some(mix(1.0, 1.0, vec![], vec![])),
             _ => None,
         }
     }
@@ -96,6 +135,7 @@ impl Mix {
             queries_per_txn: 0.0,
             opens: vec![],
             seals: vec![],
+            sorts: vec![],
         };
         for part in parts.filter(|p| !p.is_empty()) {
             let Some((key, value)) = part.split_once('=') else {
@@ -182,19 +222,22 @@ pub struct CapacityRow {
     pub decrypt_us_per_txn: f64,
     /// Sealing CPU per transaction on one core, µs.
     pub seal_us_per_txn: f64,
-    /// Transactions per second one proxy core can decrypt and seal (crypto only).
+    /// Client-side sort and dedup CPU per transaction on one core, µs.
+    pub client_sort_us_per_txn: f64,
+    /// Transactions per second one proxy core can decrypt, seal and sort.
     pub txn_per_sec_per_core: f64,
     /// Statements per transaction (QPS / TPS).
     pub queries_per_txn: f64,
-    /// Queries per second one proxy core can serve (crypto only).
+    /// Queries per second one proxy core can serve (crypto and sort).
     pub qps_per_core: f64,
     /// The QPS target the next field is for.
     pub target_qps: f64,
-    /// Proxy cores the crypto alone needs at `target_qps`.
+    /// Proxy cores the crypto and the sort need at `target_qps`.
     pub cores_for_target: f64,
 }
 
-/// Evaluates `mix` with `ns(column, operation_is_seal)` = measured ns per value.
+/// Evaluates `mix` with `ns(column, operation_is_seal)` = measured ns per
+/// value and `sort_ns(sort)` = measured ns per sorted result set.
 ///
 /// # Errors
 /// A column of the mix has no measurement (the message names it).
@@ -204,6 +247,7 @@ pub fn evaluate(
     algorithm: &str,
     target_qps: f64,
     ns: impl Fn(&str, bool) -> Option<f64>,
+    sort_ns: impl Fn(&ClientSort) -> Option<f64>,
 ) -> Result<CapacityRow> {
     let sum = |list: &[(String, f64)], seal: bool| -> Result<(f64, f64)> {
         let mut values = 0.0;
@@ -223,7 +267,19 @@ pub fn evaluate(
     };
     let (opens, decrypt_us) = sum(&mix.opens, false)?;
     let (seals, seal_us) = sum(&mix.seals, true)?;
-    let total = decrypt_us + seal_us;
+    let mut sort_us = 0.0;
+    for s in mix.sorts.iter().filter(|s| s.sets_per_txn > 0.0) {
+        let Some(t) = sort_ns(s) else {
+            invalid!(
+                "workload {} sorts column {:?} in the client, whose plaintexts were not measured: add it to --columns (e.g. {}:119)",
+                mix.name,
+                s.column,
+                s.column
+            );
+        };
+        sort_us += s.sets_per_txn * t / 1000.0;
+    }
+    let total = decrypt_us + seal_us + sort_us;
     let tps = if total > 0.0 {
         1e6 / total
     } else {
@@ -237,6 +293,7 @@ pub fn evaluate(
         seals_per_txn: seals,
         decrypt_us_per_txn: decrypt_us,
         seal_us_per_txn: seal_us,
+        client_sort_us_per_txn: sort_us,
         txn_per_sec_per_core: tps,
         queries_per_txn: mix.queries_per_txn,
         qps_per_core: tps * mix.queries_per_txn,
@@ -253,6 +310,13 @@ mod tests {
     fn read_only_mix_is_sysbench_default() {
         let m = Mix::builtin("oltp_read_only", RANGE_SIZE).expect("builtin");
         assert_eq!(m.opens, vec![("c".to_string(), 310.0)]);
+        // ORDER BY c and DISTINCT c ranges: sorted in the client, the second deduplicated.
+        let sorts: Vec<(&str, f64, u32, bool)> = m
+            .sorts
+            .iter()
+            .map(|s| (s.column.as_str(), s.sets_per_txn, s.rows, s.dedup))
+            .collect();
+        assert_eq!(sorts, vec![("c", 1.0, 100, false), ("c", 1.0, 100, true)]);
         assert_eq!(m.queries_per_txn, 16.0);
         assert!(!m.seals_any());
         let rw = Mix::builtin("oltp_read_write", 10).expect("builtin");
@@ -264,20 +328,37 @@ mod tests {
     #[test]
     fn model_arithmetic() {
         let m = Mix::builtin("oltp_read_only", RANGE_SIZE).expect("builtin");
-        // 100 ns per c value: 31 us per txn, 32,258 TPS per core.
-        let row = evaluate(&m, "b", "a", SEED_TARGET_QPS, |c, _| {
-            (c == "c").then_some(100.0)
-        })
+        // 100 ns per c value: 31 us per txn; sorting 100 values 4 us, with
+        // dedup 5 us: 40 us per txn, 25,000 TPS per core.
+        let sort = |s: &ClientSort| {
+            (s.column == "c" && s.rows == 100).then_some(if s.dedup { 5000.0 } else { 4000.0 })
+        };
+        let row = evaluate(
+            &m,
+            "b",
+            "a",
+            SEED_TARGET_QPS,
+            |c, _| (c == "c").then_some(100.0),
+            sort,
+        )
         .expect("evaluate");
         assert!((row.decrypt_us_per_txn - 31.0).abs() < 1e-9);
-        assert!((row.txn_per_sec_per_core - 1e6 / 31.0).abs() < 1e-6);
-        assert!((row.qps_per_core - 16e6 / 31.0).abs() < 1e-6);
-        let cores = SEED_TARGET_QPS / 16.0 * 31.0 / 1e6;
+        assert!((row.client_sort_us_per_txn - 9.0).abs() < 1e-9);
+        assert!((row.txn_per_sec_per_core - 1e6 / 40.0).abs() < 1e-6);
+        assert!((row.qps_per_core - 16e6 / 40.0).abs() < 1e-6);
+        let cores = SEED_TARGET_QPS / 16.0 * 40.0 / 1e6;
         assert!((row.cores_for_target - cores).abs() < 1e-9);
         let rw = Mix::builtin("oltp_read_write", RANGE_SIZE).expect("builtin");
-        let e = evaluate(&rw, "b", "a", 1.0, |c, _| (c == "c").then_some(100.0))
+        let e = evaluate(&rw, "b", "a", 1.0, |c, _| (c == "c").then_some(100.0), sort)
             .expect_err("pad missing");
         assert!(e.to_string().contains("\"pad\""), "{e}");
+        let e = evaluate(&m, "b", "a", 1.0, |_, _| Some(100.0), |_| None)
+            .expect_err("sort not measured");
+        assert!(e.to_string().contains("sorts column \"c\""), "{e}");
+        // Point selects sort nothing.
+        let ps = Mix::builtin("oltp_point_select", RANGE_SIZE).expect("builtin");
+        let row = evaluate(&ps, "b", "a", 1.0, |_, _| Some(100.0), |_| None).expect("no sort");
+        assert_eq!(row.client_sort_us_per_txn, 0.0);
     }
 
     #[test]

@@ -3,12 +3,13 @@
 //!
 //! Data flows one way: configuration ([`cli`], [`config`], [`shape`]) -> work
 //! ([`mod@bench`], timing the per-value path of [`measure`], which is `oltp`'s own
-//! `ColumnCipher` path) -> comparisons ([`comparison`]: paired rounds) -> model ([`capacity`], [`oltp_result`]) -> report
+//! `ColumnCipher` path, and the client-side sort of [`client_sort`]) -> comparisons ([`comparison`]: paired rounds) -> model ([`capacity`], [`oltp_result`]) -> report
 //! ([`report`]: text, JSON, CSV, Markdown, SVG).
 
 pub mod bench;
 pub mod capacity;
 pub mod cli;
+pub mod client_sort;
 pub mod comparison;
 pub mod config;
 pub mod error;

@@ -63,8 +63,10 @@ fn default_shape_json_has_c_and_pad_for_every_backend_and_the_read_only_capacity
                 })
                 .unwrap_or_else(|| panic!("no capacity row for {backend}:{algorithm}"));
             let us = cap["decrypt_us_per_txn"].as_f64().expect("number");
+            let sort = cap["client_sort_us_per_txn"].as_f64().expect("number");
             let tps = cap["txn_per_sec_per_core"].as_f64().expect("number");
-            assert!(us > 0.0 && (tps * us - 1e6).abs() < 1.0, "{cap}");
+            assert!(us > 0.0 && sort > 0.0, "{cap}");
+            assert!((tps * (us + sort) - 1e6).abs() < 1.0, "{cap}");
             assert_eq!(cap["opens_per_txn"].as_f64(), Some(310.0));
         }
     }
@@ -490,6 +492,7 @@ fn assert_csv_rounded(results: &str, capacity: &str) {
         capacity,
         &[
             ("decrypt_us_per_txn", 2),
+            ("client_sort_us_per_txn", 2),
             ("seal_us_per_txn", 2),
             ("txn_per_sec_per_core", 0),
             ("qps_per_core", 0),

@@ -207,8 +207,20 @@ fn from_mysql_reads_real_lengths_and_oltp_results_compare_with_the_model() {
         })
         .and_then(|x| x["ns_per_value"].as_f64())
         .expect("ring was added to the run because the oltp file names it");
+    let crypto = row["predicted_crypto_us_per_txn"].as_f64().expect("number");
+    assert!((crypto - 70.0 * ns_c / 1000.0).abs() < 1e-6, "{row}");
+    // Plus the client-side sort of the ORDER BY and DISTINCT ranges of 20 rows.
+    let sort = row["predicted_sort_us_per_txn"].as_f64().expect("number");
     let predicted = row["predicted_us_per_txn"].as_f64().expect("number");
-    assert!((predicted - 70.0 * ns_c / 1000.0).abs() < 1e-6, "{row}");
+    assert!(
+        sort > 0.0 && (predicted - crypto - sort).abs() < 1e-9,
+        "{row}"
+    );
+    assert_eq!(row["rounds"], 1, "{row}");
+    assert!(
+        row["measured_low_us_per_txn"].is_null(),
+        "one round: no interval: {row}"
+    );
     let plain = row["plaintext_cpu_us_per_txn"].as_f64().expect("number");
     let enc = row["encrypted_cpu_us_per_txn"].as_f64().expect("number");
     assert!(plain > 0.0 && enc > 0.0, "{row}");

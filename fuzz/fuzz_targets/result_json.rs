@@ -56,7 +56,10 @@ fn check_one(doc: &[u8]) -> Option<json::ReportFile> {
             };
             let _ = runs.encrypt_names();
             if let Ok(rows) = column_bench::oltp_result::compare(&runs, |_, range_size, encrypt| {
-                Ok(Some(f64::from(range_size) * encrypt.len() as f64))
+                Ok(Some(column_bench::oltp_result::Prediction {
+                    crypto_us_per_txn: f64::from(range_size) * encrypt.len() as f64,
+                    client_sort_us_per_txn: f64::from(range_size),
+                }))
             }) {
                 let _ = serde_json::to_string(&rows);
             }
