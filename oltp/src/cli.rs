@@ -187,9 +187,9 @@ pub struct DataArgs {
     #[arg(long)]
     pub at_rest: bool,
     /// CA certificate (PEM) that --tls verifies the server against. Default:
-    /// the private server's own CA (also when --mysql-url is a private server's
-    /// URL of this --base-dir); for other --mysql-url servers, the built-in web
-    /// PKI roots.
+    /// the private server's own CA (also when --mysql-url / --pgsql-url is a
+    /// private server's URL of this --base-dir); for other servers, the
+    /// built-in web PKI roots.
     #[arg(long, value_name = "FILE")]
     pub tls_ca: Option<PathBuf>,
     /// Private server settings: default (1 GiB buffer pool, no binary log),
@@ -290,7 +290,9 @@ pub struct RunArgs {
     /// server's CA (see --tls-ca) and name the URL's host; verify-ca checks
     /// the chain only, required encrypts without verifying the certificate (for
     /// a server whose certificate cannot be verified); one TLS level per grid.
-    /// Every TLS connection checks that Ssl_cipher is non-empty; the level is
+    /// With --db-driver pgsql, on is libpq's sslmode=verify-full. Every TLS
+    /// connection checks that the server reports it encrypted (MySQL: a
+    /// non-empty Ssl_cipher; PostgreSQL: pg_stat_ssl.ssl); the level is
     /// recorded in the result (`tls.mode`).
     #[arg(long, value_delimiter = ',', default_value = "off", value_name = "LIST",
           value_parser = parse_tls)]

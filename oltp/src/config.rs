@@ -11,6 +11,7 @@ use crate::columns::{ColumnMode, Columns, Encrypt};
 use crate::rand::RandType;
 use crate::report::window::parse_rfc3339;
 use crate::schema::DataSet;
+use crate::server::postgres::{PgLayout, PgServer};
 use crate::server::{Layout, default_base_dir, private_server_of, server_base};
 use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
 use crate::worker::OnDecryptError;
@@ -125,7 +126,7 @@ fn scheme(url: &str) -> &str {
 
 /// Checks that the flags fit `--db-driver`: no flag of the other driver, a URL
 /// of the driver's scheme, and (with pgsql) none of what the PostgreSQL side
-/// does not have yet (`--at-rest`, `--profile`, `--tls-ca`).
+/// does not have yet (`--at-rest`, `--profile`).
 ///
 /// # Errors
 /// One line naming the flag and the one to use.
@@ -177,11 +178,6 @@ pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
             if a.profile != crate::server::Profile::Default {
                 bail!(
                     "--profile sets MariaDB's buffer pool and durability: the private PostgreSQL has only its default settings yet; omit --profile with --db-driver pgsql"
-                );
-            }
-            if a.tls_ca.is_some() {
-                bail!(
-                    "--tls-ca with --db-driver pgsql: TLS to PostgreSQL is not built yet; omit --tls-ca"
                 );
             }
         }
@@ -310,11 +306,6 @@ impl RunConfig {
                 "--control runs the baseline twice per round, but the grid has none: add none to --encrypt and off to --tls"
             );
         }
-        if a.data.db_driver == DbDriver::Pgsql && a.tls.iter().any(Option::is_some) {
-            bail!(
-                "--tls on with --db-driver pgsql is not built yet (sslmode=verify-full comes later; oltp never falls back to plaintext): use --tls off"
-            );
-        }
         if a.time == 0 && a.events == 0 {
             bail!("--time 0 needs --events N (otherwise the run never ends)");
         }
@@ -356,6 +347,16 @@ impl RunConfig {
             tls_mode,
             tls_ca: match (&a.data.tls_ca, &a.data.url().map(str::to_string)) {
                 (Some(ca), _) => Some(ca.clone()),
+                // The private PostgreSQL's own CA, for it or a URL naming it.
+                (None, url) if a.data.db_driver == DbDriver::Pgsql => {
+                    let base = base_dir(&a.data);
+                    match url {
+                        None => Some(PgLayout::new(base).tls_files().ca),
+                        Some(url) => {
+                            PgServer::of_url(url, &base).map(|s| s.layout().tls_files().ca)
+                        }
+                    }
+                }
                 (None, None) => Some(Layout::new(server_base_dir(&a.data)).tls_files().ca),
                 // A URL of the private server (e.g. printed by `oltp server start`):
                 // its own CA.

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use crate::columns::{Codec, Column, Encrypt, keys::load_codec};
 use crate::config::RunConfig;
 use crate::driver::{
-    ConnectOptions, Connection, DbError, MysqlConnection, Row as _, TlsMode, TlsOptions, TlsSession,
+    ConnectOptions, Connection, DbError, Row as _, TlsMode, TlsOptions, TlsSession,
 };
 use crate::schema::{Dialect, check_prepared, connect};
 use crate::workload::{Options, Workload};
@@ -92,7 +92,7 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
     let mut sessions = Vec::new();
     for &tls in &cfg.tls {
         sessions.push(if tls {
-            Some(probe_tls(&cfg.url, cfg.tls_ca.clone(), cfg.tls_mode).await?)
+            Some(probe_tls::<C>(&cfg.url, cfg.tls_ca.clone(), cfg.tls_mode).await?)
         } else {
             None
         });
@@ -114,13 +114,17 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
 }
 
 /// One TLS connection: what it negotiated, or why there is none.
-async fn probe_tls(url: &str, ca: Option<std::path::PathBuf>, mode: TlsMode) -> Result<TlsSession> {
+async fn probe_tls<C: Connection>(
+    url: &str,
+    ca: Option<std::path::PathBuf>,
+    mode: TlsMode,
+) -> Result<TlsSession> {
     let mut opts = ConnectOptions::new(url);
     opts.tls = Some(TlsOptions {
         ca: ca.clone(),
         mode,
     });
-    let conn = MysqlConnection::connect(&opts)
+    let conn = C::connect(&opts)
         .await
         .map_err(|e| tls_failure(&e, ca.as_deref(), mode))?;
     let session = conn
@@ -147,6 +151,9 @@ fn tls_failure(e: &DbError, ca: Option<&std::path::Path>, mode: TlsMode) -> anyh
     });
     let why = if text.contains("does not have this capability") {
         "the server does not offer TLS (have_ssl is not YES): give it ssl_cert and ssl_key, or run with --tls off".to_string()
+    } else if text.contains("server does not support TLS") {
+        // tokio-postgres: the server answered the SSLRequest with 'N'.
+        "the PostgreSQL server does not offer TLS (ssl = off): set ssl = on, ssl_cert_file and ssl_key_file in its postgresql.conf and reload it (the private server has them from its next start: oltp server stop --db-driver pgsql, then run again), or run with --tls off".to_string()
     } else if text.contains("UnsupportedCertVersion") {
         "the server's certificate is X.509 v1, which rustls (oltp's TLS library) cannot use at any --tls level, --tls required included (the handshake's signature check parses the certificate): re-issue it as X.509 v3, e.g. openssl x509 -req ... -extfile with subjectAltName = IP:HOST".to_string()
     } else if text.contains("UnknownIssuer") || text.contains("BadSignature") {

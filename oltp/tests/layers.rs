@@ -207,7 +207,7 @@ fn another_ca_is_refused_naming_tls_on_and_the_certificate() {
         cert: dir.path().join("other/cert.pem"),
         key: dir.path().join("other/key.pem"),
     };
-    ensure_tls_files(&other).expect("other CA");
+    ensure_tls_files(&other, "MariaDB").expect("other CA");
     let args = run_args(
         url,
         base,
@@ -243,7 +243,7 @@ fn a_server_without_tls_or_at_rest_encryption_refuses_tls_on_and_at_rest() {
         cert: t.file("tls/cert.pem"),
         key: t.file("tls/key.pem"),
     };
-    ensure_tls_files(&ca).expect("a CA");
+    ensure_tls_files(&ca, "MariaDB").expect("a CA");
     runtime().block_on(async {
         // A server without TLS: --tls on is refused, never silently plaintext.
         let args = run_args(

@@ -25,6 +25,7 @@ use std::path::PathBuf;
 pub mod mysql;
 pub(crate) mod mysql_text;
 pub(crate) mod pg_text;
+pub mod pg_tls;
 pub mod postgres;
 
 pub use mysql::MysqlConnection;

@@ -15,8 +15,15 @@
 //! Errors: deadlock_detected (40P01), unique_violation (23505) and
 //! serialization_failure (40001) are ignorable, the three codes sysbench's
 //! `pgsql_check_status` ignores; a closed connection, an I/O error, class 08 and the
-//! shutdown codes 57P01-57P03 are [`ErrorKind::ConnectionLost`]. TLS is not built yet: a
-//! connection with TLS options is refused ([`ErrorKind::Tls`]), never sent in plaintext.
+//! shutdown codes 57P01-57P03 are [`ErrorKind::ConnectionLost`].
+//!
+//! TLS (`pg_tls`): with TLS options the connection asks for TLS (`sslmode=require` on the
+//! wire: a server that declines is an error, never a plaintext session), verifies the
+//! server as the [`TlsMode`](super::TlsMode) asks, and then asks the server itself:
+//! `SELECT ssl, version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()` must say
+//! `ssl = true` with a cipher, else the connection is refused ([`ErrorKind::Tls`]); that
+//! row is the connection's [`TlsSession`]. Without TLS options no TLS is attempted
+//! (`sslmode=disable`). `sslmode` in the URL is refused: `--tls` says it.
 
 use std::error::Error as _;
 use std::str::FromStr;
@@ -24,15 +31,18 @@ use std::str::FromStr;
 use bytes::BytesMut;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
+use tokio_postgres::config::SslMode;
 use tokio_postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
 
 use super::pg_text::{numbered, render};
+use super::pg_tls;
 use super::{ConnectOptions, Connection, DbError, ErrorKind, Param, PsMode, Row, TlsSession};
 
 /// One `tokio-postgres` connection (its I/O task runs on the caller's runtime).
 pub struct PostgresConnection {
     client: Client,
     ps_mode: PsMode,
+    tls: Option<TlsSession>,
     sql: String,
 }
 
@@ -48,7 +58,7 @@ pub enum PostgresStatement {
 /// `opts.database` as the database when given.
 ///
 /// # Errors
-/// Not a PostgreSQL URL.
+/// Not a PostgreSQL URL, or one with `sslmode` / `sslnegotiation` (TLS is `--tls`'s).
 pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
     let url = &opts.url;
     if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
@@ -57,6 +67,14 @@ pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
             format!(
                 "--pgsql-url {:?} is not a postgres:// URL: use postgres://USER:PASS@HOST:PORT/DB",
                 target(url)
+            ),
+        ));
+    }
+    if let Some(key) = ssl_parameter(url) {
+        return Err(DbError::new(
+            ErrorKind::Other,
+            format!(
+                "--pgsql-url has {key}=: oltp sets TLS with --tls (off, on = sslmode=verify-full, verify-ca, required) and --tls-ca FILE; remove {key} from the URL"
             ),
         ));
     }
@@ -73,6 +91,79 @@ pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
         cfg.dbname(db);
     }
     Ok(cfg)
+}
+
+/// The first TLS parameter (`sslmode`, `sslnegotiation`) in `url`'s query string.
+fn ssl_parameter(url: &str) -> Option<&'static str> {
+    let (_, query) = url.split_once('?')?;
+    query.split('&').find_map(|kv| {
+        let key = kv.split_once('=').map_or(kv, |(k, _)| k);
+        ["sslmode", "sslnegotiation"]
+            .into_iter()
+            .find(|k| key.eq_ignore_ascii_case(k))
+    })
+}
+
+/// What `pg_stat_ssl` says of the session: its [`TlsSession`] when `ssl` is true with a
+/// cipher.
+///
+/// # Errors
+/// No row, `ssl = false` or no cipher ([`ErrorKind::Tls`]): the session is not encrypted.
+fn session_of(row: Option<(bool, Option<String>, Option<String>)>) -> Result<TlsSession, DbError> {
+    match row {
+        Some((true, Some(version), Some(cipher))) if !cipher.is_empty() => {
+            Ok(TlsSession { version, cipher })
+        }
+        _ => Err(DbError::new(
+            ErrorKind::Tls,
+            "--tls: PostgreSQL reports this connection as not encrypted (pg_stat_ssl.ssl is not true for pg_backend_pid()): oltp refuses to run in plaintext; check that nothing between oltp and the server ends TLS, or run with --tls off",
+        )),
+    }
+}
+
+/// Reads the session's row of `pg_stat_ssl` ([`session_of`]).
+async fn ssl_session(client: &Client) -> Result<TlsSession, DbError> {
+    let row = client
+        .query_opt(
+            "SELECT ssl, version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+            &[],
+        )
+        .await
+        .map_err(db_error)?;
+    let row = match row {
+        Some(r) => Some((
+            r.try_get::<_, bool>(0).map_err(db_error)?,
+            r.try_get::<_, Option<String>>(1).map_err(db_error)?,
+            r.try_get::<_, Option<String>>(2).map_err(db_error)?,
+        )),
+        None => None,
+    };
+    session_of(row)
+}
+
+/// A failed TLS connect: a handshake failure (the server declined TLS, or rustls refused
+/// its certificate) is [`ErrorKind::Other`] (not worth a reconnect), with rustls' error
+/// name in the text for the caller to explain (`crate::preflight`); anything else is
+/// classified as usual.
+fn tls_connect_error(e: tokio_postgres::Error) -> DbError {
+    let rustls = e
+        .source()
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .and_then(|io| io.get_ref())
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>());
+    let text = e.to_string();
+    match rustls {
+        Some(r) => {
+            let name = format!("{r:?}");
+            if text.contains(&name) {
+                DbError::new(ErrorKind::Other, text)
+            } else {
+                DbError::new(ErrorKind::Other, format!("{text} ({name})"))
+            }
+        }
+        None if text.contains("TLS") => DbError::new(ErrorKind::Other, text),
+        None => db_error(e),
+    }
 }
 
 /// `USER@HOST:PORT/DB` of `url`, for messages (never the password).
@@ -321,27 +412,41 @@ impl Connection for PostgresConnection {
     type Row = PostgresRow;
 
     async fn connect(opts: &ConnectOptions) -> Result<Self, DbError> {
-        let cfg = pg_config(opts)?;
-        if opts.tls.is_some() {
-            return Err(DbError::new(
-                ErrorKind::Tls,
-                "--tls on is not built for --db-driver pgsql yet: use --tls off",
-            ));
-        }
-        let (client, connection) = cfg.connect(NoTls).await.map_err(db_error)?;
-        tokio::spawn(async move {
-            // Ends when the client is dropped or the server goes; errors surface on the client.
-            let _ = connection.await;
-        });
+        let mut cfg = pg_config(opts)?;
+        // Each connection's I/O task ends when the client is dropped or the server goes;
+        // errors surface on the client.
+        let (client, tls) = match &opts.tls {
+            None => {
+                cfg.ssl_mode(SslMode::Disable);
+                let (client, connection) = cfg.connect(NoTls).await.map_err(db_error)?;
+                tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+                (client, None)
+            }
+            Some(t) => {
+                cfg.ssl_mode(SslMode::Require);
+                let (client, connection) = cfg
+                    .connect(pg_tls::connector(t)?)
+                    .await
+                    .map_err(tls_connect_error)?;
+                tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+                let session = ssl_session(&client).await?;
+                (client, Some(session))
+            }
+        };
         Ok(PostgresConnection {
             client,
             ps_mode: opts.ps_mode,
+            tls,
             sql: String::with_capacity(256),
         })
     }
 
     fn tls_session(&self) -> Option<&TlsSession> {
-        None
+        self.tls.as_ref()
     }
 
     async fn prepare(&mut self, sql: &str) -> Result<PostgresStatement, DbError> {
@@ -417,5 +522,45 @@ impl Connection for PostgresConnection {
 
     async fn close(self) {
         drop(self.client);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_encrypted_session_passes() {
+        let ok = session_of(Some((
+            true,
+            Some("TLSv1.3".into()),
+            Some("TLS_AES_256_GCM_SHA384".into()),
+        )))
+        .expect("encrypted");
+        assert_eq!(ok.version, "TLSv1.3");
+        for row in [
+            None,
+            Some((false, None, None)),
+            Some((true, Some("TLSv1.3".into()), None)),
+            Some((true, Some("TLSv1.3".into()), Some(String::new()))),
+        ] {
+            let e = session_of(row).expect_err("not encrypted");
+            assert_eq!(e.kind(), ErrorKind::Tls);
+            assert!(e.to_string().contains("--tls off"), "{e}");
+        }
+    }
+
+    #[test]
+    fn sslmode_in_the_url_is_refused_naming_tls() {
+        for url in [
+            "postgres://u:p@h:5432/db?sslmode=require",
+            "postgres://u:p@h:5432/db?application_name=x&SSLMODE=disable",
+            "postgres://u:p@h:5432/db?sslnegotiation=direct",
+        ] {
+            let e = pg_config(&ConnectOptions::new(url)).expect_err("refused");
+            let text = e.to_string();
+            assert!(text.contains("--tls") && !text.contains("u:p"), "{text}");
+        }
+        assert!(pg_config(&ConnectOptions::new("postgres://u:p@h:5432/db?application_name=x")).is_ok());
     }
 }

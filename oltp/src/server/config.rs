@@ -85,7 +85,7 @@ pub fn server_config(base: &Path, at_rest: bool, profile: Profile) -> Result<Ser
     let sbase = server_base(base, at_rest);
     let layout = Layout::new(&sbase);
     let files = layout.tls_files();
-    ensure_tls_files(&files)?;
+    ensure_tls_files(&files, "MariaDB")?;
     let path = |p: &Path| p.display().to_string();
     let mut extra = vec![
         format!("--ssl-ca={}", path(&files.ca)),
@@ -110,25 +110,41 @@ pub fn server_config(base: &Path, at_rest: bool, profile: Profile) -> Result<Ser
     Ok(cfg)
 }
 
-/// Creates the CA and server certificate in `files` unless all three files exist: an ECDSA
-/// P-256 CA and a server certificate for `127.0.0.1` and `localhost` (rcgen); the key gets
-/// mode 0600.
+/// The host names every private server's certificate is issued for: the URLs
+/// `oltp` prints use `127.0.0.1`.
+pub const PRIVATE_HOSTS: [&str; 2] = ["127.0.0.1", "localhost"];
+
+/// Creates the CA and server certificate in `files` unless all three files exist: as
+/// [`write_tls_files`] for `engine`'s private server and [`PRIVATE_HOSTS`].
 ///
 /// # Errors
 ///
-/// [`ServerError::Generate`] when certificate generation fails, [`ServerError::Io`] when a
-/// file cannot be written.
-pub fn ensure_tls_files(files: &TlsFiles) -> Result<()> {
+/// As [`write_tls_files`].
+pub fn ensure_tls_files(files: &TlsFiles, engine: &str) -> Result<()> {
     if files.ca.exists() && files.cert.exists() && files.key.exists() {
         return Ok(());
     }
+    write_tls_files(files, engine, &PRIVATE_HOSTS)
+}
+
+/// Writes a new CA and a server certificate signed by it into `files` (replacing them): an
+/// ECDSA P-256 CA named `encbench private <engine> CA` and a certificate named
+/// `encbench private <engine>` whose subject alternative names are `hosts` (an IP address
+/// or a DNS name each), both X.509 v3 (rcgen); the key gets mode 0600. `engine` is the
+/// server's name as people write it (`MariaDB`, `PostgreSQL`).
+///
+/// # Errors
+///
+/// [`ServerError::Generate`] when certificate generation fails (e.g. a host that is no
+/// valid name), [`ServerError::Io`] when a file cannot be written.
+pub fn write_tls_files(files: &TlsFiles, engine: &str, hosts: &[&str]) -> Result<()> {
     let generate = || -> std::result::Result<(String, String, String), rcgen::Error> {
         let ca_key = rcgen::KeyPair::generate()?;
         let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new())?;
         ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
         ca_params
             .distinguished_name
-            .push(rcgen::DnType::CommonName, "encbench private MariaDB CA");
+            .push(rcgen::DnType::CommonName, format!("encbench private {engine} CA"));
         ca_params.key_usages = vec![
             rcgen::KeyUsagePurpose::KeyCertSign,
             rcgen::KeyUsagePurpose::CrlSign,
@@ -136,11 +152,12 @@ pub fn ensure_tls_files(files: &TlsFiles) -> Result<()> {
         let ca_cert = ca_params.self_signed(&ca_key)?;
         let issuer = rcgen::Issuer::new(ca_params, ca_key);
         let key = rcgen::KeyPair::generate()?;
-        let mut params =
-            rcgen::CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()])?;
+        let mut params = rcgen::CertificateParams::new(
+            hosts.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
+        )?;
         params
             .distinguished_name
-            .push(rcgen::DnType::CommonName, "encbench private MariaDB");
+            .push(rcgen::DnType::CommonName, format!("encbench private {engine}"));
         let cert = params.signed_by(&key, &issuer)?;
         Ok((ca_cert.pem(), cert.pem(), key.serialize_pem()))
     };

@@ -36,7 +36,10 @@ use std::time::Duration;
 
 use binaries::Binaries;
 pub use binaries::{BIN_DIR_ENV, DEFAULT_BIN_DIRS};
-pub use config::{Profile, ServerConfig, ensure_at_rest_key, ensure_tls_files, server_config};
+pub use config::{
+    PRIVATE_HOSTS, Profile, ServerConfig, ensure_at_rest_key, ensure_tls_files, server_config,
+    write_tls_files,
+};
 pub use error::ServerError;
 use error::{Result, io_err};
 pub use layout::{Layout, TlsFiles, default_base_dir, server_base, tls_files};

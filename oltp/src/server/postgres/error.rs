@@ -92,6 +92,9 @@ pub enum PgError {
         /// `server.log`.
         log: PathBuf,
     },
+    /// The TLS certificates could not be generated or written (as for the private MariaDB).
+    #[error("{0}")]
+    Tls(ServerError),
     /// The directory lock, shared with the MariaDB launcher.
     #[error(transparent)]
     Lock(#[from] ServerError),

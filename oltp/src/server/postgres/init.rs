@@ -19,11 +19,15 @@ use super::owner::Owner;
 /// Length of the generated password (alphanumeric: no escaping in a URL).
 const PASSWORD_LEN: usize = 32;
 
-/// `pg_hba.conf`: the benchmark user with its password over the socket and 127.0.0.1 only.
+/// `pg_hba.conf`: the benchmark user with its password over the socket and 127.0.0.1 only,
+/// over TLS (`hostssl`) or not (`hostnossl`, for `oltp --tls off`). A data directory from
+/// before TLS has one `host` line, which accepts both the same way.
 const PG_HBA: &str = "\
 # encbench's private PostgreSQL: password (SCRAM) logins only, loopback only.
-local all all scram-sha-256
-host  all all 127.0.0.1/32 scram-sha-256
+# TLS is offered, not required: oltp --tls off connects in plaintext.
+local     all all              scram-sha-256
+hostssl   all all 127.0.0.1/32 scram-sha-256
+hostnossl all all 127.0.0.1/32 scram-sha-256
 ";
 
 /// Settings appended to `postgresql.conf` (the socket directory follows). 500 connections:

@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::error::{PgError, Result};
-use crate::server::layout::SOCKET_PATH_MAX;
+use crate::server::layout::{SOCKET_PATH_MAX, TlsFiles};
 
 /// The files of the private PostgreSQL, all in `<base>/postgresql/`.
 ///
@@ -16,6 +16,7 @@ use crate::server::layout::SOCKET_PATH_MAX;
 /// | `server.log` | the server's log (`pg_ctl -l`) |
 /// | `initdb.log` | output of `initdb` |
 /// | `password` | the benchmark user's password (mode 0600), generated at `initdb` |
+/// | `tls/` | `ca.pem`, `server-cert.pem`, `server-key.pem` (mode 0600): the server's TLS certificate and the private CA that signed it, generated at the first start (`tls`) |
 /// | `port` | the TCP port of the running server; removed at stop |
 /// | `port.chosen` | the TCP port of the last start, kept: the next start takes it again unless it is taken |
 /// | `users/<pid>`, `ephemeral` | the `oltp` commands using the server, and whether the last of them stops it (`crate::server::Lease`) |
@@ -94,6 +95,16 @@ impl PgLayout {
     /// `password`.
     pub fn password_file(&self) -> PathBuf {
         self.dir.join("password")
+    }
+
+    /// `tls/ca.pem`, `tls/server-cert.pem`, `tls/server-key.pem`.
+    pub fn tls_files(&self) -> TlsFiles {
+        let dir = self.dir.join("tls");
+        TlsFiles {
+            ca: dir.join("ca.pem"),
+            cert: dir.join("server-cert.pem"),
+            key: dir.join("server-key.pem"),
+        }
     }
 
     /// `data/postmaster.pid`, written by the running server.

@@ -7,7 +7,8 @@
 //! the port of its last start while that is free, and waits until it is ready; a second
 //! start on the same directory (from any process) reuses the running server. Starts and
 //! stops are serialised by the same `flock` as the MariaDB launcher's. As root, the server
-//! runs as the `postgres` user (`owner`). Binaries: `binaries`. Facts:
+//! runs as the `postgres` user (`owner`). TLS is on, with a certificate from the private CA
+//! (`tls`), offered but not required. Binaries: `binaries`. Facts:
 //! `shared/spec/postgresql.md`.
 //!
 //! Nothing here prints: every outcome is a return value.
@@ -18,6 +19,7 @@ mod init;
 mod layout;
 mod owner;
 mod process;
+mod tls;
 
 use std::time::Duration;
 

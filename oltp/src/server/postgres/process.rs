@@ -15,6 +15,7 @@ use super::error::{PgError, Result, log_tail};
 use super::init::initialise;
 use super::layout::{PgLayout, Postmaster};
 use super::owner::Owner;
+use super::tls::ensure_tls;
 use super::{PgServer, START_TIMEOUT};
 use crate::server::process::is_alive;
 
@@ -31,6 +32,8 @@ pub(super) fn start_locked(bins: PgBinaries, layout: PgLayout, owner: Owner) -> 
     if !layout.data().is_dir() {
         initialise(&bins, &layout, owner)?;
     }
+    // Also for a data directory from before TLS: it gets TLS at this start.
+    ensure_tls(&layout, owner)?;
     let sock = layout.socket_dir();
     fs::create_dir_all(&sock).map_err(PgError::io("create directory", &sock))?;
     owner.take(&sock)?;

@@ -1,0 +1,183 @@
+//! The TLS connector of a PostgreSQL connection: rustls with the aws-lc-rs provider (as
+//! mysql_async's TLS for MariaDB), TLS 1.2 or 1.3, through `tokio-postgres-rustls` (which
+//! also gives SCRAM its channel binding, `tls-server-end-point`).
+//!
+//! The server's certificate is checked as far as [`TlsMode`] asks, libpq's `sslmode`
+//! levels under MySQL's names:
+//!
+//! | `--tls` | libpq | chain to the CA | host name of the URL |
+//! | --- | --- | --- | --- |
+//! | `on`, `verify-identity` | `verify-full` | yes | yes |
+//! | `verify-ca` | `verify-ca` | yes | no |
+//! | `required` | `require` | no | no |
+//!
+//! Every level encrypts and checks the handshake's signature with the certificate's key;
+//! the CA is `--tls-ca` (PEM) when given, else the web PKI roots (`webpki-roots`).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, aws_lc_rs};
+use rustls::pki_types::pem::PemObject as _;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::{DbError, ErrorKind, TlsMode, TlsOptions};
+
+/// The `tokio-postgres` TLS connector for `tls`.
+///
+/// # Errors
+/// `--tls-ca` cannot be read or holds no PEM certificate ([`ErrorKind::Other`]).
+pub fn connector(tls: &TlsOptions) -> Result<MakeRustlsConnect, DbError> {
+    let provider = Arc::new(aws_lc_rs::default_provider());
+    let roots = Arc::new(match &tls.ca {
+        Some(ca) => roots_of(ca)?,
+        None => RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        },
+    });
+    let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
+        .build()
+        .map_err(|e| DbError::new(ErrorKind::Other, format!("--tls: {e}")))?;
+    let verifier: Arc<dyn ServerCertVerifier> = match tls.mode {
+        TlsMode::VerifyIdentity => webpki,
+        TlsMode::VerifyCa => Arc::new(ChainOnly(webpki)),
+        TlsMode::Required => Arc::new(AnyCertificate(provider.clone())),
+    };
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
+        .map_err(|e| DbError::new(ErrorKind::Other, format!("--tls: {e}")))?
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_no_client_auth();
+    Ok(MakeRustlsConnect::new(config))
+}
+
+/// The certificates of PEM file `ca`.
+fn roots_of(ca: &Path) -> Result<RootCertStore, DbError> {
+    let bad = |why: String| {
+        DbError::new(
+            ErrorKind::Other,
+            format!(
+                "--tls-ca {}: {why}: give the PEM file of the CA that signed the server's certificate",
+                ca.display()
+            ),
+        )
+    };
+    let mut roots = RootCertStore::empty();
+    let certs = CertificateDer::pem_file_iter(ca).map_err(|e| bad(e.to_string()))?;
+    for cert in certs {
+        let cert = cert.map_err(|e| bad(e.to_string()))?;
+        roots
+            .add(cert)
+            .map_err(|e| bad(format!("not a CA certificate ({e})")))?;
+    }
+    if roots.is_empty() {
+        return Err(bad("no certificate in it".to_string()));
+    }
+    Ok(roots)
+}
+
+/// `--tls verify-ca`: the web PKI verifier with the host-name check left out. rustls checks
+/// the chain first and the name last, so a name error means the chain passed.
+#[derive(Debug)]
+struct ChainOnly(Arc<WebPkiServerVerifier>);
+
+impl ServerCertVerifier for ChainOnly {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        match self.0.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        ) {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            other => other,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
+}
+
+/// `--tls required`: any certificate, the handshake's signatures still checked with its
+/// key (libpq's `sslmode=require`; open to an active man in the middle).
+#[derive(Debug)]
+struct AnyCertificate(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for AnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
