@@ -46,22 +46,7 @@ async fn scalar(url: &str, db: Option<&str>, sql: &str) -> Option<String> {
 
 /// `prepare|run|cleanup` flags of the data set `db` on `url`, keys in `base`.
 fn data_args<'a>(cmd: &'a str, url: &'a str, base: &'a Path, db: &'a str) -> Vec<String> {
-    let mut v = strings(&[
-        cmd,
-        "--db-driver",
-        "pgsql",
-        "--pgsql-url",
-        url,
-        "--base-dir",
-        utf8(base),
-        "--pgsql-db",
-        db,
-        "--tables",
-    ]);
-    v.push(TABLES_PG.to_string());
-    v.push("--table-size".into());
-    v.push(SIZE.to_string());
-    v
+    pg_args(cmd, Some(url), base, db, (TABLES_PG, SIZE))
 }
 
 /// `oltp run` of `workload` for 1 s at 2 threads on plaintext and AEAD tables;
@@ -252,11 +237,9 @@ fn flags_of_the_other_driver_and_unbuilt_modes_are_refused() {
                 "--db-driver",
                 "pgsql",
                 "--pgsql-url",
-                pg_url,
-                "--tls",
-                "on",
+                "postgres://u:secret@127.0.0.1:1/postgres?sslmode=disable",
             ],
-            "--tls on with --db-driver pgsql is not built yet",
+            "--pgsql-url has sslmode=: oltp sets TLS with --tls",
         ),
         (
             vec!["run", "--db-driver", "pgsql", "--at-rest"],

@@ -30,7 +30,8 @@ use super::{DbError, ErrorKind, TlsMode, TlsOptions};
 /// The `tokio-postgres` TLS connector for `tls`.
 ///
 /// # Errors
-/// `--tls-ca` cannot be read or holds no PEM certificate ([`ErrorKind::Other`]).
+/// `--tls-ca` cannot be read or holds no PEM certificate ([`ErrorKind::Tls`]: the message
+/// is complete, callers pass it on as it is).
 pub fn connector(tls: &TlsOptions) -> Result<MakeRustlsConnect, DbError> {
     let provider = Arc::new(aws_lc_rs::default_provider());
     let roots = Arc::new(match &tls.ca {
@@ -60,7 +61,7 @@ pub fn connector(tls: &TlsOptions) -> Result<MakeRustlsConnect, DbError> {
 fn roots_of(ca: &Path) -> Result<RootCertStore, DbError> {
     let bad = |why: String| {
         DbError::new(
-            ErrorKind::Other,
+            ErrorKind::Tls,
             format!(
                 "--tls-ca {}: {why}: give the PEM file of the CA that signed the server's certificate",
                 ca.display()
@@ -95,13 +96,10 @@ impl ServerCertVerifier for ChainOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self.0.verify_server_cert(
-            end_entity,
-            intermediates,
-            server_name,
-            ocsp_response,
-            now,
-        ) {
+        match self
+            .0
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+        {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),

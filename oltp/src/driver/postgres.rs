@@ -29,9 +29,9 @@ use std::error::Error as _;
 use std::str::FromStr;
 
 use bytes::BytesMut;
+use tokio_postgres::config::SslMode;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
-use tokio_postgres::config::SslMode;
 use tokio_postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
 
 use super::pg_text::{numbered, render};
@@ -151,7 +151,11 @@ fn tls_connect_error(e: tokio_postgres::Error) -> DbError {
         .and_then(|s| s.downcast_ref::<std::io::Error>())
         .and_then(|io| io.get_ref())
         .and_then(|inner| inner.downcast_ref::<rustls::Error>());
-    let text = e.to_string();
+    // tokio-postgres' Display is only "error performing TLS handshake": add the cause.
+    let text = match e.source() {
+        Some(cause) => format!("{e}: {cause}"),
+        None => e.to_string(),
+    };
     match rustls {
         Some(r) => {
             let name = format!("{r:?}");
@@ -561,6 +565,11 @@ mod tests {
             let text = e.to_string();
             assert!(text.contains("--tls") && !text.contains("u:p"), "{text}");
         }
-        assert!(pg_config(&ConnectOptions::new("postgres://u:p@h:5432/db?application_name=x")).is_ok());
+        assert!(
+            pg_config(&ConnectOptions::new(
+                "postgres://u:p@h:5432/db?application_name=x"
+            ))
+            .is_ok()
+        );
     }
 }

@@ -142,9 +142,10 @@ pub fn write_tls_files(files: &TlsFiles, engine: &str, hosts: &[&str]) -> Result
         let ca_key = rcgen::KeyPair::generate()?;
         let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new())?;
         ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        ca_params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, format!("encbench private {engine} CA"));
+        ca_params.distinguished_name.push(
+            rcgen::DnType::CommonName,
+            format!("encbench private {engine} CA"),
+        );
         ca_params.key_usages = vec![
             rcgen::KeyUsagePurpose::KeyCertSign,
             rcgen::KeyUsagePurpose::CrlSign,
@@ -152,12 +153,12 @@ pub fn write_tls_files(files: &TlsFiles, engine: &str, hosts: &[&str]) -> Result
         let ca_cert = ca_params.self_signed(&ca_key)?;
         let issuer = rcgen::Issuer::new(ca_params, ca_key);
         let key = rcgen::KeyPair::generate()?;
-        let mut params = rcgen::CertificateParams::new(
-            hosts.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
-        )?;
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, format!("encbench private {engine}"));
+        let mut params =
+            rcgen::CertificateParams::new(hosts.iter().map(|h| h.to_string()).collect::<Vec<_>>())?;
+        params.distinguished_name.push(
+            rcgen::DnType::CommonName,
+            format!("encbench private {engine}"),
+        );
         let cert = params.signed_by(&key, &issuer)?;
         Ok((ca_cert.pem(), cert.pem(), key.serialize_pem()))
     };

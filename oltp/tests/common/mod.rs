@@ -408,6 +408,25 @@ pub fn start_pg(dir: &Path) -> encbench_oltp::server::postgres::PgServer {
         .unwrap_or_else(|e| panic!("private PostgreSQL must start: {e}"))
 }
 
+/// `prepare|run|cleanup` flags of the data set `db` on PostgreSQL `url` (`None`: the
+/// private server of `base`), key files (and that server) in `base`, `(tables, size)`.
+pub fn pg_args(
+    cmd: &str,
+    url: Option<&str>,
+    base: &Path,
+    db: &str,
+    (tables, size): (u32, u32),
+) -> Vec<String> {
+    let mut v = strings(&[cmd, "--db-driver", "pgsql"]);
+    if let Some(url) = url {
+        v.extend(strings(&["--pgsql-url", url]));
+    }
+    v.extend(strings(&["--base-dir", utf8(base), "--pgsql-db", db]));
+    v.extend(strings(&["--tables", &tables.to_string()]));
+    v.extend(strings(&["--table-size", &size.to_string()]));
+    v
+}
+
 /// A private PostgreSQL shared by one test binary, stopped by a watchdog when the
 /// binary exits as [`SharedServer`] is (SIGINT: PostgreSQL's fast shutdown).
 pub struct SharedPg {
