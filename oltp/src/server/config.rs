@@ -1,6 +1,7 @@
 //! What a private server runs with: [`ServerConfig`] (extra `mariadbd` flags), the
-//! `--profile` settings, TLS always on (certificates generated at first start) and, for the
-//! at-rest server, the `file_key_management` plugin with a generated key.
+//! `--profile` settings, TLS always on (certificates generated at first start, by
+//! [`write_tls_files`], which the private PostgreSQL's use too) and, for the at-rest server,
+//! the `file_key_management` plugin with a generated key.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write as _;

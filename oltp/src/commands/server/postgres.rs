@@ -31,10 +31,11 @@ pub async fn server(a: &ServerArgs, base: &Path) -> Result<()> {
                 .context("server start task panicked")??;
             println!("{}", server.url());
             eprintln!(
-                "private PostgreSQL running (pid {}, data {}, password in {}); stop it with `oltp server stop --db-driver pgsql{}`",
+                "private PostgreSQL running (pid {}, data {}, password in {}, TLS CA {}); stop it with `oltp server stop --db-driver pgsql{}`",
                 server.pid(),
                 server.layout().data().display(),
                 server.layout().password_file().display(),
+                server.layout().tls_files().ca.display(),
                 a.base_dir
                     .as_ref()
                     .map(|d| format!(" --base-dir {}", d.display()))
