@@ -141,10 +141,10 @@ async fn ssl_session(client: &Client) -> Result<TlsSession, DbError> {
     session_of(row)
 }
 
-/// A failed TLS connect: a handshake failure (the server declined TLS, or rustls refused
-/// its certificate) is [`ErrorKind::Other`] (not worth a reconnect), with rustls' error
-/// name in the text for the caller to explain (`crate::preflight`); anything else is
-/// classified as usual.
+/// A failed TLS connect, its cause in the text: a handshake failure (the server declined
+/// TLS, or rustls refused its certificate) is [`ErrorKind::Other`] (not worth a
+/// reconnect), with rustls' error name in the text for the caller to explain
+/// (`crate::preflight`); anything else (I/O) is classified as usual.
 fn tls_connect_error(e: tokio_postgres::Error) -> DbError {
     let rustls = e
         .source()
@@ -165,8 +165,12 @@ fn tls_connect_error(e: tokio_postgres::Error) -> DbError {
                 DbError::new(ErrorKind::Other, format!("{text} ({name})"))
             }
         }
-        None if text.contains("TLS") => DbError::new(ErrorKind::Other, text),
-        None => db_error(e),
+        // tokio-postgres' own: "server does not support TLS" (its answer to SSLRequest was N).
+        None if e.source().is_some_and(|c| !c.is::<std::io::Error>()) => {
+            DbError::new(ErrorKind::Other, text)
+        }
+        // I/O (e.g. the server went away mid-handshake): a reconnect may help.
+        None => DbError::new(classify(&e), text),
     }
 }
 
