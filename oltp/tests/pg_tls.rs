@@ -2,8 +2,9 @@
 //! certificate from its own CA; `oltp --db-driver pgsql` runs every `--tls` level against
 //! it and records the session in the result; every TLS connection is encrypted as the
 //! server itself reports it (`pg_stat_ssl`); a wrong CA, a certificate for another host
-//! name and a server without TLS are one-line errors naming the fix; a data directory from
-//! before TLS gets it at its next start. Real servers only (a test that cannot start one
+//! name and a server without TLS are one-line errors naming the fix, and a session that a
+//! proxy ends (TLS to the client, plaintext to the server) is refused; a data directory
+//! from before TLS gets it at its next start. Real servers only (a test that cannot start one
 //! fails, never skips).
 
 #[allow(dead_code)]
@@ -12,7 +13,9 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use encbench_oltp::driver::{ConnectOptions, Connection, PostgresConnection, TlsMode, TlsOptions};
+use encbench_oltp::driver::{
+    ConnectOptions, Connection, ErrorKind, PostgresConnection, TlsMode, TlsOptions,
+};
 use encbench_oltp::server::postgres::PgLayout;
 use encbench_oltp::server::{TlsFiles, write_tls_files};
 
@@ -182,6 +185,48 @@ fn every_tls_connection_is_encrypted_in_pg_stat_ssl() {
         }
         plain.close().await;
     });
+}
+
+#[test]
+fn a_session_the_server_sees_in_plaintext_is_refused() {
+    // A proxy ends a verified TLS session from the client and speaks plaintext to the
+    // server: only the server's own view (pg_stat_ssl) can tell.
+    let shared = shared_pg();
+    let scratch = pg_tempdir();
+    let base = scratch.path();
+    let files = certificates(&base.join("proxy"), &["127.0.0.1"]);
+    let server_port = shared.server().port();
+    let port = tls_proxy::start(
+        std::net::SocketAddr::from(([127, 0, 0, 1], server_port)),
+        &files,
+    );
+    let url = shared
+        .url()
+        .replace(&format!(":{server_port}/"), &format!(":{port}/"));
+    runtime().block_on(async {
+        let mut opts = ConnectOptions::new(url.as_str());
+        opts.tls = Some(tls(&files.ca, TlsMode::VerifyIdentity));
+        match PostgresConnection::connect(&opts).await {
+            Ok(_) => panic!("a session in plaintext at the server was accepted"),
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::Tls, "{e}");
+                assert_names(&e.to_string(), &["pg_stat_ssl", "not encrypted"]);
+            }
+        }
+    });
+    prepare(Some(shared.url()), base, "tlsproxy");
+    let e = run(
+        Some(&url),
+        base,
+        "tlsproxy",
+        &["--tls", "on", "--tls-ca", utf8(&files.ca)],
+    )
+    .expect_err("refused before any worker starts");
+    assert_names(
+        &e,
+        &["pg_stat_ssl", "refuses to run in plaintext", "--tls off"],
+    );
+    assert!(!e.contains(&url), "no password: {e}");
 }
 
 #[test]

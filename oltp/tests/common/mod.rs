@@ -7,6 +7,7 @@
 //! a subset of it, hence the `#[allow(dead_code)]` where `mod common;` is declared.
 
 pub mod relay;
+pub mod tls_proxy;
 
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt as _;
