@@ -429,7 +429,7 @@ const THREADS: u32 = 2;
 
 #[test]
 fn server_killed_mid_run_ends_with_partial_report() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = common::server_tempdir();
     let server = start_server(dir.path());
     let url = server.url();
     let base = dir.path().join("home");

@@ -100,7 +100,7 @@ pub struct SharedServer {
 impl SharedServer {
     /// Starts a server with `cfg(dir)` in a fresh temporary directory, watched.
     pub fn start(cfg: impl FnOnce(&Path) -> ServerConfig) -> SharedServer {
-        let dir = tempfile::tempdir().expect("tempdir");
+        let dir = server_tempdir();
         let server = start(&cfg(dir.path()));
         let script = r#"read _ignored
 kill -TERM "$1" 2>/dev/null
@@ -389,6 +389,12 @@ pub fn write_key_file(path: &Path, contents: &str) {
         .open(path)
         .expect("create key file");
     std::io::Write::write_all(&mut f, contents.as_bytes()).expect("write key file");
+}
+
+/// A temporary directory a private server can reach when the tests run as root (MariaDB
+/// then runs as `mysql`, PostgreSQL as `postgres`): mode 0755 whatever the umask.
+pub fn server_tempdir() -> TempDir {
+    pg_tempdir()
 }
 
 /// A temporary directory the private PostgreSQL can reach when the tests run as root
