@@ -481,3 +481,33 @@ rm -rf "$2""#;
         }
     })
 }
+
+/// Waits (up to 120 s) until `db`'s prepare has written its loading mark and
+/// the first rows of sbtest1.
+pub async fn wait_until_loading(url: &str, db: &str) {
+    let mut c = conn(url, None).await;
+    let t0 = std::time::Instant::now();
+    loop {
+        let state: Option<String> = c
+            .query_first(format!(
+                "SELECT value FROM information_schema.TABLES t JOIN `{db}`.encbench_meta m ON m.name = 'state' WHERE t.TABLE_SCHEMA = '{db}' AND t.TABLE_NAME = 'sbtest1'"
+            ))
+            .await
+            .unwrap_or(None);
+        if state.as_deref() == Some("loading") {
+            let row: Option<i64> = c
+                .query_first(format!("SELECT id FROM `{db}`.sbtest1 LIMIT 1"))
+                .await
+                .unwrap_or(None);
+            if row.is_some() {
+                break;
+            }
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(120),
+            "{db}: prepare never started loading"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    c.disconnect().await.expect("disconnect");
+}
