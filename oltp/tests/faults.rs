@@ -185,7 +185,14 @@ fn a_server_restarted_mid_prepare_fails_the_prepare_and_names_the_cleanup() {
     let base = dir.path().join("home");
     let b = utf8(&base).to_string();
     let db = "fltrestart";
-    let prepare_args = sized_args("prepare", &url, &b, db, ("4", "200000"), &["--threads", "2"]);
+    let prepare_args = sized_args(
+        "prepare",
+        &url,
+        &b,
+        db,
+        ("4", "200000"),
+        &["--threads", "2"],
+    );
     let t0 = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_oltp"))
         .args(&prepare_args)
@@ -217,7 +224,10 @@ fn a_server_restarted_mid_prepare_fails_the_prepare_and_names_the_cleanup() {
             && errors[0].ends_with(&format!("run `{cleanup}` before preparing again")),
         "{stderr}"
     );
-    assert!(!errors[0].contains(again.password()), "the password: {stderr}");
+    assert!(
+        !errors[0].contains(again.password()),
+        "the password: {stderr}"
+    );
 
     let rt = runtime();
     // The mark stays: run and prepare refuse, each naming the cleanup.
@@ -229,7 +239,9 @@ fn a_server_restarted_mid_prepare_fails_the_prepare_and_names_the_cleanup() {
         ("4", "200000"),
         &["--time", "1", "--workload", "oltp_point_select"],
     );
-    let e = rt.block_on(cli(&run_args)).expect_err("run on half-loaded tables");
+    let e = rt
+        .block_on(cli(&run_args))
+        .expect_err("run on half-loaded tables");
     assert!(
         e.contains("half loaded (a prepare did not finish)") && e.contains(&cleanup),
         "{e}"
@@ -252,9 +264,17 @@ fn a_server_restarted_mid_prepare_fails_the_prepare_and_names_the_cleanup() {
         "--encrypt",
         "none",
     ]);
-    assert_eq!(rt.block_on(cli(&cleanup_args)), Ok(true), "the cleanup named");
+    assert_eq!(
+        rt.block_on(cli(&cleanup_args)),
+        Ok(true),
+        "the cleanup named"
+    );
     let small = sized_args("prepare", &url, &b, db, ("4", "1000"), &[]);
-    assert_eq!(rt.block_on(cli(&small)), Ok(true), "prepare after the cleanup");
+    assert_eq!(
+        rt.block_on(cli(&small)),
+        Ok(true),
+        "prepare after the cleanup"
+    );
     let run_small = sized_args(
         "run",
         &url,
@@ -263,5 +283,9 @@ fn a_server_restarted_mid_prepare_fails_the_prepare_and_names_the_cleanup() {
         ("4", "1000"),
         &["--time", "1", "--workload", "oltp_point_select"],
     );
-    assert_eq!(rt.block_on(cli(&run_small)), Ok(true), "run after the prepare");
+    assert_eq!(
+        rt.block_on(cli(&run_small)),
+        Ok(true),
+        "run after the prepare"
+    );
 }

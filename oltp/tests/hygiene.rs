@@ -47,9 +47,18 @@ fn assert_clean(what: &str, bytes: &[u8]) {
     }
 }
 
+/// [`assert_clean`] of a command's stdout and stderr, which must not show the shared
+/// server's password either (it is in every `--mysql-url` given).
 fn assert_output_clean(what: &str, out: &Output) {
     assert_clean(&format!("{what}: stdout"), &out.stdout);
     assert_clean(&format!("{what}: stderr"), &out.stderr);
+    let password = default_server().server().password().as_bytes();
+    for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        assert!(
+            !bytes.windows(password.len()).any(|w| w == password),
+            "the server's password leaked into {what}: {stream}"
+        );
+    }
 }
 
 /// Every file under `dir` (recursively) but key files, checked clean.
@@ -340,9 +349,6 @@ fn a_running_oltp_with_a_key_is_never_dumped() {
     assert!(!status.core_dumped(), "oltp dumped core: {status:?}");
     assert_eq!(core_files(&run_dir), Vec::<PathBuf>::new(), "core files");
     if machine_dumps {
-        eprintln!(
-            "control dumped {:?}; oltp none",
-            core_files(&control_dir)
-        );
+        eprintln!("control dumped {:?}; oltp none", core_files(&control_dir));
     }
 }

@@ -264,7 +264,11 @@ fn stop_then_start_keeps_data() {
     let again = start(&cfg);
     assert!(again.started_here());
     assert_ne!(identity(again.pid()), process, "a new process");
-    assert_eq!(again.password(), password, "the password is made once and kept");
+    assert_eq!(
+        again.password(),
+        password,
+        "the password is made once and kept"
+    );
     assert_eq!(
         sql(&again, "SELECT c FROM kept.t WHERE id = 1"),
         "persisted"
@@ -527,8 +531,12 @@ fn the_private_server_is_locked_down() {
     .expect_err("the old fixed password");
     assert!(e.contains("Access denied"), "{e}");
     let wrong: String = server.password().chars().rev().collect();
-    let e = tcp(&[port.clone(), format!("-u{BENCH_USER}"), format!("-p{wrong}")])
-        .expect_err("a wrong password");
+    let e = tcp(&[
+        port.clone(),
+        format!("-u{BENCH_USER}"),
+        format!("-p{wrong}"),
+    ])
+    .expect_err("a wrong password");
     assert!(e.contains("Access denied"), "{e}");
     assert_eq!(sql(&server, "SELECT CURRENT_USER()"), "encbench@127.0.0.1");
 
@@ -617,7 +625,9 @@ fn an_old_data_dir_is_refused_naming_the_fix() {
     // Running, then its password file gone (as an older oltp left it).
     std::fs::remove_file(&password_file).expect("remove password");
     server.detach();
-    let e = PrivateServer::start(&cfg).expect_err("an old data dir").to_string();
+    let e = PrivateServer::start(&cfg)
+        .expect_err("an old data dir")
+        .to_string();
     let data = dir.path().join("mariadb/data");
     assert!(
         matches!(
@@ -639,7 +649,9 @@ fn an_old_data_dir_is_refused_naming_the_fix() {
         // Files owned by root (a server run as root): refused too.
         std::fs::write(&password_file, "x\n").expect("password file");
         std::os::unix::fs::chown(&data, Some(0), Some(0)).expect("chown");
-        let e = PrivateServer::start(&cfg).expect_err("root's data dir").to_string();
+        let e = PrivateServer::start(&cfg)
+            .expect_err("root's data dir")
+            .to_string();
         assert!(e.contains("belong to root") && e.contains("rm -rf"), "{e}");
     }
 

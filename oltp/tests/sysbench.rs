@@ -18,8 +18,8 @@ use common::{args, cli, conn, read_json, runtime, shared_server, utf8};
 /// README says); its stdout.
 fn sysbench(port: u16, db: &str, script: &str, command: &str, extra: &[&str]) -> String {
     let file = common::default_server().dir().join("mariadb/password");
-    let password = std::fs::read_to_string(&file)
-        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let password =
+        std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let password = password.trim();
     let out = Command::new("sysbench")
         .arg(script)

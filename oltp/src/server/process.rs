@@ -117,7 +117,13 @@ fn hand_over(layout: &Layout, owner: Owner) -> Result<()> {
     fs::create_dir_all(&tmp).map_err(io_err("create directory", &tmp))?;
     let tls = layout.tls_files();
     let tls_dir = tls.key.parent().map(Path::to_path_buf);
-    let files = [Some(tmp), tls_dir, Some(tls.ca), Some(tls.cert), Some(tls.key)];
+    let files = [
+        Some(tmp),
+        tls_dir,
+        Some(tls.ca),
+        Some(tls.cert),
+        Some(tls.key),
+    ];
     for path in files
         .into_iter()
         .flatten()
