@@ -9,12 +9,16 @@
 //!   crypto-relevant CPU flags, logical CPUs, kernel).
 //! - [`header`]: the self-describing head of every JSON result
 //!   (`schema_version`, `tool`, `started_at`, `ended_at`, `machine`).
+//! - [`core_dumps`]: no core dumps for a process that holds keys (`oltp`,
+//!   `column-bench`).
 //! - [`compare`]: the one comparison method of a variant with the baseline
 //!   over paired, interleaved rounds: median of the paired ratios, its exact
 //!   distribution-free interval (sign test), the verdict and the A/A noise floor.
 
 pub mod cli_error;
 pub mod compare;
+#[cfg(unix)]
+pub mod core_dumps;
 pub mod header;
 pub mod machine;
 pub mod output;

@@ -1,7 +1,8 @@
 //! `oltp`: sysbench-compatible OLTP load generator with column encryption.
 //! Thin: parse the command line, run the library, print `Error: ...` (one line)
 //! on failure: exit 2 for a usage error, 1 for a failed command, 3 for a run
-//! that stopped early.
+//! that stopped early. Core dumps are off from the first line
+//! (`encbench_common::core_dumps`): the process holds column keys.
 
 use std::process::ExitCode;
 
@@ -16,6 +17,10 @@ use encbench_oltp::commands::execute;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    if let Err(e) = encbench_common::core_dumps::disable() {
+        eprintln!("Error: {e}");
+        return ExitCode::FAILURE;
+    }
     let args: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();

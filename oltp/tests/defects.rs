@@ -7,7 +7,6 @@
 mod common;
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use common::*;
 use encbench_oltp::columns::Encrypt;
@@ -44,36 +43,6 @@ async fn cleanup_plain(url: &str, base: &str, db: &str) -> Result<bool, String> 
         "none",
     ])
     .await
-}
-
-/// Waits (up to 120 s) until `db`'s prepare has written its loading mark and
-/// the first rows of sbtest1.
-async fn wait_until_loading(url: &str, db: &str) {
-    let mut c = conn(url, None).await;
-    let t0 = Instant::now();
-    loop {
-        let state: Option<String> = c
-            .query_first(format!(
-                "SELECT value FROM information_schema.TABLES t JOIN `{db}`.encbench_meta m ON m.name = 'state' WHERE t.TABLE_SCHEMA = '{db}' AND t.TABLE_NAME = 'sbtest1'"
-            ))
-            .await
-            .unwrap_or(None);
-        if state.as_deref() == Some("loading") {
-            let row: Option<i64> = c
-                .query_first(format!("SELECT id FROM `{db}`.sbtest1 LIMIT 1"))
-                .await
-                .unwrap_or(None);
-            if row.is_some() {
-                break;
-            }
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(120),
-            "{db}: prepare never started loading"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    c.disconnect().await.expect("disconnect");
 }
 
 #[test]

@@ -410,7 +410,8 @@ fn a_wrong_password_cannot_connect() {
     let base = t.base();
     let url = t.url.clone();
     runtime().block_on(async {
-        let bad = url.replacen(":encbench@", ":wrong@", 1);
+        let password = t.shared.server().password();
+        let bad = url.replacen(&format!(":{password}@"), ":wrong@", 1);
         assert_ne!(bad, url, "url carries the password: {url}");
         let e = cli(&["run", "--mysql-url", &bad, "--base-dir", utf8(&base)])
             .await
@@ -429,7 +430,7 @@ const THREADS: u32 = 2;
 
 #[test]
 fn server_killed_mid_run_ends_with_partial_report() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = common::server_tempdir();
     let server = start_server(dir.path());
     let url = server.url();
     let base = dir.path().join("home");

@@ -47,9 +47,18 @@ fn assert_clean(what: &str, bytes: &[u8]) {
     }
 }
 
+/// [`assert_clean`] of a command's stdout and stderr, which must not show the shared
+/// server's password either (it is in every `--mysql-url` given).
 fn assert_output_clean(what: &str, out: &Output) {
     assert_clean(&format!("{what}: stdout"), &out.stdout);
     assert_clean(&format!("{what}: stderr"), &out.stderr);
+    let password = default_server().server().password().as_bytes();
+    for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        assert!(
+            !bytes.windows(password.len()).any(|w| w == password),
+            "the server's password leaked into {what}: {stream}"
+        );
+    }
 }
 
 /// Every file under `dir` (recursively) but key files, checked clean.
@@ -217,4 +226,129 @@ fn the_canary_key_never_leaves_its_key_file() {
         assert_tree_clean(t.shared.dir(), &logs) > 0,
         "the server's logs were read"
     );
+}
+
+/// `Max core file size` of `/proc/PID/limits`: (soft, hard) as written there.
+fn core_limit(pid: u32) -> (String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("limits");
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max core file size"))
+        .unwrap_or_else(|| panic!("no core line in /proc/{pid}/limits:\n{limits}"));
+    let f: Vec<&str> = line.split_whitespace().collect();
+    (f[4].to_string(), f[5].to_string())
+}
+
+/// Files named `core*` in `dir` (the machine's `core_pattern` is read below).
+fn core_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .expect("read dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("core"))
+        })
+        .collect()
+}
+
+/// `cmd` under `sh` with the core limit raised to unlimited first (what a user's
+/// `ulimit -c unlimited` does), in `cwd`, stdout piped.
+fn with_cores_allowed(cwd: &Path, cmd: &[String], home: &Path) -> std::process::Child {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -c unlimited && exec "$@""#)
+        .arg("sh")
+        .args(cmd)
+        .current_dir(cwd)
+        .env("ENCBENCH_HOME", home)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn")
+}
+
+/// SIGABRT to `child`; its status (reaped).
+fn abort(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGABRT).expect("SIGABRT");
+    child.wait().expect("wait")
+}
+
+/// Issue 15, core dumps: an `oltp run` holding the canary key, started with
+/// `ulimit -c unlimited`, has lowered its core limit to 0 (soft and hard) by the
+/// time it runs, and a SIGABRT of it writes no core file. A control process
+/// (`sleep`, same shell, same limit, same directory) does dump core there when
+/// the machine's `core_pattern` writes core files (this machine: `core`, in the
+/// process's directory); where it pipes them elsewhere, only the limit is checked
+/// and the test says so. The test never changes `core_pattern`.
+#[test]
+fn a_running_oltp_with_a_key_is_never_dumped() {
+    use std::io::BufRead as _;
+    use std::os::unix::process::ExitStatusExt as _;
+
+    let t = shared_server();
+    let (url, home) = (t.url.clone(), t.base());
+    std::fs::create_dir_all(&home).expect("home");
+    let key = t.file("canary.keys");
+    write_mode(&key, &format!("1;{CANARY_HEX}\n"), 0o600);
+    let db = "hygiene_core";
+    let enc = "rustcrypto:aes-256-gcm";
+    let flags = ["--encrypt", enc, "--key-file", utf8(&key)];
+    let out = oltp_bin(&home, &args("prepare", &url, &home, db, &flags));
+    assert!(
+        out.status.success(),
+        "prepare: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The control: the machine dumps a core here for a process that allows it.
+    let control_dir = t.file("control");
+    std::fs::create_dir_all(&control_dir).expect("dir");
+    let mut control = with_cores_allowed(&control_dir, &strings(&["sleep", "60"]), &home);
+    while core_limit(control.id()).0 != "unlimited" {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = abort(&mut control);
+    let pattern = std::fs::read_to_string("/proc/sys/kernel/core_pattern").unwrap_or_default();
+    let machine_dumps = status.core_dumped() && !core_files(&control_dir).is_empty();
+    if !machine_dumps {
+        eprintln!(
+            "core_pattern {:?} writes no core file in the process's directory: only the limit is checked",
+            pattern.trim()
+        );
+    }
+
+    let run_dir = t.file("run-cwd");
+    std::fs::create_dir_all(&run_dir).expect("dir");
+    let mut cmd = vec![env!("CARGO_BIN_EXE_oltp").to_string()];
+    cmd.extend(args("run", &url, &home, db, &flags));
+    cmd.extend(strings(&[
+        "--time",
+        "120",
+        "--report-interval",
+        "1",
+        "--no-progress",
+    ]));
+    let mut run = with_cores_allowed(&run_dir, &cmd, &home);
+    // An interval line: the key is loaded and the workers are running.
+    let stdout = run.stdout.take().expect("stdout");
+    let line = std::io::BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find(|l| l.contains("thds:"));
+    assert!(line.is_some(), "oltp run printed no interval line");
+    assert_eq!(
+        core_limit(run.id()),
+        ("0".to_string(), "0".to_string()),
+        "the running oltp's core limit"
+    );
+    let status = abort(&mut run);
+    assert_eq!(status.signal(), Some(libc::SIGABRT), "{status:?}");
+    assert!(!status.core_dumped(), "oltp dumped core: {status:?}");
+    assert_eq!(core_files(&run_dir), Vec::<PathBuf>::new(), "core files");
+    if machine_dumps {
+        eprintln!("control dumped {:?}; oltp none", core_files(&control_dir));
+    }
 }

@@ -307,7 +307,7 @@ fn at_rest_args(command: &str, base: &str, extra: &[&str]) -> Vec<String> {
 
 #[test]
 fn at_rest_server_encrypts_tablespaces_and_runs() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = common::server_tempdir();
     let base = dir.path().join("home");
     let base_s = utf8(&base).to_string();
     let json = dir.path().join("r.json");

@@ -9,12 +9,13 @@ use std::process::Command;
 use std::time::Instant;
 
 use encbench_oltp::server::{
-    BENCH_PASSWORD, BENCH_USER, BIN_DIR_ENV, PrivateServer, ServerConfig, ServerError,
+    BENCH_USER, BIN_DIR_ENV, PrivateServer, SERVER_USER, ServerConfig, ServerError,
 };
 use tempfile::TempDir;
 
+/// A temporary directory the server can reach (as root it runs as `mysql`).
 fn tempdir() -> TempDir {
-    tempfile::tempdir().unwrap_or_else(|e| panic!("cannot create a temporary directory: {e}"))
+    common::server_tempdir()
 }
 
 /// A fresh temporary directory and the default settings of a server in it.
@@ -45,12 +46,13 @@ fn client() -> PathBuf {
     }
 }
 
-/// Runs `query` as the benchmark user over TCP on 127.0.0.1; the rows, tab-separated.
-fn try_sql(port: u16, query: &str) -> Result<String, String> {
+/// Runs `query` as the benchmark user with `password` over TCP on 127.0.0.1; the rows,
+/// tab-separated.
+fn try_sql(port: u16, password: &str, query: &str) -> Result<String, String> {
     let login = [
         format!("-P{port}"),
         format!("-u{BENCH_USER}"),
-        format!("-p{BENCH_PASSWORD}"),
+        format!("-p{password}"),
     ];
     run_client(&["-h127.0.0.1", "--protocol=TCP"], &login, query)
 }
@@ -73,7 +75,7 @@ fn run_client(args: &[&str], login: &[String], query: &str) -> Result<String, St
 }
 
 fn sql(server: &PrivateServer, query: &str) -> String {
-    try_sql(server.port(), query).unwrap_or_else(|e| panic!("{query}: {e}"))
+    try_sql(server.port(), server.password(), query).unwrap_or_else(|e| panic!("{query}: {e}"))
 }
 
 /// The fields of `/proc/PID/stat` after `comm`, from the state (field 3) on.
@@ -110,10 +112,11 @@ fn datadir(server: &PrivateServer) -> String {
     sql(server, "SELECT @@datadir")
 }
 
-/// Whether the server of data directory `datadir` answers on TCP `port` (once
-/// freed, the port may be another test's server's, which is not this one).
-fn answers_on(port: u16, datadir: &str) -> bool {
-    try_sql(port, "SELECT @@datadir").is_ok_and(|d| d == datadir)
+/// Whether the server of data directory `datadir` answers on TCP `port` to the
+/// benchmark user with `password` (once freed, the port may be another test's
+/// server's, which is not this one).
+fn answers_on(port: u16, password: &str, datadir: &str) -> bool {
+    try_sql(port, password, "SELECT @@datadir").is_ok_and(|d| d == datadir)
 }
 
 #[test]
@@ -132,9 +135,22 @@ fn cold_start_tcp_login_and_attach() {
     assert_eq!(server.socket_path(), dir.path().join("mariadb/sock"));
     assert!(dir.path().join("mariadb/data").is_dir());
     assert!(!dir.path().join("mariadb/data.tmp").exists());
+    // The URL carries the random password of the 0600 file beside the data.
+    let password = std::fs::read_to_string(dir.path().join("mariadb/password"))
+        .unwrap_or_else(|e| panic!("password file: {e}"));
+    let password = password.trim();
+    assert_eq!(password.len(), 32, "a 32-character password");
+    assert!(password.bytes().all(|b| b.is_ascii_alphanumeric()));
+    assert_ne!(password, "encbench");
+    assert_eq!(server.password(), password);
+    assert_eq!(server.password_file(), dir.path().join("mariadb/password"));
     assert_eq!(
         server.url(),
-        format!("mysql://encbench:encbench@127.0.0.1:{}/", server.port())
+        format!("mysql://encbench:{password}@127.0.0.1:{}/", server.port())
+    );
+    assert!(
+        !format!("{server:?}").contains(password),
+        "Debug shows the password"
     );
 
     // The benchmark user logs in over TCP and is who we asked for (no anonymous user
@@ -232,9 +248,13 @@ fn stop_then_start_keeps_data() {
     );
     let (pid, port, data) = (server.pid(), server.port(), datadir(&server));
     let (process, socket) = (identity(pid), server.socket_path().to_path_buf());
+    let password = server.password().to_string();
     server.stop().unwrap_or_else(|e| panic!("stop failed: {e}"));
     assert!(!alive(pid));
-    assert!(!answers_on(port, &data), "still answering after stop");
+    assert!(
+        !answers_on(port, &password, &data),
+        "still answering after stop"
+    );
     assert!(
         try_socket_sql(&socket, "SELECT 1").is_err(),
         "still answering on its socket after stop"
@@ -244,6 +264,11 @@ fn stop_then_start_keeps_data() {
     let again = start(&cfg);
     assert!(again.started_here());
     assert_ne!(identity(again.pid()), process, "a new process");
+    assert_eq!(
+        again.password(),
+        password,
+        "the password is made once and kept"
+    );
     assert_eq!(
         sql(&again, "SELECT c FROM kept.t WHERE id = 1"),
         "persisted"
@@ -269,7 +294,7 @@ fn kill_then_start_recovers() {
         .kill()
         .unwrap_or_else(|e| panic!("kill failed: {e}"));
     assert!(!alive(server.pid()));
-    assert!(!answers_on(server.port(), &data));
+    assert!(!answers_on(server.port(), server.password(), &data));
     assert!(try_socket_sql(server.socket_path(), "SELECT 1").is_err());
     server
         .stop()
@@ -456,4 +481,183 @@ fn the_port_is_kept_across_restarts_unless_taken() {
     let kept = start(&cfg);
     assert_eq!(kept.port(), new_port, "the new port was not recorded");
     assert_eq!(sql(&kept, "SELECT 1"), "1");
+}
+
+/// The real uid of process `pid` (`Uid:` of `/proc/PID/status`).
+fn uid_of(pid: u32) -> u32 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_else(|e| panic!("/proc/{pid}/status: {e}"));
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|r| r.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no Uid in /proc/{pid}/status"))
+}
+
+/// Owner uid and permission bits of `path`.
+fn owner_mode(path: &Path) -> (u32, u32) {
+    use std::os::unix::fs::MetadataExt as _;
+    let m = std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (m.uid(), m.mode() & 0o7777)
+}
+
+/// Issue 15, defect 11: the private server is locked down as a careful deployment
+/// would be. Root over TCP, the benchmark user without or with a wrong password, and
+/// (when the tests run as root) the socket as another OS user (`nobody`) all fail;
+/// `secure_file_priv` is the empty directory we set and no file can be written or read
+/// through the server; started by root, `mariadbd` runs as `mysql`, which owns the data
+/// directory, the socket's 0700 directory and the error log, while the password file
+/// stays ours, 0600.
+#[test]
+fn the_private_server_is_locked_down() {
+    let (dir, _cfg, server) = fresh_started();
+    let port = format!("-P{}", server.port());
+    let tcp = |login: &[String]| {
+        run_client(
+            &["-h127.0.0.1", "--protocol=TCP"],
+            login,
+            "SELECT CURRENT_USER()",
+        )
+    };
+    let e = tcp(&[port.clone(), "-uroot".to_string()]).expect_err("root over TCP");
+    assert!(e.contains("Access denied"), "{e}");
+    let e = tcp(&[port.clone(), format!("-u{BENCH_USER}")]).expect_err("no password");
+    assert!(e.contains("Access denied"), "{e}");
+    let e = tcp(&[
+        port.clone(),
+        format!("-u{BENCH_USER}"),
+        "-pencbench".to_string(),
+    ])
+    .expect_err("the old fixed password");
+    assert!(e.contains("Access denied"), "{e}");
+    let wrong: String = server.password().chars().rev().collect();
+    let e = tcp(&[
+        port.clone(),
+        format!("-u{BENCH_USER}"),
+        format!("-p{wrong}"),
+    ])
+    .expect_err("a wrong password");
+    assert!(e.contains("Access denied"), "{e}");
+    assert_eq!(sql(&server, "SELECT CURRENT_USER()"), "encbench@127.0.0.1");
+
+    // No file in or out through the server.
+    let none = dir.path().join("mariadb/no-files");
+    assert_eq!(
+        sql(&server, "SELECT @@secure_file_priv"),
+        format!("{}/", none.display())
+    );
+    assert_eq!(
+        std::fs::read_dir(&none).expect("no-files").count(),
+        0,
+        "no-files is empty"
+    );
+    assert_eq!(owner_mode(&none).1, 0o500);
+    let out = dir.path().join("out.txt");
+    let e = try_sql(
+        server.port(),
+        server.password(),
+        &format!("SELECT 1 INTO OUTFILE '{}'", out.display()),
+    )
+    .expect_err("INTO OUTFILE outside secure_file_priv");
+    assert!(e.contains("--secure-file-priv"), "{e}");
+    let e = try_sql(
+        server.port(),
+        server.password(),
+        &format!("SELECT 1 INTO OUTFILE '{}/x'", none.display()),
+    )
+    .expect_err("INTO OUTFILE into the closed directory");
+    assert!(e.contains("Permission denied"), "{e}");
+    assert!(!out.exists() && !none.join("x").exists());
+    assert_eq!(
+        sql(&server, "SELECT LOAD_FILE('/etc/passwd') IS NULL"),
+        "1",
+        "LOAD_FILE reads the machine's files"
+    );
+
+    // Who runs it and owns what.
+    let me = nix::unistd::geteuid();
+    let server_uid = if me.is_root() {
+        nix::unistd::User::from_name(SERVER_USER)
+            .expect("user lookup")
+            .expect("the mysql user (mariadb-server creates it)")
+            .uid
+            .as_raw()
+    } else {
+        me.as_raw()
+    };
+    assert_eq!(uid_of(server.pid()), server_uid, "mariadbd's uid");
+    let mdir = dir.path().join("mariadb");
+    assert_eq!(owner_mode(&mdir), (server_uid, 0o700));
+    assert_eq!(owner_mode(&mdir.join("data")).0, server_uid);
+    assert_eq!(owner_mode(&mdir.join("err.log")).0, server_uid);
+    assert_eq!(owner_mode(&mdir.join("password")), (me.as_raw(), 0o600));
+
+    // The socket from another OS user: its directory is closed to it.
+    if me.is_root() {
+        use std::os::unix::process::CommandExt as _;
+        let nobody = nix::unistd::User::from_name("nobody")
+            .expect("user lookup")
+            .expect("a nobody user");
+        let out = Command::new(client())
+            .arg("--no-defaults")
+            .arg(format!("--socket={}", server.socket_path().display()))
+            .args(["-uroot", "-N", "-B", "-e", "SELECT CURRENT_USER()"])
+            .uid(nobody.uid.as_raw())
+            .gid(nobody.gid.as_raw())
+            .output()
+            .expect("run mariadb as nobody");
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "nobody got in over the socket");
+        assert!(e.contains("Can't connect") && e.contains("13"), "{e}");
+    } else {
+        eprintln!("not root: the socket as another OS user is not tried");
+    }
+}
+
+/// A data directory made by an older oltp: no password file (the fixed `encbench`
+/// password), or, as root, files owned by root. A start refuses it in one line naming
+/// the fix, also when its server is running (it is stopped first), and the fix works.
+#[test]
+fn an_old_data_dir_is_refused_naming_the_fix() {
+    let (dir, cfg, server) = fresh_started();
+    let pid = server.pid();
+    let password_file = dir.path().join("mariadb/password");
+    // Running, then its password file gone (as an older oltp left it).
+    std::fs::remove_file(&password_file).expect("remove password");
+    server.detach();
+    let e = PrivateServer::start(&cfg)
+        .expect_err("an old data dir")
+        .to_string();
+    let data = dir.path().join("mariadb/data");
+    assert!(
+        matches!(
+            PrivateServer::start(&cfg),
+            Err(ServerError::OldDataDir { .. })
+        ),
+        "a second start refuses it too"
+    );
+    assert!(
+        e.contains("older oltp")
+            && e.contains("fixed password")
+            && e.contains(&format!("rm -rf {}", data.display())),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "one line: {e}");
+    assert!(!alive(pid), "the old server was stopped");
+
+    if nix::unistd::geteuid().is_root() {
+        // Files owned by root (a server run as root): refused too.
+        std::fs::write(&password_file, "x\n").expect("password file");
+        std::os::unix::fs::chown(&data, Some(0), Some(0)).expect("chown");
+        let e = PrivateServer::start(&cfg)
+            .expect_err("root's data dir")
+            .to_string();
+        assert!(e.contains("belong to root") && e.contains("rm -rf"), "{e}");
+    }
+
+    // The fix named works: a new data directory, a new password.
+    std::fs::remove_dir_all(&data).expect("rm -rf data");
+    let fresh = start(&cfg);
+    assert!(fresh.started_here());
+    assert_eq!(sql(&fresh, "SELECT CURRENT_USER()"), "encbench@127.0.0.1");
 }

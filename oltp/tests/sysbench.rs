@@ -6,15 +6,21 @@
 
 use std::process::Command;
 
-use encbench_oltp::server::{BENCH_PASSWORD, BENCH_USER};
+use encbench_oltp::server::BENCH_USER;
 use mysql_async::prelude::*;
 
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
 use common::{args, cli, conn, read_json, runtime, shared_server, utf8};
 
-/// Runs sysbench `script` `command` against the server's `db`; its stdout.
+/// Runs sysbench `script` `command` against the shared server's `db` on `port`, with the
+/// benchmark user's password read as a script would (`<base>/mariadb/password`, as the
+/// README says); its stdout.
 fn sysbench(port: u16, db: &str, script: &str, command: &str, extra: &[&str]) -> String {
+    let file = common::default_server().dir().join("mariadb/password");
+    let password =
+        std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let password = password.trim();
     let out = Command::new("sysbench")
         .arg(script)
         .args([
@@ -22,7 +28,7 @@ fn sysbench(port: u16, db: &str, script: &str, command: &str, extra: &[&str]) ->
             "--mysql-host=127.0.0.1",
             &format!("--mysql-port={port}"),
             &format!("--mysql-user={BENCH_USER}"),
-            &format!("--mysql-password={BENCH_PASSWORD}"),
+            &format!("--mysql-password={password}"),
             &format!("--mysql-db={db}"),
             "--tables=2",
             "--table-size=1000",

@@ -144,7 +144,7 @@ fn run(url: &str, dir: &Path, ca: &Path, extra: &[&str]) -> Result<bool, String>
 
 #[test]
 fn a_certificate_from_another_ca_is_refused_unless_tls_required() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = common::server_tempdir();
     let (server, _ca) = server_with(dir.path(), true);
     // The client is given another CA.
     let other = tempfile::tempdir().expect("tempdir");
@@ -190,7 +190,7 @@ fn a_certificate_from_another_ca_is_refused_unless_tls_required() {
 
 #[test]
 fn an_x509_v1_certificate_is_named_at_every_level() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = common::server_tempdir();
     let (server, ca) = server_with(dir.path(), false);
     for level in ["on", "verify-ca", "required"] {
         let e = run(&server.url(), dir.path(), &ca, &["--tls", level])

@@ -155,6 +155,41 @@ pub enum ServerError {
         /// The server base directory.
         dir: PathBuf,
     },
+    /// oltp runs as root and there is no `mysql` user for the server to run as.
+    #[error(
+        "the private MariaDB runs as user 'mysql' when oltp runs as root, and there is no such \
+         user: install the server package (apt-get install mariadb-server) or run oltp as \
+         another user"
+    )]
+    NoServerUser,
+    /// oltp runs as root and the `mysql` user cannot reach the base directory.
+    #[error(
+        "the private MariaDB runs as user 'mysql' (oltp runs as root), which cannot enter {} \
+         (mode {mode:04o}): pass --base-dir (or set ENCBENCH_HOME) to a directory it can \
+         reach, e.g. /var/tmp/encbench",
+        dir.display()
+    )]
+    Unreachable {
+        /// The first directory on the way that `mysql` cannot traverse.
+        dir: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// A data directory made by an oltp before issue 15 (the fixed password `encbench`, no
+    /// password file; as root, files owned by root): not reused (a server of it found
+    /// running was stopped first).
+    #[error(
+        "the private server's data in {} was made by an older oltp ({why}): remove it \
+         (rm -rf {}; its tables go with it) and run the command again, which makes a new one",
+        data.display(),
+        data.display()
+    )]
+    OldDataDir {
+        /// The data directory.
+        data: PathBuf,
+        /// What is old about it.
+        why: &'static str,
+    },
     /// The blocking task that starts or stops the server panicked.
     #[error("server {task} task panicked")]
     Panicked {

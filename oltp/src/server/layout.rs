@@ -72,6 +72,8 @@ pub struct TlsFiles {
 /// | `port.chosen` | the TCP port of the last start, kept across stops: the next start takes it again unless it is taken |
 /// | `args.json` | the `extra_args` the running server was started with |
 /// | `tmp/` | the server's temporary files (`--tmpdir`), never the shared /tmp |
+/// | `password` | the benchmark user's password (mode 0600), generated at initialisation |
+/// | `no-files/` | the server's `--secure-file-priv`: empty, mode 0500, ours (the server can neither read nor write in it) |
 /// | `install.log` | output of `mariadb-install-db` and the bootstrap that creates the users |
 /// | `lock` | `flock`ed while a process starts or stops the server |
 /// | `users/<pid>` | one empty file per `oltp` command using the server (the lease) |
@@ -144,7 +146,7 @@ impl Layout {
         self.dir.join("data.tmp")
     }
 
-    /// `sock`, the Unix socket (`root` logs in here without a password).
+    /// `sock`, the Unix socket (`root` logs in here without a password, in a 0700 directory).
     pub fn socket(&self) -> &Path {
         &self.socket
     }
@@ -177,6 +179,17 @@ impl Layout {
     /// `tmp/`, the server's `--tmpdir`.
     pub fn tmp_dir(&self) -> PathBuf {
         self.dir.join("tmp")
+    }
+
+    /// `password`, the benchmark user's password (mode 0600).
+    pub fn password_file(&self) -> PathBuf {
+        self.dir.join("password")
+    }
+
+    /// `no-files/`, the server's `--secure-file-priv` (empty; the server may not write in
+    /// it, so `SELECT ... INTO OUTFILE` and `LOAD DATA INFILE` have nowhere to go).
+    pub fn no_files_dir(&self) -> PathBuf {
+        self.dir.join("no-files")
     }
 
     /// `install.log`, the output of the data directory's initialisation.

@@ -7,14 +7,21 @@
 //! `<base>/mariadb/`, and only this module names those files: [`Layout`] lists them.
 //!
 //! The server runs with `--no-defaults` (no `/etc/mysql` configuration), listens on
-//! 127.0.0.1 only, and has a benchmark user [`BENCH_USER`] / [`BENCH_PASSWORD`] with all
-//! privileges on `localhost` (socket) and `127.0.0.1` (TCP); `root` logs in over the socket
-//! without a password. Facts behind the flags: `shared/spec/mariadb.md`.
+//! 127.0.0.1 only, with `--secure-file-priv` an empty directory it cannot write (no
+//! `LOAD DATA INFILE`, `SELECT ... INTO OUTFILE` or `LOAD_FILE` of the machine's files),
+//! and has a benchmark user [`BENCH_USER`] with all privileges on `localhost` (socket) and
+//! `127.0.0.1` (TCP) and a random password, made at initialisation and kept in
+//! `<base>/mariadb/password` (mode 0600; `password`); `root` logs in over the socket only,
+//! without a password, in a directory only the server's user may enter. Started by root,
+//! `mariadbd` runs as the `mysql` user (`owner`, shared with the PostgreSQL launcher): its
+//! data, socket directory and logs are `mysql`'s. Facts behind the flags:
+//! `shared/spec/mariadb.md`.
 //!
 //! By job: `layout` (every path), `binaries` (finding the MariaDB programs), `init` (the
 //! data directory), `process` (launch, wait, signals, shutdown, the directory lock), `logs`
 //! (quoting `err.log`), `config` ([`ServerConfig`], [`Profile`], TLS files and the at-rest
-//! key), `lease` (which `oltp` commands use the server: [`Lease`], [`Standing`]), `error`
+//! key), `password` (the benchmark user's password file), `owner` (who the server runs
+//! as), `lease` (which `oltp` commands use the server: [`Lease`], [`Standing`]), `error`
 //! ([`ServerError`]).
 //!
 //! Nothing here prints: every outcome is a return value.
@@ -26,6 +33,8 @@ mod init;
 mod layout;
 mod lease;
 mod logs;
+mod owner;
+mod password;
 pub mod postgres;
 mod process;
 
@@ -44,13 +53,15 @@ pub use error::ServerError;
 use error::{Result, io_err};
 pub use layout::{Layout, TlsFiles, default_base_dir, server_base, tls_files};
 pub use lease::{Lease, LeaseError, Standing, private_server_of};
+use owner::Owner;
 use process::{is_server_of, shutdown_foreign, with_lock};
 
 /// The benchmark user created in every private server, for `localhost` and `127.0.0.1`.
 pub const BENCH_USER: &str = "encbench";
 
-/// The password of [`BENCH_USER`]. Not a secret: the server listens on loopback only.
-pub const BENCH_PASSWORD: &str = "encbench";
+/// The user a private server runs as when oltp runs as root (Debian's server package
+/// creates it).
+pub const SERVER_USER: &str = "mysql";
 
 /// Environment variable naming the base directory; see [`default_base_dir`].
 pub const HOME_ENV: &str = "ENCBENCH_HOME";
@@ -64,19 +75,46 @@ pub const STOP_TIMEOUT: Duration = Duration::from_secs(60);
 /// A running private `mariadbd`, started by this handle or attached to.
 ///
 /// Dropping a handle that started the server stops it cleanly (best effort, errors ignored);
-/// an attached handle leaves the server running. The handle is `Send + Sync`.
-#[derive(Debug)]
+/// an attached handle leaves the server running. The handle is `Send + Sync`; `Debug`
+/// leaves the password out.
 pub struct PrivateServer {
     layout: Layout,
     bins: Binaries,
     port: u16,
     pid: u32,
+    password: String,
     started_here: bool,
     /// The `mariadbd` child while started here and not yet reaped.
     child: Mutex<Option<Child>>,
 }
 
 impl PrivateServer {
+    /// The handle of server `pid` on `port`, with the password of `layout`'s `password`
+    /// file; `child`: the process when started here.
+    fn new(
+        layout: Layout,
+        bins: Binaries,
+        port: u16,
+        pid: u32,
+        child: Option<Child>,
+    ) -> Result<PrivateServer> {
+        let path = layout.password_file();
+        let password = password::read(&path).ok_or_else(|| ServerError::Io {
+            action: "read the benchmark user's password from",
+            path,
+            source: std::io::Error::other("missing or empty"),
+        })?;
+        Ok(PrivateServer {
+            layout,
+            bins,
+            port,
+            pid,
+            password,
+            started_here: child.is_some(),
+            child: Mutex::new(child),
+        })
+    }
+
     /// Starts the server, initialising the data directory on first use, or attaches to one
     /// already running on that directory (then [`stop`](Self::stop) leaves it running).
     ///
@@ -92,31 +130,53 @@ impl PrivateServer {
     /// [`ServerError::InitFailed`], [`ServerError::StartFailed`] (quoting the tail of
     /// `err.log`), [`ServerError::StartTimedOut`], [`ServerError::Unresponsive`],
     /// [`ServerError::LockTimedOut`], [`ServerError::SocketPathTooLong`], and
-    /// [`ServerError::Io`] for the files in the base directory.
+    /// [`ServerError::Io`] for the files in the base directory; as root,
+    /// [`ServerError::NoServerUser`] and [`ServerError::Unreachable`] (a base directory the
+    /// `mysql` user cannot enter, checked before anything is created); a data directory of
+    /// an older oltp, [`ServerError::OldDataDir`].
     pub fn start(cfg: &ServerConfig) -> Result<PrivateServer> {
         let bins = Binaries::find()?;
+        let owner = Owner::detect(SERVER_USER).ok_or(ServerError::NoServerUser)?;
         let layout = Layout::resolved(&cfg.base_dir)?;
+        if let Some((dir, mode)) = owner.first_unreachable(layout.dir()) {
+            return Err(ServerError::Unreachable { dir, mode });
+        }
         std::fs::create_dir_all(layout.dir()).map_err(io_err("create directory", layout.dir()))?;
-        // Owner only: the Unix socket inside lets `root@localhost` in without a
+        // The server's user only: the Unix socket inside lets `root@localhost` in without a
         // password (mariadbd makes the socket 0777), so no other user may reach it.
         {
             use std::os::unix::fs::PermissionsExt as _;
             std::fs::set_permissions(layout.dir(), std::fs::Permissions::from_mode(0o700))
                 .map_err(io_err("chmod 700", layout.dir()))?;
         }
+        owner
+            .take(layout.dir())
+            .map_err(io_err("chown", layout.dir()))?;
         let lock = layout.lock_file();
-        with_lock(&lock, || process::start_locked(cfg, bins, layout))
+        with_lock(&lock, || process::start_locked(cfg, bins, layout, owner))
     }
 
-    /// `mysql://encbench:encbench@127.0.0.1:PORT/`: TCP on loopback, no database selected.
+    /// `mysql://encbench:PASSWORD@127.0.0.1:PORT/`: TCP on loopback, no database selected,
+    /// with the password (what `oltp server start` prints for scripts; never log it: messages
+    /// name the server by `driver::mysql::target`, which leaves it out).
     ///
     /// mysql_async would still swap a loopback TCP connection for the Unix socket: append
     /// `?prefer_socket=false`, or use [`opts`](Self::opts).
     pub fn url(&self) -> String {
         format!(
-            "mysql://{BENCH_USER}:{BENCH_PASSWORD}@127.0.0.1:{}/",
-            self.port
+            "mysql://{BENCH_USER}:{}@127.0.0.1:{}/",
+            self.password, self.port
         )
+    }
+
+    /// The password of [`BENCH_USER`] (from `<base>/mariadb/password`; never log it).
+    pub fn password(&self) -> &str {
+        &self.password
+    }
+
+    /// `<base>/mariadb/password`, the file holding [`password`](Self::password) (mode 0600).
+    pub fn password_file(&self) -> std::path::PathBuf {
+        self.layout.password_file()
     }
 
     /// mysql_async options for [`url`](Self::url) with `prefer_socket` off, so connections
@@ -126,7 +186,7 @@ impl PrivateServer {
             .ip_or_hostname("127.0.0.1")
             .tcp_port(self.port)
             .user(Some(BENCH_USER))
-            .pass(Some(BENCH_PASSWORD))
+            .pass(Some(self.password.as_str()))
             .prefer_socket(false)
             .into()
     }
@@ -242,6 +302,17 @@ impl PrivateServer {
 
     fn lock_child(&self) -> MutexGuard<'_, Option<Child>> {
         self.child.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl std::fmt::Debug for PrivateServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrivateServer")
+            .field("dir", &self.layout.dir())
+            .field("port", &self.port)
+            .field("pid", &self.pid)
+            .field("started_here", &self.started_here)
+            .finish_non_exhaustive()
     }
 }
 

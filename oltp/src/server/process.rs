@@ -8,8 +8,7 @@ use std::net::{Ipv4Addr, TcpListener};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::process::{Child, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -19,9 +18,11 @@ use nix::unistd::Pid;
 use super::binaries::{Binaries, flag};
 use super::config::ServerConfig;
 use super::error::{Result, ServerError, io_err};
-use super::init::{initialise, running_as_root};
+use super::init::initialise;
 use super::layout::Layout;
 use super::logs::{read_log_since, start_failed, tail};
+use super::owner::Owner;
+use super::password;
 use super::{PrivateServer, START_TIMEOUT, STOP_TIMEOUT};
 
 /// How long a start or stop waits for another process that holds the base directory's lock
@@ -46,30 +47,29 @@ const SERVER_FLAGS: [&str; 6] = [
     "--skip-log-bin",
 ];
 
-/// The body of [`PrivateServer::start`], run while holding the directory lock.
+/// The body of [`PrivateServer::start`], run while holding the directory lock; `owner`: who
+/// the server runs as (`mysql` when we are root).
 pub(super) fn start_locked(
     cfg: &ServerConfig,
     bins: Binaries,
     layout: Layout,
+    owner: Owner,
 ) -> Result<PrivateServer> {
     if let Some(pid) = layout
         .read_pid()
         .filter(|&p| is_server_of(p, layout.data()))
     {
         match wait_answering(&bins, &layout, pid)? {
+            // Made by an older oltp (no password file): stopped, then refused below.
+            Answer::Ready if password::read(&layout.password_file()).is_none() => {
+                shutdown_foreign(&bins, &layout, pid)?;
+            }
             Answer::Ready if layout.recorded_args().as_ref() == Some(&cfg.extra_args) => {
                 let port = match layout.read_port() {
                     Some(port) => port,
                     None => bins.query_port(&layout)?,
                 };
-                return Ok(PrivateServer {
-                    layout,
-                    bins,
-                    port,
-                    pid,
-                    started_here: false,
-                    child: Mutex::new(None),
-                });
+                return PrivateServer::new(layout, bins, port, pid, None);
             }
             // Other flags: restart with ours.
             Answer::Ready => shutdown_foreign(&bins, &layout, pid)?,
@@ -83,30 +83,79 @@ pub(super) fn start_locked(
     ] {
         let _ = fs::remove_file(stale);
     }
-    let as_root = running_as_root();
-    if !layout.data().is_dir() {
-        initialise(&bins, &layout, as_root)?;
+    if layout.data().is_dir() {
+        check_not_old(&layout, owner)?;
+    } else {
+        initialise(&bins, &layout, owner)?;
     }
-    launch(cfg, bins, layout, as_root)
+    launch(cfg, bins, layout, owner)
 }
 
-/// Spawns `mariadbd` and waits until it answers; retries on a port taken in the meantime.
+/// Refuses a data directory made before issue 15: no password file (the benchmark user's
+/// password is the fixed `encbench`, and `root@127.0.0.1` may still be there), or, as root,
+/// files owned by root (the server ran as root), which `mysql` cannot open.
+fn check_not_old(layout: &Layout, owner: Owner) -> Result<()> {
+    let why = if password::read(&layout.password_file()).is_none() {
+        "no password file: its benchmark user has the fixed password 'encbench'"
+    } else if !owner.owns(layout.data()) {
+        "its files belong to root, not to the user 'mysql' the server now runs as"
+    } else {
+        return Ok(());
+    };
+    Err(ServerError::OldDataDir {
+        data: layout.data().to_path_buf(),
+        why,
+    })
+}
+
+/// Gives the server (`owner`) what it opens itself: `tmp/`, and the TLS and at-rest key
+/// files when they exist (made by `config`, as us: the server reads them after dropping to
+/// `mysql`). Makes `no-files/`, its `--secure-file-priv`: ours, empty, mode 0500.
+fn hand_over(layout: &Layout, owner: Owner) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = layout.tmp_dir();
+    fs::create_dir_all(&tmp).map_err(io_err("create directory", &tmp))?;
+    let tls = layout.tls_files();
+    let tls_dir = tls.key.parent().map(Path::to_path_buf);
+    let files = [
+        Some(tmp),
+        tls_dir,
+        Some(tls.ca),
+        Some(tls.cert),
+        Some(tls.key),
+    ];
+    for path in files
+        .into_iter()
+        .flatten()
+        .chain([layout.at_rest_key_file()])
+        .filter(|p| p.exists())
+    {
+        owner.take(&path).map_err(io_err("chown", &path))?;
+    }
+    let none = layout.no_files_dir();
+    fs::create_dir_all(&none).map_err(io_err("create directory", &none))?;
+    fs::set_permissions(&none, fs::Permissions::from_mode(0o500))
+        .map_err(io_err("chmod 500", &none))
+}
+
+/// Spawns `mariadbd` (as `owner`) and waits until it answers; retries on a port taken in
+/// the meantime.
 fn launch(
     cfg: &ServerConfig,
     bins: Binaries,
     layout: Layout,
-    as_root: bool,
+    owner: Owner,
 ) -> Result<PrivateServer> {
     layout.record_args(&cfg.extra_args)?;
+    hand_over(&layout, owner)?;
     let tmp = layout.tmp_dir();
-    fs::create_dir_all(&tmp).map_err(io_err("create directory", &tmp))?;
 
     let mut attempt = 0;
     loop {
         attempt += 1;
         let port = pick_port(&layout, attempt)?;
         let log_start = fs::metadata(layout.err_log()).map_or(0, |m| m.len());
-        let mut cmd = Command::new(&bins.mariadbd);
+        let mut cmd = owner.command(&bins.mariadbd);
         cmd.arg("--no-defaults")
             .args(bins.path_flags())
             .arg(flag("--datadir=", layout.data()))
@@ -117,7 +166,7 @@ fn launch(
             .env("TMPDIR", &tmp)
             .arg(format!("--port={port}"))
             .args(SERVER_FLAGS)
-            .args(as_root.then_some("--user=root"))
+            .arg(flag("--secure-file-priv=", &layout.no_files_dir()))
             .args(&cfg.extra_args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -142,14 +191,7 @@ fn launch(
             }
             if bins.ping(layout.socket()) {
                 layout.record_port(port)?;
-                return Ok(PrivateServer {
-                    layout,
-                    bins,
-                    port,
-                    pid,
-                    started_here: true,
-                    child: Mutex::new(Some(child)),
-                });
+                return PrivateServer::new(layout, bins, port, pid, Some(child));
             }
             if Instant::now() >= deadline {
                 let _ = child.kill();

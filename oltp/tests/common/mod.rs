@@ -101,7 +101,7 @@ pub struct SharedServer {
 impl SharedServer {
     /// Starts a server with `cfg(dir)` in a fresh temporary directory, watched.
     pub fn start(cfg: impl FnOnce(&Path) -> ServerConfig) -> SharedServer {
-        let dir = tempfile::tempdir().expect("tempdir");
+        let dir = server_tempdir();
         let server = start(&cfg(dir.path()));
         let script = r#"read _ignored
 kill -TERM "$1" 2>/dev/null
@@ -392,6 +392,12 @@ pub fn write_key_file(path: &Path, contents: &str) {
     std::io::Write::write_all(&mut f, contents.as_bytes()).expect("write key file");
 }
 
+/// A temporary directory a private server can reach when the tests run as root (MariaDB
+/// then runs as `mysql`, PostgreSQL as `postgres`): mode 0755 whatever the umask.
+pub fn server_tempdir() -> TempDir {
+    pg_tempdir()
+}
+
 /// A temporary directory the private PostgreSQL can reach when the tests run as root
 /// (the server then runs as `postgres`): mode 0755 whatever the umask.
 pub fn pg_tempdir() -> TempDir {
@@ -494,4 +500,34 @@ rm -rf "$2""#;
             _watchdog: (child, stdin),
         }
     })
+}
+
+/// Waits (up to 120 s) until `db`'s prepare has written its loading mark and
+/// the first rows of sbtest1.
+pub async fn wait_until_loading(url: &str, db: &str) {
+    let mut c = conn(url, None).await;
+    let t0 = std::time::Instant::now();
+    loop {
+        let state: Option<String> = c
+            .query_first(format!(
+                "SELECT value FROM information_schema.TABLES t JOIN `{db}`.encbench_meta m ON m.name = 'state' WHERE t.TABLE_SCHEMA = '{db}' AND t.TABLE_NAME = 'sbtest1'"
+            ))
+            .await
+            .unwrap_or(None);
+        if state.as_deref() == Some("loading") {
+            let row: Option<i64> = c
+                .query_first(format!("SELECT id FROM `{db}`.sbtest1 LIMIT 1"))
+                .await
+                .unwrap_or(None);
+            if row.is_some() {
+                break;
+            }
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(120),
+            "{db}: prepare never started loading"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    c.disconnect().await.expect("disconnect");
 }

@@ -4,20 +4,14 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::process::Stdio;
-
-use rand::Rng;
-use rand::distr::Alphanumeric;
 
 use super::PG_USER;
 use super::binaries::PgBinaries;
 use super::error::{PgError, Result, log_tail};
 use super::layout::PgLayout;
 use super::owner::Owner;
-
-/// Length of the generated password (alphanumeric: no escaping in a URL).
-const PASSWORD_LEN: usize = 32;
+use crate::server::password;
 
 /// `pg_hba.conf`: the benchmark user with its password over the socket and 127.0.0.1 only,
 /// over TLS (`hostssl`) or not (`hostnossl`, for `oltp --tls off`). A data directory from
@@ -49,21 +43,7 @@ pub(super) fn initialise(bins: &PgBinaries, layout: &PgLayout, owner: Owner) -> 
         fs::remove_dir_all(&tmp).map_err(PgError::io("remove directory", &tmp))?;
     }
     let pw_path = layout.password_file();
-    let password: String = rand::rng()
-        .sample_iter(&Alphanumeric)
-        .take(PASSWORD_LEN)
-        .map(char::from)
-        .collect();
-    let _ = fs::remove_file(&pw_path);
-    let mut pw = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&pw_path)
-        .map_err(PgError::io("create", &pw_path))?;
-    pw.write_all(format!("{password}\n").as_bytes())
-        .map_err(PgError::io("write", &pw_path))?;
-    drop(pw);
+    password::write(&pw_path, &password::generate()).map_err(PgError::io("create", &pw_path))?;
     owner.take(&pw_path)?;
 
     let log_path = layout.init_log();
