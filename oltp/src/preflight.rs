@@ -72,13 +72,12 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
     for &e in &cfg.encrypts {
         let db = cfg.data.database(e);
         if cfg.workload.is_pgbench() {
-            let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;
             let fillers = match e.algorithm() {
                 Some(_) => crate::schema::pgbench::Fillers::of(cfg.data.columns)?,
                 None => crate::schema::pgbench::Fillers::Accounts,
             };
             let want = cfg.scale.or(scale.as_ref().map(|(s, _)| *s));
-            let (found, db_conn) = crate::schema::pgbench::check_prepared(
+            let (found, mut db_conn) = crate::schema::pgbench::check_prepared(
                 &mut conn,
                 &cfg.url,
                 cfg.workload.name(),
@@ -86,10 +85,11 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
                 &db,
                 e,
                 fillers,
-                &codec,
                 want,
             )
             .await?;
+            let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;
+            crate::schema::pgbench::check_keys(&mut db_conn, &db, fillers, &codec).await?;
             db_conn.close().await;
             scale.get_or_insert((found, db));
             codecs.push((e, codec));

@@ -376,7 +376,12 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         threads,
         encrypt: encrypt.name(),
         encrypted_columns: if encrypt.algorithm().is_some() {
-            cfg.data.columns.describe()
+            if cfg.workload.is_pgbench() {
+                crate::schema::pgbench::Fillers::of(cfg.data.columns)
+                    .map_or_else(|_| String::new(), |f| f.meta().to_string())
+            } else {
+                cfg.data.columns.describe()
+            }
         } else {
             String::new()
         },

@@ -3,7 +3,7 @@
 //! (`count(*)` of `pgbench_branches`); the checks `run` and `prepare` make
 //! of them, and the drop `cleanup` does.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 use crate::columns::{Codec, Encrypt};
 use crate::driver::{Connection, Row as _};
@@ -109,15 +109,13 @@ pub async fn check_not_prepared<C: Connection>(url: &str, p: &PgbenchPrepare) ->
 
 /// Checks that `db` on the server of `url` (`admin` is connected to it)
 /// holds pgbench's four tables, finished, for `encrypt` with `fillers`, and
-/// of scale `want` when given; opens the first stored filler of every
-/// encrypted table to prove the keys fit. Returns the tables' scale
+/// of scale `want` when given. Returns the tables' scale
 /// (`count(*)` of `pgbench_branches`, as pgbench reads it) and a connection
 /// to the database.
 ///
 /// # Errors
 /// Missing or half-loaded tables, tables of another algorithm or layout, a
-/// scale that differs from `want`, or a filler that does not open; each
-/// one line with the command that fixes it.
+/// scale that differs from `want`; each one line with the command that fixes it.
 #[allow(clippy::too_many_arguments)]
 pub async fn check_prepared<C: Connection>(
     admin: &mut C,
@@ -127,7 +125,6 @@ pub async fn check_prepared<C: Connection>(
     db: &str,
     encrypt: Encrypt,
     fillers: Fillers,
-    codec: &Codec,
     want: Option<u32>,
 ) -> Result<(u32, C)> {
     let scale_hint = want.unwrap_or(1);
@@ -194,16 +191,30 @@ pub async fn check_prepared<C: Connection>(
             prepare_command(workload, w, base_db, encrypt, fillers)
         );
     }
-    if let Some(alg) = encrypt.algorithm() {
-        for t in [Table::Accounts, Table::Tellers, Table::Branches] {
-            if fillers.encrypts(t) {
-                check_first_filler(&mut conn, db, t, codec)
-                    .await
-                    .with_context(|| format!("the keys of {}", alg.name()))?;
-            }
+    Ok((scale, conn))
+}
+
+/// Opens the first stored filler of every table whose filler `fillers`
+/// seals, in database `db` (`conn` is connected to it), to prove the keys of
+/// `codec` fit the data before a run.
+///
+/// # Errors
+/// A filler does not open: the message names table, key and row.
+pub async fn check_keys<C: Connection>(
+    conn: &mut C,
+    db: &str,
+    fillers: Fillers,
+    codec: &Codec,
+) -> Result<()> {
+    if !codec.is_encrypted() {
+        return Ok(());
+    }
+    for t in [Table::Accounts, Table::Tellers, Table::Branches] {
+        if fillers.encrypts(t) {
+            check_first_filler(conn, db, t, codec).await?;
         }
     }
-    Ok((scale, conn))
+    Ok(())
 }
 
 /// Opens the filler of the first row of `t` holding one (none: nothing to check).

@@ -26,7 +26,9 @@ use crate::columns::{Codec, ColumnMode, Columns, Encrypt};
 mod check;
 mod load;
 
-pub use check::{PgbenchMeta, check_not_prepared, check_prepared, drop_tables, read_meta};
+pub use check::{
+    PgbenchMeta, check_keys, check_not_prepared, check_prepared, drop_tables, read_meta,
+};
 pub use load::{PgbenchPrepare, prepare};
 
 /// pgbench's `naccounts`: rows of `pgbench_accounts` per scale unit.
