@@ -111,10 +111,7 @@ pub fn check_pgbench_flags(
         );
     }
     if encrypted {
-        crate::schema::pgbench::Fillers::of(Columns::parse(
-            &a.encrypt_columns,
-            &a.deterministic,
-        )?)?;
+        crate::schema::pgbench::Fillers::of(Columns::parse(&a.encrypt_columns, &a.deterministic)?)?;
     }
     Ok(())
 }

@@ -268,7 +268,10 @@ fn oltp_tables_have_pgbench_shape_and_run_under_stock_pgbench() {
         assert!(stdout.contains("scaling factor: 1"), "{stdout}");
     }
     let [acc, tel, bra, hist] = balances(s.url(), db);
-    assert!(acc == tel && tel == bra && bra == hist, "{acc} {tel} {bra} {hist}");
+    assert!(
+        acc == tel && tel == bra && bra == hist,
+        "{acc} {tel} {bra} {hist}"
+    );
 }
 
 #[test]
@@ -277,7 +280,11 @@ fn a_scale_that_differs_and_a_run_before_prepare_are_refused() {
     let base = pg_tempdir();
     let db = "pgb_bad";
     let run = |extra: &[&str]| {
-        let flags = [&["--workload", "pgbench_select_only", "--time", "1"][..], extra].concat();
+        let flags = [
+            &["--workload", "pgbench_select_only", "--time", "1"][..],
+            extra,
+        ]
+        .concat();
         oltp_args("run", s.url(), base.path(), db, &flags)
     };
     let e = refused(&run(&[]));
@@ -300,7 +307,10 @@ fn a_scale_that_differs_and_a_run_before_prepare_are_refused() {
     );
     // Encrypted tables that were never prepared.
     let e = refused(&run(&["--encrypt", AEAD]));
-    assert!(e.contains("pgb_bad_aes_256_gcm has no pgbench tables"), "{e}");
+    assert!(
+        e.contains("pgb_bad_aes_256_gcm has no pgbench tables"),
+        "{e}"
+    );
     // Flags pgbench's tables cannot take.
     let e = refused(&run(&[
         "--encrypt",
@@ -329,7 +339,19 @@ fn a_scale_that_differs_and_a_run_before_prepare_are_refused() {
     let e = refused(&mysql);
     assert!(e.contains("add --db-driver pgsql"), "{e}");
     // The matching scale runs.
-    let report = run_json(s.url(), base.path(), db, &["--workload", "pgbench_select_only", "--scale", "1", "--time", "1"]);
+    let report = run_json(
+        s.url(),
+        base.path(),
+        db,
+        &[
+            "--workload",
+            "pgbench_select_only",
+            "--scale",
+            "1",
+            "--time",
+            "1",
+        ],
+    );
     assert_eq!(report["runs"][0]["complete"], true);
 }
 

@@ -402,7 +402,11 @@ pub trait Connection: Sized + Send {
     where
         I: Iterator<Item = Result<Vec<u8>, DbError>> + Send,
     {
-        let what = sql.split_whitespace().next().unwrap_or_default().to_string();
+        let what = sql
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string();
         drop(chunks);
         async move {
             Err(DbError::new(

@@ -101,7 +101,11 @@ pub async fn check_not_prepared<C: Connection>(url: &str, p: &PgbenchPrepare) ->
         None if !tables.is_empty() => bail!(
             "{} already holds {} (from pgbench -i?): run `{cleanup}` first, or use them as they are",
             p.db,
-            tables.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+            tables
+                .iter()
+                .map(|t| t.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         None => Ok(()),
     }

@@ -157,9 +157,13 @@ async fn load<C: Connection>(
             push_int(&mut out, bid);
             out.extend_from_slice(b"\t0\t");
             if sealed {
-                if let Err(e) =
-                    seal_filler(codec, Table::Accounts, i64::from(aid), &blank, &mut envelope)
-                {
+                if let Err(e) = seal_filler(
+                    codec,
+                    Table::Accounts,
+                    i64::from(aid),
+                    &blank,
+                    &mut envelope,
+                ) {
                     return Some(Err(DbError::new(
                         ErrorKind::Other,
                         format!("sealing pgbench_accounts.filler aid={aid}: {e}"),
@@ -197,7 +201,10 @@ async fn load<C: Connection>(
         }
     }
     let entries = [
-        ("algorithm", p.encrypt.algorithm().map_or("none", |a| a.name())),
+        (
+            "algorithm",
+            p.encrypt.algorithm().map_or("none", |a| a.name()),
+        ),
         ("key_id", &p.key_id.to_string()),
         ("scale", &p.scale.to_string()),
         ("fillfactor", &p.fillfactor.to_string()),

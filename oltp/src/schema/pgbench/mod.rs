@@ -324,6 +324,9 @@ mod tests {
         assert_eq!(Fillers::of(all).ok(), Some(Fillers::All));
         let k = Columns::parse(&["k".into()], &[]).expect("k");
         let e = Fillers::of(k).expect_err("k").to_string();
-        assert!(e.contains("--encrypt-columns k names sysbench's columns"), "{e}");
+        assert!(
+            e.contains("--encrypt-columns k names sysbench's columns"),
+            "{e}"
+        );
     }
 }

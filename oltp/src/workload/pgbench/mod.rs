@@ -107,7 +107,11 @@ async fn prep<C: Connection>(
     on: bool,
     sql: &str,
 ) -> Result<Option<C::Statement>, QueryError> {
-    Ok(if on { Some(conn.prepare(sql).await?) } else { None })
+    Ok(if on {
+        Some(conn.prepare(sql).await?)
+    } else {
+        None
+    })
 }
 
 /// The statement `pick` selects of `workload`'s prepared `statements`.
@@ -204,7 +208,11 @@ impl<C: Connection> Session<C> {
     ///
     /// # Errors
     /// Server or connection errors.
-    pub async fn pgbench_update_tellers(&mut self, tid: u32, delta: i32) -> Result<bool, QueryError> {
+    pub async fn pgbench_update_tellers(
+        &mut self,
+        tid: u32,
+        delta: i32,
+    ) -> Result<bool, QueryError> {
         let st = pgbench_stmt(&self.pgbench, self.workload, |p| p.update_tellers.as_ref())?;
         let params = [Param::Int(i64::from(delta)), tid.into()];
         Ok(self.conn.execute(st, &params).await? > 0)
