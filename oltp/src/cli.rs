@@ -256,6 +256,21 @@ pub struct PrepareArgs {
     #[arg(long, default_value = "on", value_name = "on|off", num_args = 0..=1,
           default_missing_value = "on", value_parser = parse_on_off)]
     pub create_secondary: bool,
+    /// Which tables: sysbench's sbtest tables for an oltp_* workload or
+    /// select_random_points (the default), pgbench's (pgbench -i) for a
+    /// pgbench_* workload.
+    #[arg(long, value_enum, default_value = "oltp_read_only")]
+    pub workload: Workload,
+    /// pgbench workloads: the scaling factor (pgbench -i -s): 1 branch, 10
+    /// tellers and 100,000 accounts per unit. Default 1.
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(schema::pgbench::MAX_SCALE)))]
+    pub scale: Option<u32>,
+    /// pgbench workloads: fillfactor of pgbench_branches, _tellers and
+    /// _accounts in percent (pgbench -i -F), 10 to 100.
+    #[arg(long, value_name = "PERCENT", default_value_t = schema::pgbench::DEFAULT_FILLFACTOR,
+          value_parser = clap::value_parser!(u32).range(10..=100))]
+    pub fillfactor: u32,
 }
 
 /// Output format of `oltp run`.
@@ -316,9 +331,15 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', default_value = "1", value_name = "LIST",
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub threads: Vec<u32>,
-    /// sysbench workload.
+    /// sysbench workload, or one of pgbench's built-in scripts (pgbench_*).
     #[arg(long, value_enum, default_value = "oltp_read_only")]
     pub workload: Workload,
+    /// pgbench workloads: the scaling factor the tables must have (pgbench
+    /// reads it as count(*) of pgbench_branches; a different one is refused).
+    /// Default: the tables' own.
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(schema::pgbench::MAX_SCALE)))]
+    pub scale: Option<u32>,
     /// Measured duration of each run in seconds (0: no limit, give --events).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub time: u64,

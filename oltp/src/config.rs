@@ -81,6 +81,40 @@ pub struct RunConfig {
     pub server_cpu: ServerCpu,
     /// `--start-at`: when the first run's warm-up starts (UTC).
     pub start_at: Option<SystemTime>,
+    /// `--scale` of a pgbench workload (`None`: the tables' own).
+    pub scale: Option<u32>,
+}
+
+/// Checks a workload against the tables flags: a pgbench workload needs
+/// PostgreSQL and a pgbench layout of the fillers; `--scale` is pgbench's.
+///
+/// # Errors
+/// One line naming the flag to change.
+pub fn check_pgbench_flags(
+    workload: Workload,
+    scale: Option<u32>,
+    a: &DataArgs,
+    encrypted: bool,
+) -> Result<()> {
+    if !workload.is_pgbench() {
+        if scale.is_some() {
+            bail!(
+                "--scale is for pgbench's tables: use a pgbench_* --workload, or --tables and --table-size for {}",
+                workload.name()
+            );
+        }
+        return Ok(());
+    }
+    if a.db_driver != DbDriver::Pgsql {
+        bail!(
+            "{} runs pgbench's tables, which need PostgreSQL (fillfactor, COPY, VACUUM): add --db-driver pgsql",
+            workload.name()
+        );
+    }
+    if encrypted {
+        crate::schema::pgbench::Fillers::of(Columns::parse(&a.encrypt_columns, &a.deterministic)?)?;
+    }
+    Ok(())
 }
 
 /// Longest wait `--start-at` accepts: 24 hours (a later time is a typo, or
@@ -306,6 +340,12 @@ impl RunConfig {
                 "--control runs the baseline twice per round, but the grid has none: add none to --encrypt and off to --tls"
             );
         }
+        check_pgbench_flags(
+            a.workload,
+            a.scale,
+            &a.data,
+            encrypts.iter().any(|e| e.algorithm().is_some()),
+        )?;
         if a.time == 0 && a.events == 0 {
             bail!("--time 0 needs --events N (otherwise the run never ends)");
         }
@@ -374,6 +414,7 @@ impl RunConfig {
             on_decrypt_error: a.on_decrypt_error,
             server_cpu,
             start_at,
+            scale: a.scale,
         })
     }
 }

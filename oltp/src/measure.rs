@@ -48,11 +48,21 @@ pub enum StatementKind {
     Insert,
     /// `SELECT id, k, c, pad ... WHERE k IN (...)` (`select_random_points`).
     RandomPoints,
+    /// pgbench's `UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid`.
+    UpdateAccounts,
+    /// pgbench's `SELECT abalance FROM pgbench_accounts WHERE aid = :aid`.
+    SelectAbalance,
+    /// pgbench's `UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid`.
+    UpdateTellers,
+    /// pgbench's `UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid`.
+    UpdateBranches,
+    /// pgbench's `INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (...)`.
+    InsertHistory,
 }
 
 impl StatementKind {
     /// Every kind, in report order.
-    pub const ALL: [StatementKind; 12] = [
+    pub const ALL: [StatementKind; 17] = [
         StatementKind::Begin,
         StatementKind::Commit,
         StatementKind::PointSelect,
@@ -65,6 +75,11 @@ impl StatementKind {
         StatementKind::Delete,
         StatementKind::Insert,
         StatementKind::RandomPoints,
+        StatementKind::UpdateAccounts,
+        StatementKind::SelectAbalance,
+        StatementKind::UpdateTellers,
+        StatementKind::UpdateBranches,
+        StatementKind::InsertHistory,
     ];
 
     /// The name used in reports (`point_select`, ...).
@@ -82,6 +97,11 @@ impl StatementKind {
             StatementKind::Delete => "delete",
             StatementKind::Insert => "insert",
             StatementKind::RandomPoints => "random_points",
+            StatementKind::UpdateAccounts => "update_accounts",
+            StatementKind::SelectAbalance => "select_abalance",
+            StatementKind::UpdateTellers => "update_tellers",
+            StatementKind::UpdateBranches => "update_branches",
+            StatementKind::InsertHistory => "insert_history",
         }
     }
 }
@@ -142,7 +162,7 @@ pub struct Aggregate {
     pub per_worker: Vec<(u64, f64)>,
     /// Latency per statement kind, indexed like [`StatementKind::ALL`]; `None`
     /// for kinds that never completed.
-    pub statements: [Option<Box<StatementStats>>; 12],
+    pub statements: [Option<Box<StatementStats>>; 17],
 }
 
 impl Default for Aggregate {

@@ -53,6 +53,8 @@ pub struct Checked {
     pub info: ServerInfo,
     /// The modes to run at every thread count.
     pub modes: Vec<Mode>,
+    /// A pgbench workload's scale, as its tables have it (1 for sysbench's).
+    pub scale: u32,
 }
 
 /// Runs every check for `cfg` over driver `C` (of `dialect`, which `cfg.url`'s
@@ -66,8 +68,33 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
     let mut conn: C = connect(&cfg.url, None).await?;
     let info = server_info(&mut conn, dialect).await?;
     let mut codecs = Vec::new();
+    let mut scale: Option<(u32, String)> = None;
     for &e in &cfg.encrypts {
         let db = cfg.data.database(e);
+        if cfg.workload.is_pgbench() {
+            let fillers = match e.algorithm() {
+                Some(_) => crate::schema::pgbench::Fillers::of(cfg.data.columns)?,
+                None => crate::schema::pgbench::Fillers::Accounts,
+            };
+            let want = cfg.scale.or(scale.as_ref().map(|(s, _)| *s));
+            let (found, mut db_conn) = crate::schema::pgbench::check_prepared(
+                &mut conn,
+                &cfg.url,
+                cfg.workload.name(),
+                &cfg.data.db,
+                &db,
+                e,
+                fillers,
+                want,
+            )
+            .await?;
+            let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;
+            crate::schema::pgbench::check_keys(&mut db_conn, &db, fillers, &codec).await?;
+            db_conn.close().await;
+            scale.get_or_insert((found, db));
+            codecs.push((e, codec));
+            continue;
+        }
         let (meta, mut db_conn) =
             check_prepared(dialect, &mut conn, &cfg.url, &cfg.data, e).await?;
         let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;
@@ -110,7 +137,11 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
             });
         }
     }
-    Ok(Checked { info, modes })
+    Ok(Checked {
+        info,
+        modes,
+        scale: scale.map_or(1, |(s, _)| s),
+    })
 }
 
 /// One TLS connection: what it negotiated, or why there is none.

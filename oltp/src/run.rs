@@ -15,7 +15,9 @@ use crate::config::RunConfig;
 use crate::driver::{ConnectOptions, Connection, MysqlConnection, PostgresConnection, TlsOptions};
 use crate::measure::{Aggregate, Live, LiveCounts, process_cpu_time};
 use crate::preflight::{Checked, Mode, ServerInfo};
-use crate::report::{MeasuredWindow, RunResult, RunSettings, TlsInfo, WindowCpu, WorkloadOptions};
+use crate::report::{
+    MeasuredWindow, PgbenchRun, RunResult, RunSettings, TlsInfo, WindowCpu, WorkloadOptions,
+};
 use crate::schema::Dialect;
 use crate::server_cpu::ServerCpu;
 use crate::worker::{Gate, Opened, WorkerSpec};
@@ -72,7 +74,7 @@ async fn grid<C: Connection + 'static>(
     cfg: &RunConfig,
     observer: Arc<dyn Observer>,
 ) -> Result<Vec<RunResult>> {
-    let Checked { info, modes } = crate::preflight::check::<C>(dialect, cfg).await?;
+    let Checked { info, modes, scale } = crate::preflight::check::<C>(dialect, cfg).await?;
     let interrupted = Arc::new(AtomicBool::new(false));
     {
         let flag = interrupted.clone();
@@ -101,6 +103,7 @@ async fn grid<C: Connection + 'static>(
                     &info,
                     mode,
                     threads,
+                    scale,
                     start_at.take(),
                     &interrupted,
                     observer.clone(),
@@ -148,6 +151,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     info: &ServerInfo,
     mode: &Mode,
     threads: u32,
+    scale: u32,
     start_at: Option<SystemTime>,
     interrupted: &Arc<AtomicBool>,
     observer: Arc<dyn Observer>,
@@ -182,10 +186,14 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         opts: cfg.options,
         thread: 0,
         threads,
+        scale,
     };
     let live = Arc::new(Live::new(!cfg.report_interval.is_zero()));
     let events_left = (cfg.events > 0).then(|| Arc::new(AtomicU64::new(cfg.events)));
     let gate = Arc::new(Gate::new(threads as usize + 1));
+    // pgbench's "initial connection time": until every worker is connected
+    // (and has prepared its statements).
+    let connecting = Instant::now();
     let mut workers = Vec::new();
     for i in 0..threads {
         let spec = WorkerSpec::<C> {
@@ -235,6 +243,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             .await
             .context("start gate task panicked")?
     };
+    let connection_ms = connecting.elapsed().as_secs_f64() * 1e3;
     if connect_error.is_none() && late.is_none() && !cfg.warmup.is_zero() {
         observer.phase("warming up");
         tokio::time::sleep_until(start.into()).await;
@@ -367,7 +376,12 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         threads,
         encrypt: encrypt.name(),
         encrypted_columns: if encrypt.algorithm().is_some() {
-            cfg.data.columns.describe()
+            if cfg.workload.is_pgbench() {
+                crate::schema::pgbench::Fillers::of(cfg.data.columns)
+                    .map_or_else(|_| String::new(), |f| f.meta().to_string())
+            } else {
+                cfg.data.columns.describe()
+            }
         } else {
             String::new()
         },
@@ -388,6 +402,17 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         engine: info.engine.clone(),
         server_version: info.version.clone(),
         server_settings: info.settings.clone(),
+        pgbench: cfg.workload.pgbench_script().map(|script| PgbenchRun {
+            script: script.to_string(),
+            scale,
+            query_mode: if cfg.options.db_ps_mode.prepares() {
+                "prepared"
+            } else {
+                "simple"
+            }
+            .to_string(),
+            initial_connection_ms: connection_ms,
+        }),
     };
     let window = MeasuredWindow::new(start_wall, Duration::from_secs_f64(elapsed.max(0.0)));
     let cpu = WindowCpu {

@@ -471,6 +471,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
             encbench_oltp::server_cpu::ServerProcess::open(server.pid()).expect("mariadbd"),
         ),
         start_at: None,
+        scale: None,
     };
     let results = rt.block_on(async {
         let commits = common::global_status(&url, "Com_commit").await;

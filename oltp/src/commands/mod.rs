@@ -15,6 +15,7 @@ mod cleanup;
 mod merge;
 mod output;
 mod prepare;
+mod prepare_pgbench;
 mod run;
 mod server;
 
@@ -46,7 +47,15 @@ pub async fn execute(cli: Cli) -> Result<bool> {
     }
     let mut run_cfg = None;
     match &cli.command {
-        Command::Prepare(a) => drop(parse_encrypts(&a.encrypt, data_set(data)?.columns)?),
+        Command::Prepare(a) => {
+            let encrypts = parse_encrypts(&a.encrypt, data_set(data)?.columns)?;
+            crate::config::check_pgbench_flags(
+                a.workload,
+                a.scale,
+                data,
+                encrypts.iter().any(|e| e.algorithm().is_some()),
+            )?;
+        }
         Command::Run(a) => {
             run_cfg = Some(RunConfig::from_args(a)?);
             if let Some(path) = &a.json_out {

@@ -21,6 +21,9 @@ use crate::schema::{self, PrepareOptions};
 /// # Errors
 /// A check fails, or loading fails.
 pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
+    if a.workload.is_pgbench() {
+        return super::prepare_pgbench::prepare(a, url).await;
+    }
     let data = data_set(&a.data)?;
     let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
     let base = base_dir(&a.data);
@@ -119,7 +122,7 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
 }
 
 /// Refuses a `--key-file` that does not exist (it is never created).
-fn check_key_file(given: Option<&Path>) -> Result<()> {
+pub(super) fn check_key_file(given: Option<&Path>) -> Result<()> {
     match given {
         Some(p) if !p.exists() => bail!(
             "--key-file {} does not exist: create it (lines ID;HEX) or omit --key-file",
@@ -130,7 +133,7 @@ fn check_key_file(given: Option<&Path>) -> Result<()> {
 }
 
 /// Creates the default key file of `algorithm` under `base` when it is missing.
-fn create_default_key_file(base: &Path, algorithm: Algorithm) -> Result<()> {
+pub(super) fn create_default_key_file(base: &Path, algorithm: Algorithm) -> Result<()> {
     let path = default_key_file(base, algorithm);
     if !path.exists() {
         create_key_file(&path, algorithm)?;
@@ -142,7 +145,7 @@ fn create_default_key_file(base: &Path, algorithm: Algorithm) -> Result<()> {
     Ok(())
 }
 
-fn count_bar(total: u64, prefix: &str) -> ProgressBar {
+pub(super) fn count_bar(total: u64, prefix: &str) -> ProgressBar {
     use std::io::IsTerminal;
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();

@@ -388,6 +388,35 @@ pub trait Connection: Sized + Send {
         each: F,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 
+    /// Streams `chunks` (rows in the text format of `sql`, a `COPY ... FROM
+    /// STDIN`) to the server; returns the rows copied. Only PostgreSQL has
+    /// COPY: the default refuses, naming the statement's first word.
+    ///
+    /// # Errors
+    /// Server or connection errors, an error a chunk carries, or a driver
+    /// without COPY.
+    fn copy_in<I>(
+        &mut self,
+        sql: &str,
+        chunks: I,
+    ) -> impl Future<Output = Result<u64, DbError>> + Send
+    where
+        I: Iterator<Item = Result<Vec<u8>, DbError>> + Send,
+    {
+        let what = sql
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        drop(chunks);
+        async move {
+            Err(DbError::new(
+                ErrorKind::Other,
+                format!("{what} ... FROM STDIN is PostgreSQL's: this driver has no COPY"),
+            ))
+        }
+    }
+
     /// Closes the connection politely (errors are of no interest by then).
     fn close(self) -> impl Future<Output = ()> + Send;
 

@@ -528,6 +528,21 @@ impl Connection for PostgresConnection {
         self.rows(sql, each).await
     }
 
+    async fn copy_in<I>(&mut self, sql: &str, chunks: I) -> Result<u64, DbError>
+    where
+        I: Iterator<Item = Result<Vec<u8>, DbError>> + Send,
+    {
+        use futures_util::SinkExt as _;
+        let sink = self.client.copy_in(sql).await.map_err(db_error)?;
+        let mut sink = std::pin::pin!(sink);
+        for chunk in chunks {
+            sink.send(bytes::Bytes::from(chunk?))
+                .await
+                .map_err(db_error)?;
+        }
+        sink.as_mut().finish().await.map_err(db_error)
+    }
+
     async fn close(self) {
         drop(self.client);
     }

@@ -6,7 +6,8 @@
 //!   settings it ran with ([`RunSettings`]).
 //! - [`mod@summary`]: the [`RunKey`] of a run, the summary of each combination over
 //!   its `--repeat` rounds, the comparison of every mode with the baseline.
-//! - One file per format, each over [`Report`]: [`text`] (sysbench's layout),
+//! - One file per format, each over [`Report`]: [`text`] (sysbench's layout;
+//!   [`pgbench_text`] pgbench's, for a pgbench workload),
 //!   [`json`] (written by `--json-out`, read back by `oltp merge`), [`csv`],
 //!   [`markdown`], [`svg`] (the chart).
 //! - [`window`]: a run's measured window in wall-clock time, and how much
@@ -18,6 +19,7 @@ pub mod csv;
 pub mod json;
 pub mod markdown;
 pub mod model;
+pub mod pgbench_text;
 pub mod summary;
 pub mod svg;
 pub mod text;
@@ -28,8 +30,8 @@ use serde::Serialize;
 
 pub use json::SCHEMA_VERSION;
 pub use model::{
-    Fairness, LatencyMs, Queries, RunResult, RunSettings, StatementLatency, TlsInfo, WindowCpu,
-    WorkloadOptions, histogram_from_hex, histogram_to_hex,
+    Fairness, LatencyMs, PgbenchRun, Queries, RunResult, RunSettings, StatementLatency, TlsInfo,
+    WindowCpu, WorkloadOptions, histogram_from_hex, histogram_to_hex,
 };
 pub use summary::{
     ComparisonRow, METRICS, Metric, MetricComparison, RunKey, Spread, SummaryRow, comparison,

@@ -109,6 +109,25 @@ pub struct RunSettings {
     pub server_version: String,
     /// Server variables (buffer pool, durability, TLS, at rest), name -> value.
     pub server_settings: BTreeMap<String, String>,
+    /// What a pgbench workload ran with (absent for sysbench's workloads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pgbench: Option<PgbenchRun>,
+}
+
+/// The pgbench side of a run of a pgbench workload: what pgbench's report
+/// prints besides the counts and latencies every run has.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PgbenchRun {
+    /// pgbench's name of the script (`tpcb-like`, `simple-update`, `select-only`).
+    pub script: String,
+    /// Scaling factor of the tables (`count(*)` of `pgbench_branches`).
+    pub scale: u32,
+    /// pgbench's `-M`: `prepared` (`--db-ps-mode auto`) or `simple` (`disable`).
+    pub query_mode: String,
+    /// Wall time from the start of the workers until every connection was
+    /// open and its statements prepared, ms (pgbench's "initial connection
+    /// time", which is not in the measured window: TPS excludes it).
+    pub initial_connection_ms: f64,
 }
 
 /// Queries by sysbench's classes.
@@ -475,6 +494,7 @@ pub(crate) mod fixtures {
                 "innodb_buffer_pool_size".to_string(),
                 "134217728".to_string(),
             )]),
+            pgbench: None,
         }
     }
 

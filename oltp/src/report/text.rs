@@ -9,8 +9,12 @@ use super::model::RunResult;
 use super::summary::{MetricComparison, SummaryRow, metric};
 
 impl RunResult {
-    /// The run in sysbench 1.0's final-report layout.
+    /// The run in sysbench 1.0's final-report layout (pgbench 15's for a
+    /// pgbench workload, [`RunResult::to_pgbench_text`]).
     pub fn to_text(&self) -> String {
+        if self.settings.pgbench.is_some() {
+            return self.to_pgbench_text();
+        }
         let mut s = String::new();
         let per = |n: u64| {
             if self.time_s > 0.0 {

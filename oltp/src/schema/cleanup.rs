@@ -104,8 +104,13 @@ async fn drop_some<C: Connection>(
             let mut conn: C = connect(url, Some(&db)).await?;
             let tables = existing_tables(&mut conn, dialect).await?;
             let meta = read_meta(&mut conn, dialect).await?;
+            // pgbench's tables (oltp's or stock pgbench -i's) go too.
+            let pgbench = super::pgbench::drop_tables(&mut conn, dialect).await?;
             if tables.is_empty() && meta.is_none() {
                 conn.close().await;
+                if pgbench {
+                    dropped.push(db);
+                }
                 continue;
             }
             conn.simple("DROP TABLE IF EXISTS encbench_meta").await?;

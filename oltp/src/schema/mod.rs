@@ -27,6 +27,7 @@ mod cleanup;
 mod dialect;
 mod load;
 mod meta;
+pub mod pgbench;
 
 pub use cleanup::{cleanup, cleanup_all, encrypted_databases};
 pub use dialect::Dialect;

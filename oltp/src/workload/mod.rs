@@ -29,6 +29,7 @@
 
 mod error;
 mod options;
+pub mod pgbench;
 mod reads;
 pub(crate) mod scripts;
 mod session;
@@ -83,6 +84,23 @@ pub enum Workload {
     #[value(name = "select_random_points")]
     #[serde(rename = "select_random_points")]
     SelectRandomPoints,
+    /// pgbench's default script `tpcb-like`: BEGIN, UPDATE accounts, SELECT
+    /// abalance, UPDATE tellers, UPDATE branches, INSERT history, END (7
+    /// queries: 1 read, 4 write, 2 other). Tables from `prepare --workload
+    /// pgbench_* --scale N` or `pgbench -i`.
+    #[value(name = "pgbench_tpcb_like")]
+    #[serde(rename = "pgbench_tpcb_like")]
+    PgbenchTpcbLike,
+    /// pgbench's `simple-update` (`-N`): tpcb-like without the tellers and
+    /// branches updates (5 queries).
+    #[value(name = "pgbench_simple_update")]
+    #[serde(rename = "pgbench_simple_update")]
+    PgbenchSimpleUpdate,
+    /// pgbench's `select-only` (`-S`): `SELECT abalance FROM pgbench_accounts
+    /// WHERE aid = ?` (1 read query).
+    #[value(name = "pgbench_select_only")]
+    #[serde(rename = "pgbench_select_only")]
+    PgbenchSelectOnly,
 }
 
 /// Which statements a workload prepares for each table.
@@ -131,6 +149,29 @@ impl Workload {
             Workload::OltpInsert => "oltp_insert",
             Workload::OltpDelete => "oltp_delete",
             Workload::SelectRandomPoints => "select_random_points",
+            Workload::PgbenchTpcbLike => "pgbench_tpcb_like",
+            Workload::PgbenchSimpleUpdate => "pgbench_simple_update",
+            Workload::PgbenchSelectOnly => "pgbench_select_only",
+        }
+    }
+
+    /// Whether it is one of pgbench's built-in scripts (pgbench's tables,
+    /// `--scale`), not sysbench's.
+    pub fn is_pgbench(self) -> bool {
+        matches!(
+            self,
+            Workload::PgbenchTpcbLike | Workload::PgbenchSimpleUpdate | Workload::PgbenchSelectOnly
+        )
+    }
+
+    /// pgbench's name of the script (`-b NAME`), e.g. `tpcb-like`; `None`
+    /// for sysbench's workloads.
+    pub fn pgbench_script(self) -> Option<&'static str> {
+        match self {
+            Workload::PgbenchTpcbLike => Some("tpcb-like"),
+            Workload::PgbenchSimpleUpdate => Some("simple-update"),
+            Workload::PgbenchSelectOnly => Some("select-only"),
+            _ => None,
         }
     }
 
@@ -138,7 +179,10 @@ impl Workload {
     pub fn writes(self) -> bool {
         !matches!(
             self,
-            Workload::OltpReadOnly | Workload::OltpPointSelect | Workload::SelectRandomPoints
+            Workload::OltpReadOnly
+                | Workload::OltpPointSelect
+                | Workload::SelectRandomPoints
+                | Workload::PgbenchSelectOnly
         )
     }
 
@@ -188,6 +232,10 @@ impl Workload {
                 random_points: true,
                 ..none
             },
+            // pgbench's statements are not per sbtest table.
+            Workload::PgbenchTpcbLike
+            | Workload::PgbenchSimpleUpdate
+            | Workload::PgbenchSelectOnly => none,
         }
     }
 
@@ -196,6 +244,9 @@ impl Workload {
     pub fn statements_per_connection(self, tables: u32, range_selects: bool) -> usize {
         if self == Workload::SelectRandomPoints {
             return 1;
+        }
+        if self.is_pgbench() {
+            return pgbench::statements(self);
         }
         self.statements_per_table(range_selects) * tables as usize
     }

@@ -122,6 +122,9 @@ pub struct Params {
     pub thread: u32,
     /// Workers in the run (sysbench's `--threads`).
     pub threads: u32,
+    /// pgbench's scaling factor (`-s`): the pgbench workloads draw aid from
+    /// 1..=100,000 x scale (1 for sysbench's workloads, which ignore it).
+    pub scale: u32,
 }
 
 impl Params {
@@ -133,6 +136,7 @@ impl Params {
             opts: Options::default(),
             thread: 0,
             threads: 1,
+            scale: 1,
         }
     }
 

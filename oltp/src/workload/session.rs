@@ -62,6 +62,8 @@ pub struct Session<C: Connection = MysqlConnection> {
     pub(super) tables: Vec<(String, TableStatements<C::Statement>)>,
     /// Plaintext values of the last query, reused.
     pub(super) rows: Vec<Vec<u8>>,
+    /// A pgbench workload's statements (`None` for sysbench's).
+    pub(super) pgbench: Option<super::pgbench::PgbenchStatements<C::Statement>>,
 }
 
 impl<C: Connection> std::fmt::Debug for Session<C> {
@@ -101,6 +103,7 @@ impl<C: Connection> Session<C> {
             params,
             tables: Vec::new(),
             rows: Vec::with_capacity(128),
+            pgbench: None,
         };
         s.prepare_all().await?;
         Ok(s)
@@ -118,6 +121,9 @@ impl<C: Connection> Session<C> {
 
     async fn prepare_all(&mut self) -> Result<(), QueryError> {
         self.tables.clear();
+        if self.workload.is_pgbench() {
+            return self.prepare_pgbench().await;
+        }
         let enc = self.codec.mode(Column::C) != ColumnMode::Plain;
         let k_enc = self.codec.mode(Column::K) != ColumnMode::Plain;
         let set = self.workload.statements(self.params.opts.range_selects);

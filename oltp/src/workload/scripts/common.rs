@@ -10,7 +10,7 @@ use crate::workload::RangeKind;
 use super::{Done, Event, timed};
 
 /// sysbench's class of a DML statement: write when it changed rows, else other.
-pub(super) fn count_dml(agg: &mut Aggregate, changed: bool) {
+pub(crate) fn count_dml(agg: &mut Aggregate, changed: bool) {
     if changed {
         agg.write += 1;
     } else {

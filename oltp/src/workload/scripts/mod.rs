@@ -76,6 +76,9 @@ macro_rules! event {
             W::OltpDelete => sc::delete::event(e).await,
             W::OltpInsert => sc::insert::event(e).await,
             W::SelectRandomPoints => sc::random_points::event(e).await,
+            W::PgbenchTpcbLike => $crate::workload::pgbench::tpcb_like::event(e).await,
+            W::PgbenchSimpleUpdate => $crate::workload::pgbench::simple_update::event(e).await,
+            W::PgbenchSelectOnly => $crate::workload::pgbench::select_only::event(e).await,
         }
     }};
 }

@@ -1,0 +1,104 @@
+//! `oltp prepare --workload pgbench_*`: pgbench's `-i -s SCALE` for each
+//! encryption choice (its own database each, as sysbench's tables), every
+//! check first, then the missing default key files, then the loads.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+
+use crate::cli::PrepareArgs;
+use crate::columns::keys::{active_key_id, default_key_file, load_codec};
+use crate::columns::{Codec, Encrypt};
+use crate::config::{base_dir, data_set, parse_encrypts};
+use crate::schema::pgbench::{self, ACCOUNTS_PER_SCALE, Fillers, PgbenchPrepare};
+
+use super::prepare::{check_key_file, count_bar, create_default_key_file};
+
+/// Runs `oltp prepare` of pgbench's tables against `url`.
+///
+/// # Errors
+/// A check fails, or loading fails.
+pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
+    let data = data_set(&a.data)?;
+    let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
+    let fillers = if encrypts.iter().any(|e| e.algorithm().is_some()) {
+        Fillers::of(data.columns)?
+    } else {
+        Fillers::Accounts
+    };
+    let base = base_dir(&a.data);
+    let scale = a.scale.unwrap_or(1);
+    let key_file = a.data.key_file.as_deref();
+    let mut plans: Vec<(PgbenchPrepare, Encrypt)> = Vec::new();
+    for e in encrypts {
+        let db = data.database(e);
+        if plans.iter().any(|(p, _)| p.db == db) {
+            continue;
+        }
+        if let Encrypt::Aead(d) = e {
+            check_key_file(key_file)?;
+            if key_file.is_some() || default_key_file(&base, d.algorithm).exists() {
+                load_codec(e, data.columns, key_file, &base)?;
+            }
+        }
+        let p = PgbenchPrepare {
+            db,
+            base_db: data.db.clone(),
+            scale,
+            fillfactor: a.fillfactor,
+            fillers,
+            encrypt: e,
+            key_id: 0,
+        };
+        pgbench::check_not_prepared::<crate::driver::PostgresConnection>(url, &p).await?;
+        plans.push((p, e));
+    }
+    for (mut p, e) in plans {
+        let codec = match e {
+            Encrypt::None => Codec::plaintext(),
+            Encrypt::Aead(d) => {
+                if key_file.is_none() {
+                    create_default_key_file(&base, d.algorithm)?;
+                }
+                load_codec(e, data.columns, key_file, &base)?
+            }
+        };
+        p.key_id = active_key_id(&codec);
+        let rows = u64::from(scale) * u64::from(ACCOUNTS_PER_SCALE);
+        let bar = count_bar(rows, &format!("prepare {}", p.db));
+        let progress: Arc<dyn Fn(u64) + Send + Sync> = {
+            let bar = bar.clone();
+            Arc::new(move |n| bar.inc(n))
+        };
+        let t0 = Instant::now();
+        tokio::select! {
+            r = pgbench::prepare(url, &p, &codec, &*progress) => r?,
+            _ = crate::run::interrupt_signal() => {
+                bar.finish_and_clear();
+                bail!(
+                    "prepare interrupted (Ctrl-C or SIGTERM): {} is half loaded; run `{}` before preparing again",
+                    p.db,
+                    pgbench::cleanup_command(&p.base_db, e, fillers)
+                );
+            }
+        }
+        bar.finish_and_clear();
+        println!(
+            "prepared {}: pgbench tables of scale {scale} ({rows} accounts, fillfactor {}) in {:.1} s{}",
+            p.db,
+            p.fillfactor,
+            t0.elapsed().as_secs_f64(),
+            match e {
+                Encrypt::None => String::new(),
+                Encrypt::Aead(_) => format!(
+                    ", {} sealed with {} under key id {}",
+                    fillers.meta(),
+                    e.name(),
+                    p.key_id
+                ),
+            }
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,160 @@
+//! Text: a run of a pgbench workload in pgbench 15's final-report layout
+//! (`printResults` of `src/bin/pgbench/pgbench.c`), with oltp's own lines
+//! (encryption, TLS, engine, CPU) after it.
+
+use std::fmt::Write as _;
+
+use super::model::{RunResult, histogram_from_hex};
+
+impl RunResult {
+    /// The run as pgbench 15 reports it: transaction type, scaling factor,
+    /// query mode, clients, threads, duration, transactions processed and
+    /// failed, latency average and stddev (ms), initial connection time and
+    /// tps without it; then what pgbench does not print (encryption, TLS,
+    /// server, client and server CPU per transaction). A result without
+    /// pgbench settings gets the lines it has.
+    pub fn to_pgbench_text(&self) -> String {
+        let st = &self.settings;
+        let pg = st.pgbench.as_ref();
+        let mut s = String::new();
+        let script = pg.map_or(st.workload.as_str(), |p| p.script.as_str());
+        let _ = writeln!(s, "transaction type: <builtin: {}>", builtin_title(script));
+        if let Some(p) = pg {
+            let _ = writeln!(s, "scaling factor: {}", p.scale);
+            let _ = writeln!(s, "query mode: {}", p.query_mode);
+        }
+        let _ = writeln!(s, "number of clients: {}", st.threads);
+        let _ = writeln!(s, "number of threads: {}", st.threads);
+        let _ = writeln!(s, "maximum number of tries: 1");
+        let _ = writeln!(s, "duration: {:.0} s", self.time_s);
+        let _ = writeln!(
+            s,
+            "number of transactions actually processed: {}",
+            self.transactions
+        );
+        let failed = self.errors + self.interrupted_events;
+        let tried = self.transactions + failed;
+        let _ = writeln!(
+            s,
+            "number of failed transactions: {failed} ({:.3}%)",
+            if tried == 0 {
+                0.0
+            } else {
+                100.0 * failed as f64 / tried as f64
+            }
+        );
+        let _ = writeln!(s, "latency average = {:.3} ms", self.latency_ms.avg);
+        if let Some(sd) = latency_stddev_ms(self) {
+            let _ = writeln!(s, "latency stddev = {sd:.3} ms");
+        }
+        if st.rate > 0.0 {
+            let _ = writeln!(
+                s,
+                "rate limit schedule: {:.1} tps (latency from the scheduled start)",
+                st.rate
+            );
+        }
+        if let Some(p) = pg {
+            let _ = writeln!(
+                s,
+                "initial connection time = {:.3} ms",
+                p.initial_connection_ms
+            );
+        }
+        let _ = writeln!(s, "tps = {:.6} (without initial connection time)", self.tps);
+        // oltp's lines, which pgbench has no place for.
+        let _ = writeln!(
+            s,
+            "encrypt: {}{} | tls: {} | engine: {} {} | database: {}",
+            st.encrypt,
+            if st.encrypted_columns.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", st.encrypted_columns)
+            },
+            st.tls
+                .as_ref()
+                .map_or("off".to_string(), |t| format!("{} {}", t.version, t.cipher)),
+            st.engine,
+            st.server_version,
+            st.database
+        );
+        let per_tx = |secs: f64| {
+            if self.transactions == 0 {
+                0.0
+            } else {
+                secs * 1e6 / self.transactions as f64
+            }
+        };
+        let _ = write!(
+            s,
+            "client CPU: {:.3} s ({:.1} us per transaction)",
+            self.client_cpu_s,
+            per_tx(self.client_cpu_s)
+        );
+        match self.server_cpu_s {
+            Some(cpu) => {
+                let _ = writeln!(
+                    s,
+                    "; server CPU: {cpu:.3} s ({:.1} us per transaction)",
+                    per_tx(cpu)
+                );
+            }
+            None => s.push('\n'),
+        }
+        if let Some(e) = &self.error {
+            let _ = writeln!(s, "stopped early: {e}");
+        }
+        s
+    }
+}
+
+/// pgbench's description of a built-in script (`builtin_script[].desc`).
+fn builtin_title(script: &str) -> &str {
+    match script {
+        "tpcb-like" => "TPC-B (sort of)",
+        "simple-update" => "simple update",
+        "select-only" => "select only",
+        other => other,
+    }
+}
+
+/// The standard deviation of the event latency, ms, from the run's
+/// HdrHistogram (ns); `None` when it does not decode or is empty.
+fn latency_stddev_ms(r: &RunResult) -> Option<f64> {
+    let h = histogram_from_hex(&r.latency_histogram).ok()?;
+    (!h.is_empty()).then(|| h.stdev() * 1e-6)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::PgbenchRun;
+    use crate::report::model::fixtures::{run, settings};
+
+    #[test]
+    fn pgbench_layout_has_pgbench_lines() {
+        let mut st = settings(8, "none");
+        st.workload = "pgbench_select_only".into();
+        st.pgbench = Some(PgbenchRun {
+            script: "select-only".into(),
+            scale: 10,
+            query_mode: "prepared".into(),
+            initial_connection_ms: 12.5,
+        });
+        let text = run(st, 1000, 2000).to_text();
+        for line in [
+            "transaction type: <builtin: select only>",
+            "scaling factor: 10",
+            "query mode: prepared",
+            "number of clients: 8",
+            "number of threads: 8",
+            "number of transactions actually processed: ",
+            "latency average = ",
+            "latency stddev = ",
+            "initial connection time = 12.500 ms",
+            " (without initial connection time)",
+        ] {
+            assert!(text.contains(line), "{line:?} missing in\n{text}");
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! `pgbench -i -s SCALE` (its default steps `dtgvp`, client-side generation):
+//! the four tables created and loaded in one transaction with `COPY ... FROM
+//! STDIN` (`pgbench_accounts` `WITH (FREEZE ON)`, as pgbench 15 does on a
+//! server of version 14 or later), then `VACUUM ANALYZE` of each, then the
+//! primary keys. [`META_TABLE`] says `state=loading` before the first table
+//! and `done` after the last step.
+
+use anyhow::{Result, anyhow};
+
+use crate::columns::{Codec, Encrypt};
+use crate::driver::{Connection, DbError, ErrorKind, Param, PostgresConnection};
+use crate::schema::{Dialect, STATE_DONE, STATE_LOADING, connect, database_exists};
+
+use super::{
+    ACCOUNTS_PER_SCALE, BRANCHES_PER_SCALE, Fillers, META_TABLE, TELLERS_PER_SCALE, Table,
+    check_not_prepared, cleanup_command, seal_filler,
+};
+
+/// What `oltp prepare --workload pgbench_*` loads.
+#[derive(Clone, Debug)]
+pub struct PgbenchPrepare {
+    /// The database that holds the tables (`DB`, or `DB_<algorithm>`).
+    pub db: String,
+    /// The base database name (`--pgsql-db`), for the commands messages name.
+    pub base_db: String,
+    /// `--scale` (pgbench's `-s`).
+    pub scale: u32,
+    /// `--fillfactor` (pgbench's `-F`), 10 to 100.
+    pub fillfactor: u32,
+    /// Which fillers `encrypt` seals.
+    pub fillers: Fillers,
+    /// The column encryption.
+    pub encrypt: Encrypt,
+    /// The active key id (0 for plaintext).
+    pub key_id: u32,
+}
+
+/// Rows of `pgbench_accounts` per COPY chunk sent.
+const CHUNK_ROWS: u32 = 10_000;
+
+/// Loads pgbench's tables into `p.db` on the PostgreSQL server of `url`,
+/// fillers sealed with `codec`. `progress` is called with the accounts rows
+/// sent so far by each chunk.
+///
+/// # Errors
+/// The database already holds pgbench tables (run `cleanup`), the server is
+/// not PostgreSQL, or any database or sealing error; once loading began the
+/// error says the database is half loaded and names the cleanup command.
+pub async fn prepare(
+    url: &str,
+    p: &PgbenchPrepare,
+    codec: &Codec,
+    progress: &(dyn Fn(u64) + Send + Sync),
+) -> Result<()> {
+    if Dialect::of_url(url) != Dialect::Postgres {
+        anyhow::bail!(
+            "pgbench's tables need PostgreSQL (fillfactor, COPY, VACUUM): add --db-driver pgsql"
+        );
+    }
+    check_not_prepared::<PostgresConnection>(url, p).await?;
+    let cleanup = cleanup_command(&p.base_db, p.encrypt, p.fillers);
+    let loading = async {
+        let mut server: PostgresConnection = connect(url, None).await?;
+        if !database_exists(&mut server, Dialect::Postgres, &p.db).await? {
+            server
+                .simple(&format!(
+                    "CREATE DATABASE {}",
+                    Dialect::Postgres.ident(&p.db)
+                ))
+                .await?;
+        }
+        server.close().await;
+        let mut conn: PostgresConnection = connect(url, Some(&p.db)).await?;
+        load(&mut conn, p, codec, progress).await?;
+        conn.close().await;
+        anyhow::Ok(())
+    };
+    loading.await.map_err(|e| {
+        let lost = e.chain().any(|c| {
+            c.downcast_ref::<DbError>()
+                .is_some_and(|d| d.kind() == ErrorKind::ConnectionLost)
+        });
+        let why = if lost { " (the server went away)" } else { "" };
+        anyhow!(
+            "prepare failed{why} ({e:#}): {} is half loaded; run `{cleanup}` before preparing again",
+            p.db
+        )
+    })
+}
+
+async fn load<C: Connection>(
+    conn: &mut C,
+    p: &PgbenchPrepare,
+    codec: &Codec,
+    progress: &(dyn Fn(u64) + Send + Sync),
+) -> Result<()> {
+    let fillers = p.encrypt.algorithm().map(|_| p.fillers);
+    // The mark first: until it says done, run and prepare refuse these tables.
+    conn.simple(&format!(
+        "CREATE TABLE {META_TABLE} (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL)"
+    ))
+    .await?;
+    let insert = format!("INSERT INTO {META_TABLE} (name, value) VALUES (?, ?)");
+    conn.execute_text(
+        &insert,
+        &[Param::Text(b"state"), Param::Text(STATE_LOADING.as_bytes())],
+    )
+    .await?;
+    // pgbench's "create tables" and "client-side generate" in one transaction,
+    // so that COPY FREEZE may write the accounts frozen (no vacuum rewrite).
+    conn.simple("BEGIN").await?;
+    for t in Table::ALL {
+        conn.simple(&t.create_sql(p.scale, p.fillfactor, fillers))
+            .await?;
+    }
+    // Branches and tellers: (key, bid, 0, NULL filler), as pgbench inserts them.
+    let branches = p.scale * BRANCHES_PER_SCALE;
+    let mut rows = Vec::with_capacity(branches as usize * 8);
+    for bid in 1..=branches {
+        rows.extend_from_slice(format!("{bid}\t0\t\\N\n").as_bytes());
+    }
+    conn.copy_in(
+        "copy pgbench_branches (bid, bbalance, filler) from stdin",
+        std::iter::once(Ok(rows)),
+    )
+    .await?;
+    let tellers = p.scale * TELLERS_PER_SCALE;
+    let mut rows = Vec::with_capacity(tellers as usize * 12);
+    for tid in 1..=tellers {
+        let bid = (tid - 1) / TELLERS_PER_SCALE + 1;
+        rows.extend_from_slice(format!("{tid}\t{bid}\t0\t\\N\n").as_bytes());
+    }
+    conn.copy_in(
+        "copy pgbench_tellers (tid, bid, tbalance, filler) from stdin",
+        std::iter::once(Ok(rows)),
+    )
+    .await?;
+    // Accounts: (aid, (aid - 1) / 100000 + 1, 0, '') as pgbench 15 copies
+    // them; the empty filler is char(84)'s 84 blanks, sealed as such when
+    // encrypted.
+    let accounts = p.scale * ACCOUNTS_PER_SCALE;
+    let sealed = fillers.is_some_and(|f| f.encrypts(Table::Accounts));
+    let blank = [b' '; 84];
+    let mut next = 1u32;
+    let mut envelope = Vec::with_capacity(160);
+    let chunks = std::iter::from_fn(|| {
+        if next > accounts {
+            return None;
+        }
+        let last = accounts.min(next.saturating_add(CHUNK_ROWS - 1));
+        let per_row = if sealed { 260 } else { 20 };
+        let mut out = Vec::with_capacity((last - next + 1) as usize * per_row);
+        for aid in next..=last {
+            let bid = (aid - 1) / ACCOUNTS_PER_SCALE + 1;
+            push_int(&mut out, aid);
+            out.push(b'\t');
+            push_int(&mut out, bid);
+            out.extend_from_slice(b"\t0\t");
+            if sealed {
+                if let Err(e) = seal_filler(
+                    codec,
+                    Table::Accounts,
+                    i64::from(aid),
+                    &blank,
+                    &mut envelope,
+                ) {
+                    return Some(Err(DbError::new(
+                        ErrorKind::Other,
+                        format!("sealing pgbench_accounts.filler aid={aid}: {e}"),
+                    )));
+                }
+                // bytea in COPY's text format: \x and hex, the backslash escaped.
+                out.extend_from_slice(b"\\\\x");
+                push_hex(&mut out, &envelope);
+            }
+            out.push(b'\n');
+        }
+        progress(u64::from(last - next + 1));
+        next = last + 1;
+        Some(Ok(out))
+    });
+    conn.copy_in(
+        "copy pgbench_accounts (aid, bid, abalance, filler) from stdin with (freeze on)",
+        chunks,
+    )
+    .await?;
+    conn.simple("COMMIT").await?;
+    // pgbench's "vacuum" step, then "primary keys".
+    for t in [
+        Table::Branches,
+        Table::Tellers,
+        Table::Accounts,
+        Table::History,
+    ] {
+        conn.simple(&format!("vacuum analyze {}", t.name())).await?;
+    }
+    for t in [Table::Branches, Table::Tellers, Table::Accounts] {
+        if let Some(key) = t.key() {
+            conn.simple(&format!("alter table {} add primary key ({key})", t.name()))
+                .await?;
+        }
+    }
+    let entries = [
+        (
+            "algorithm",
+            p.encrypt.algorithm().map_or("none", |a| a.name()),
+        ),
+        ("key_id", &p.key_id.to_string()),
+        ("scale", &p.scale.to_string()),
+        ("fillfactor", &p.fillfactor.to_string()),
+        ("fillers", fillers.map_or("", Fillers::meta)),
+    ];
+    for (name, value) in entries {
+        conn.execute_text(
+            &insert,
+            &[Param::Text(name.as_bytes()), Param::Text(value.as_bytes())],
+        )
+        .await?;
+    }
+    conn.execute_text(
+        &format!("UPDATE {META_TABLE} SET value = ? WHERE name = 'state'"),
+        &[Param::Text(STATE_DONE.as_bytes())],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Appends the decimal digits of `n`.
+fn push_int(out: &mut Vec<u8>, n: u32) {
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+/// Appends `bytes` as lower-case hex.
+fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for &b in bytes {
+        out.push(HEX[usize::from(b >> 4)]);
+        out.push(HEX[usize::from(b & 15)]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_and_hex() {
+        let mut v = Vec::new();
+        for n in [0, 7, 10, 100_000, u32::MAX] {
+            v.clear();
+            push_int(&mut v, n);
+            assert_eq!(v, n.to_string().as_bytes());
+        }
+        v.clear();
+        push_hex(&mut v, &[0, 0xab, 0x10]);
+        assert_eq!(v, b"00ab10");
+    }
+}

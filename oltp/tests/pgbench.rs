@@ -1,0 +1,491 @@
+//! pgbench's built-in scripts on the private PostgreSQL (issue 13, pgbench part):
+//! tables made by stock `pgbench -i -s 1` run under `oltp run --workload pgbench_*`
+//! (and keep pgbench's invariant: the sums of account, teller and branch balances and
+//! of history's deltas are equal); tables made by `oltp prepare --workload pgbench_*
+//! --scale 1` have pgbench's shape and run under stock `pgbench -M prepared` with exit 0;
+//! a scale that does not match the tables, a run before prepare and the flags pgbench
+//! workloads refuse are one-line errors; encrypted fillers give the plaintext tables'
+//! results after the same seeded transactions, and their envelopes open only for their
+//! own row. One private PostgreSQL per test binary (a test that cannot start it fails,
+//! never skips); scale 1, runs of 1 s or a few hundred transactions.
+
+#[allow(dead_code)]
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use encbench_oltp::driver::{ConnectOptions, Connection, PostgresConnection, Row as _};
+use encbench_oltp::schema::pgbench::{Table, open_filler};
+
+/// Stock pgbench of PostgreSQL 15 (the machine image's; Debian's `postgresql-15`).
+const PGBENCH: &str = "/usr/lib/postgresql/15/bin/pgbench";
+
+async fn pg(url: &str, db: &str) -> PostgresConnection {
+    PostgresConnection::connect(&ConnectOptions::new(url).database(db))
+        .await
+        .unwrap_or_else(|e| panic!("connect to {db}: {e}"))
+}
+
+/// Every row of `sql` on `db`, columns as text.
+fn rows(url: &str, db: &str, sql: &str) -> Vec<Vec<Option<String>>> {
+    runtime().block_on(async {
+        let mut c = pg(url, db).await;
+        let r = c
+            .query_text(sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        c.close().await;
+        r
+    })
+}
+
+/// The single value of `sql` on `db`.
+fn value(url: &str, db: &str, sql: &str) -> String {
+    rows(url, db, sql)
+        .into_iter()
+        .next()
+        .and_then(|r| r.into_iter().next().flatten())
+        .unwrap_or_else(|| panic!("{sql}: no value"))
+}
+
+/// Runs stock pgbench with `args` and the connection URI of `db` last.
+fn pgbench(db_url: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(PGBENCH)
+        .args(args)
+        .arg(db_url)
+        .output()
+        .expect("run pgbench (apt-get install postgresql-15)")
+}
+
+/// `oltp CMD --db-driver pgsql` on `url`, base database `db`, keys in `base`, then `extra`.
+fn oltp_args(cmd: &str, url: &str, base: &Path, db: &str, extra: &[&str]) -> Vec<String> {
+    let mut v = strings(&[
+        cmd,
+        "--db-driver",
+        "pgsql",
+        "--pgsql-url",
+        url,
+        "--base-dir",
+        utf8(base),
+        "--pgsql-db",
+        db,
+    ]);
+    v.extend(strings(extra));
+    v
+}
+
+/// `oltp run` with `extra` as JSON: the report.
+fn run_json(url: &str, base: &Path, db: &str, extra: &[&str]) -> serde_json::Value {
+    let json = base.join("run.json");
+    let mut args = oltp_args("run", url, base, db, extra);
+    args.extend(strings(&[
+        "--output",
+        "json",
+        "--no-progress",
+        "--json-out",
+        utf8(&json),
+    ]));
+    assert_eq!(
+        runtime().block_on(cli(&args)),
+        Ok(true),
+        "oltp run {extra:?}"
+    );
+    read_json(&json)
+}
+
+/// The error of an `oltp` command that must fail.
+fn refused(args: &[String]) -> String {
+    let e = runtime().block_on(cli(args)).expect_err("refused");
+    assert!(!e.contains('\n'), "one line: {e}");
+    e
+}
+
+/// Creates database `db` (empty).
+fn create_db(url: &str, db: &str) {
+    runtime().block_on(async {
+        let mut c = pg(url, "postgres").await;
+        c.simple(&format!("CREATE DATABASE {db}"))
+            .await
+            .expect("create database");
+        c.close().await;
+    });
+}
+
+/// pgbench's invariant after tpcb-like transactions: the sum of every
+/// account's, teller's and branch's balance and of history's deltas are equal
+/// (each transaction adds its delta to one of each).
+fn balances(url: &str, db: &str) -> [String; 4] {
+    [
+        "SELECT COALESCE(SUM(abalance), 0)::text FROM pgbench_accounts",
+        "SELECT COALESCE(SUM(tbalance), 0)::text FROM pgbench_tellers",
+        "SELECT COALESCE(SUM(bbalance), 0)::text FROM pgbench_branches",
+        "SELECT COALESCE(SUM(delta), 0)::text FROM pgbench_history",
+    ]
+    .map(|sql| value(url, db, sql))
+}
+
+#[test]
+fn stock_pgbench_tables_run_under_oltp() {
+    let s = shared_pg();
+    let base = pg_tempdir();
+    let db = "pgb_stock";
+    create_db(s.url(), db);
+    let out = pgbench(&s.url_of(db), &["-i", "-s", "1", "-q"]);
+    assert!(
+        out.status.success(),
+        "pgbench -i: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for workload in [
+        "pgbench_select_only",
+        "pgbench_simple_update",
+        "pgbench_tpcb_like",
+    ] {
+        let report = run_json(
+            s.url(),
+            base.path(),
+            db,
+            &["--workload", workload, "--threads", "2", "--time", "1"],
+        );
+        let run = &report["runs"][0];
+        assert_eq!(run["engine"], "postgresql", "{workload}");
+        assert_eq!(run["complete"], true, "{workload}: {run}");
+        assert!(u(&run["transactions"]) > 0, "{workload}: {run}");
+        assert!(run["tps"].as_f64().is_some_and(|t| t > 0.0), "{workload}");
+        assert!(run["latency_ms"]["avg"].as_f64().is_some(), "{workload}");
+        assert_eq!(run["errors"], 0, "{workload}");
+        assert_eq!(run["pgbench"]["scale"], 1, "{workload}: the tables' scale");
+        assert_eq!(run["pgbench"]["query_mode"], "prepared", "{workload}");
+    }
+    // Only tpcb-like moves tellers and branches: each of its transactions added
+    // its delta once to an account, a teller, a branch and history; the two
+    // scripts before it changed accounts and history alike.
+    let [acc, tel, bra, hist] = balances(s.url(), db);
+    assert_eq!(acc, hist, "accounts and history deltas");
+    assert_eq!(tel, bra, "tellers and branches");
+    let history: u64 = value(s.url(), db, "SELECT COUNT(*) FROM pgbench_history")
+        .parse()
+        .expect("count");
+    assert!(history > 0, "history rows");
+    // oltp's cleanup drops stock pgbench's tables too.
+    assert_eq!(
+        runtime().block_on(cli(&oltp_args("cleanup", s.url(), base.path(), db, &[]))),
+        Ok(true)
+    );
+    let left = value(
+        s.url(),
+        db,
+        "SELECT COUNT(*) FROM pg_tables WHERE tablename LIKE 'pgbench%'",
+    );
+    assert_eq!(left, "0", "cleanup dropped pgbench's tables");
+}
+
+#[test]
+fn oltp_tables_have_pgbench_shape_and_run_under_stock_pgbench() {
+    let s = shared_pg();
+    let base = pg_tempdir();
+    let db = "pgb_oltp";
+    let prepare = oltp_args(
+        "prepare",
+        s.url(),
+        base.path(),
+        db,
+        &[
+            "--workload",
+            "pgbench_tpcb_like",
+            "--scale",
+            "1",
+            "--fillfactor",
+            "90",
+        ],
+    );
+    assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
+    let e = refused(&prepare);
+    assert!(
+        e.contains("already holds pgbench's tables") && e.contains("oltp cleanup --encrypt none"),
+        "{e}"
+    );
+    for (table, rows) in [
+        ("pgbench_branches", "1"),
+        ("pgbench_tellers", "10"),
+        ("pgbench_accounts", "100000"),
+        ("pgbench_history", "0"),
+    ] {
+        let n = value(s.url(), db, &format!("SELECT COUNT(*) FROM {table}"));
+        assert_eq!(n, rows, "{table}");
+    }
+    // pgbench's types and filler widths, fillfactor, keys after the load.
+    let types = rows(
+        s.url(),
+        db,
+        "SELECT table_name::text || '.' || column_name::text, data_type::text, character_maximum_length::text FROM information_schema.columns WHERE table_name LIKE 'pgbench%' AND column_name = 'filler' ORDER BY 1",
+    );
+    let want = [
+        ("pgbench_accounts.filler", "84"),
+        ("pgbench_branches.filler", "88"),
+        ("pgbench_history.filler", "22"),
+        ("pgbench_tellers.filler", "84"),
+    ];
+    assert_eq!(types.len(), 4, "{types:?}");
+    for (row, (name, width)) in types.iter().zip(want) {
+        assert_eq!(row[0].as_deref(), Some(name));
+        assert_eq!(row[1].as_deref(), Some("character"), "{name}");
+        assert_eq!(row[2].as_deref(), Some(width), "{name}");
+    }
+    let options = value(
+        s.url(),
+        db,
+        "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'pgbench_accounts'",
+    );
+    assert_eq!(options, "fillfactor=90");
+    let keys = value(
+        s.url(),
+        db,
+        "SELECT string_agg(conrelid::regclass::text, ',' ORDER BY conrelid::regclass::text) FROM pg_constraint WHERE contype = 'p' AND conrelid::regclass::text LIKE 'pgbench%'",
+    );
+    assert_eq!(keys, "pgbench_accounts,pgbench_branches,pgbench_tellers");
+    // The accounts as pgbench -i writes them: bid from aid, zero balance, blank filler.
+    let odd = value(
+        s.url(),
+        db,
+        "SELECT COUNT(*) FROM pgbench_accounts WHERE bid <> 1 OR abalance <> 0 OR filler <> ''",
+    );
+    assert_eq!(odd, "0");
+    for script in [&["-b", "tpcb-like", "-T", "2"][..], &["-S", "-T", "1"][..]] {
+        let args = [&["-M", "prepared", "-c", "2", "-n"][..], script].concat();
+        let out = pgbench(&s.url_of(db), &args);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "pgbench {args:?}: {stdout} {stderr}");
+        assert!(
+            stdout.contains("number of failed transactions: 0 (0.000%)"),
+            "{stdout}"
+        );
+        assert!(!stderr.to_lowercase().contains("error"), "{stderr}");
+        assert!(stdout.contains("scaling factor: 1"), "{stdout}");
+    }
+    let [acc, tel, bra, hist] = balances(s.url(), db);
+    assert!(
+        acc == tel && tel == bra && bra == hist,
+        "{acc} {tel} {bra} {hist}"
+    );
+}
+
+#[test]
+fn a_scale_that_differs_and_a_run_before_prepare_are_refused() {
+    let s = shared_pg();
+    let base = pg_tempdir();
+    let db = "pgb_bad";
+    let run = |extra: &[&str]| {
+        let flags = [
+            &["--workload", "pgbench_select_only", "--time", "1"][..],
+            extra,
+        ]
+        .concat();
+        oltp_args("run", s.url(), base.path(), db, &flags)
+    };
+    let e = refused(&run(&[]));
+    assert!(
+        e.contains("pgb_bad has no pgbench tables: run `oltp prepare --workload pgbench_select_only --scale 1 --encrypt none --db-driver pgsql --pgsql-db pgb_bad` first"),
+        "{e}"
+    );
+    let prepare = oltp_args(
+        "prepare",
+        s.url(),
+        base.path(),
+        db,
+        &["--workload", "pgbench_select_only", "--scale", "1"],
+    );
+    assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
+    let e = refused(&run(&["--scale", "3"]));
+    assert!(
+        e.contains("pgb_bad's pgbench tables have scale 1 (count(*) of pgbench_branches), the run asks for --scale 3: use --scale 1"),
+        "{e}"
+    );
+    // Encrypted tables that were never prepared.
+    let e = refused(&run(&["--encrypt", AEAD]));
+    assert!(
+        e.contains("pgb_bad_aes_256_gcm has no pgbench tables"),
+        "{e}"
+    );
+    // Flags pgbench's tables cannot take.
+    let e = refused(&run(&[
+        "--encrypt",
+        AEAD,
+        "--encrypt-columns",
+        "k",
+        "--scale",
+        "1",
+    ]));
+    assert!(e.contains("names sysbench's columns"), "{e}");
+    let e = refused(&oltp_args(
+        "run",
+        s.url(),
+        base.path(),
+        db,
+        &["--workload", "oltp_point_select", "--scale", "2"],
+    ));
+    assert!(e.contains("--scale is for pgbench's tables"), "{e}");
+    let mysql = strings(&[
+        "run",
+        "--workload",
+        "pgbench_tpcb_like",
+        "--mysql-url",
+        "mysql://u:p@127.0.0.1:1",
+    ]);
+    let e = refused(&mysql);
+    assert!(e.contains("add --db-driver pgsql"), "{e}");
+    // The matching scale runs.
+    let report = run_json(
+        s.url(),
+        base.path(),
+        db,
+        &[
+            "--workload",
+            "pgbench_select_only",
+            "--scale",
+            "1",
+            "--time",
+            "1",
+        ],
+    );
+    assert_eq!(report["runs"][0]["complete"], true);
+}
+
+#[test]
+fn encrypted_fillers_give_the_plaintext_results() {
+    let s = shared_pg();
+    let base = pg_tempdir();
+    let db = "pgb_enc";
+    let prepare = oltp_args(
+        "prepare",
+        s.url(),
+        base.path(),
+        db,
+        &[
+            "--workload",
+            "pgbench_tpcb_like",
+            "--scale",
+            "1",
+            "--encrypt",
+            &format!("none,{AEAD}"),
+            "--encrypt-columns",
+            "all",
+        ],
+    );
+    assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
+    let enc_db = "pgb_enc_aes_256_gcm_kcp";
+    let filler_type = value(
+        s.url(),
+        enc_db,
+        "SELECT string_agg(DISTINCT data_type::text, ',') FROM information_schema.columns WHERE table_name LIKE 'pgbench%' AND column_name = 'filler'",
+    );
+    assert_eq!(filler_type, "bytea", "every filler an envelope column");
+    // The same seeded transactions, one client, on both: identical tables after.
+    for workload in ["pgbench_tpcb_like", "pgbench_simple_update"] {
+        let report = run_json(
+            s.url(),
+            base.path(),
+            db,
+            &[
+                "--workload",
+                workload,
+                "--encrypt",
+                &format!("none,{AEAD}"),
+                "--encrypt-columns",
+                "all",
+                "--rand-seed",
+                "7",
+                "--time",
+                "0",
+                "--events",
+                "300",
+            ],
+        );
+        for run in report["runs"].as_array().expect("runs") {
+            assert_eq!(run["transactions"], 300, "{workload}: {run}");
+            assert_eq!(run["complete"], true, "{workload}");
+        }
+    }
+    for sql in [
+        "SELECT aid, abalance FROM pgbench_accounts WHERE abalance <> 0 ORDER BY aid",
+        "SELECT tid, tbalance FROM pgbench_tellers ORDER BY tid",
+        "SELECT bid, bbalance FROM pgbench_branches ORDER BY bid",
+        "SELECT tid, bid, aid, delta FROM pgbench_history ORDER BY tid, bid, aid, delta",
+    ] {
+        let (plain, enc) = (rows(s.url(), db, sql), rows(s.url(), enc_db, sql));
+        assert!(!plain.is_empty(), "{sql}");
+        assert_eq!(plain, enc, "{sql}");
+    }
+    assert_eq!(
+        value(s.url(), db, "SELECT COUNT(*) FROM pgbench_history"),
+        "600"
+    );
+    // Every accounts filler is an envelope of pgbench's 84 blanks bound to its aid.
+    let codec = codec(base.path(), AEAD, encbench_oltp::columns::Columns::DEFAULT);
+    runtime().block_on(async {
+        let mut c = pg(s.url(), enc_db).await;
+        let mut fillers: Vec<(i64, Vec<u8>)> = Vec::new();
+        c.simple_query(
+            "SELECT aid, filler FROM pgbench_accounts WHERE aid IN (1, 2, 50000, 100000) ORDER BY aid",
+            |row: &mut <PostgresConnection as Connection>::Row| {
+                fillers.push((row.int(0).expect("aid"), row.take_bytes(1).expect("filler")));
+            },
+        )
+        .await
+        .expect("fillers");
+        assert_eq!(fillers.len(), 4);
+        for (aid, stored) in &fillers {
+            assert!(stored.len() > 84, "aid {aid}: an envelope");
+            let mut v = stored.clone();
+            open_filler(&codec, Table::Accounts, *aid, &mut v)
+                .unwrap_or_else(|e| panic!("aid {aid}: {e}"));
+            assert_eq!(v, vec![b' '; 84], "aid {aid}");
+            let mut other = stored.clone();
+            assert!(
+                open_filler(&codec, Table::Accounts, aid + 1, &mut other).is_err(),
+                "aid {aid}'s filler must not open as aid {}",
+                aid + 1
+            );
+        }
+        let null_fillers = c
+            .query_text("SELECT COUNT(*) FROM pgbench_tellers WHERE filler IS NULL")
+            .await
+            .expect("tellers");
+        assert_eq!(
+            null_fillers[0][0].as_deref(),
+            Some("10"),
+            "pgbench leaves tellers' fillers NULL"
+        );
+        c.close().await;
+    });
+    // The wrong key is found before the run.
+    let other = pg_tempdir();
+    let keys = other.path().join("keys");
+    std::fs::create_dir_all(&keys).expect("keys dir");
+    write_key_file(
+        &keys.join("aes-256-gcm.keys"),
+        &format!("1;{}\n", "ab".repeat(32)),
+    );
+    let e = refused(&oltp_args(
+        "run",
+        s.url(),
+        other.path(),
+        db,
+        &[
+            "--workload",
+            "pgbench_select_only",
+            "--encrypt",
+            AEAD,
+            "--encrypt-columns",
+            "all",
+        ],
+    ));
+    assert!(
+        e.contains("pgb_enc_aes_256_gcm_kcp.pgbench_accounts.filler aid=1"),
+        "{e}"
+    );
+}
