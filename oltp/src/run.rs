@@ -366,7 +366,15 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     let cpu = (process_cpu_time().saturating_sub(cpu0)).as_secs_f64();
     let server_cpu = server0.and_then(|s0| {
         let s1 = server_cpu_time(&cfg.server_cpu)?;
-        Ok(s1.saturating_sub(s0).as_secs_f64())
+        // The tree's time only grows; less at the end means a process left it
+        // (reaped by another process), and the difference would be wrong.
+        s1.checked_sub(s0).map(|d| d.as_secs_f64()).ok_or_else(|| {
+            format!(
+                "the server's processes used {:.2} s of CPU at the window's start and {:.2} s at its end (a process left the server's tree): not measured",
+                s0.as_secs_f64(),
+                s1.as_secs_f64()
+            )
+        })
     });
     if first_error.is_none() && interrupted.load(Ordering::SeqCst) {
         first_error = Some("interrupted (Ctrl-C or SIGTERM)".to_string());
