@@ -9,7 +9,9 @@
 //! - **differs**: otherwise, with our figure, the published one and the likely
 //!   reason in one line;
 //! - **not reproducible here**: no figure of ours (one round gives no %; a
-//!   run that did not happen; a measurement this machine cannot make).
+//!   run that did not happen; a measurement this machine cannot make), or
+//!   our interval holds both 0 and a published effect larger than the
+//!   tolerance (too noisy here to tell).
 //!
 //! The interval is the one of `encbench_common::compare` (median of the
 //! paired ratios, sign-test interval), as `oltp run` reports it.
@@ -17,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The rule in one sentence, as the reports print it.
-pub const RULE: &str = "reproduced: the published effect is inside our interval, or our median is within the tolerance of it in the same direction (or both within the tolerance of 0); differs: otherwise (likely reason given); not reproducible here: no figure of ours (1 round gives no %, a run that did not happen).";
+pub const RULE: &str = "reproduced: the published effect is inside our interval, or our median is within the tolerance of it in the same direction (or both within the tolerance of 0); differs: otherwise (likely reason given); not reproducible here: no figure of ours (1 round gives no %, a run that did not happen), or our interval holds both 0 and a published effect larger than the tolerance (too noisy to tell).";
 
 /// A row's verdict, serialised as the words of the JSON contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +75,15 @@ pub fn judge(
             "no figure of ours to compare".to_string(),
         );
     };
+    if e.lo <= 0.0 && 0.0 <= e.hi && e.lo < e.hi && published.abs() > tolerance {
+        return (
+            Verdict::NotReproducibleHere,
+            format!(
+                "our interval {:+.1}% to {:+.1}% holds both 0 and the published {published:+.1}%: too noisy here to tell (more rounds, a quieter machine)",
+                e.lo, e.hi
+            ),
+        );
+    }
     if e.lo <= published && published <= e.hi && e.lo < e.hi {
         return (
             Verdict::Reproduced,
@@ -148,6 +159,15 @@ mod tests {
         );
         // A degenerate interval (one value) only counts through the tolerance.
         assert_eq!(judge(5.0, effect(15.0, 15.0, 15.0), 2.5, "x").0, Verdict::Differs);
+    }
+
+    #[test]
+    fn an_interval_around_0_and_the_effect_cannot_tell() {
+        let (v, why) = judge(16.9, effect(3.4, -26.7, 33.5), 5.0, "x");
+        assert_eq!(v, Verdict::NotReproducibleHere);
+        assert!(why.contains("too noisy"), "{why}");
+        // A negligible published effect inside it is reproduced.
+        assert_eq!(judge(0.3, effect(1.0, -2.0, 3.0), 3.0, "x").0, Verdict::Reproduced);
     }
 
     #[test]
