@@ -19,7 +19,9 @@ use crate::report::{Report, RunKey, RunResult};
 use crate::reproduce::plan::{DataSetStep, Plan, Scale, duration_text};
 use crate::reproduce::published::Published;
 use crate::reproduce::row::{GridRun, Reproduction};
-use crate::reproduce::{ReportId, footprint, html, json, markdown, parse_id, r000, r003, resources};
+use crate::reproduce::{
+    ReportId, footprint, html, json, markdown, parse_id, r000, r003, resources,
+};
 use crate::run::{Observer, run_grid};
 use crate::schema::{self, Dialect};
 use crate::server::{Lease, Profile};
@@ -72,7 +74,11 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
             println!("{id}: skipped: {why}");
             continue;
         }
-        let out = if all { out_root.join(id.as_str()) } else { out_root.clone() };
+        let out = if all {
+            out_root.join(id.as_str())
+        } else {
+            out_root.clone()
+        };
         complete &= reproduce_one(a, id, &scale, &out, &interrupted).await?;
         if interrupted.load(Ordering::SeqCst) {
             break;
@@ -126,7 +132,11 @@ async fn reproduce_one(
     println!(
         "reproduce {id} ({} mode{}): {}; {} runs of {} s (+{} s warm-up) at {} threads in {} rounds, about {} in all (data sets included), reports in {}",
         if scale.quick { "quick" } else { "full" },
-        if scale.overridden() { ", test overrides: not the report's scale" } else { "" },
+        if scale.overridden() {
+            ", test overrides: not the report's scale"
+        } else {
+            ""
+        },
         published.title,
         plan.runs(),
         spec.time_s,
@@ -178,14 +188,28 @@ async fn reproduce_one(
         }
     }
     let server = Lease::open(None, &base, false, Profile::Default).await?;
-    let outcome = measure(a, id, &published, &plan, &server, &base, out, &mut repro, &extras, interrupted).await;
+    let outcome = measure(
+        a,
+        id,
+        &published,
+        &plan,
+        &server,
+        &base,
+        out,
+        &mut repro,
+        &extras,
+        interrupted,
+    )
+    .await;
     let stopped = server.finish().await;
     header.end();
     repro.header = header;
     match &outcome {
         Ok(true) => repro.partial = false,
         Ok(false) => {
-            repro.stopped.get_or_insert_with(|| "stopped early".to_string());
+            repro
+                .stopped
+                .get_or_insert_with(|| "stopped early".to_string());
         }
         Err(e) => repro.stopped = Some(encbench_common::cli_error::error_line(e.as_ref())),
     }
@@ -195,7 +219,10 @@ async fn reproduce_one(
     stopped?;
     print!("{}", markdown_rows(&repro));
     if complete {
-        println!("report {id} written to {}/report.{{md,json,html}}", out.display());
+        println!(
+            "report {id} written to {}/report.{{md,json,html}}",
+            out.display()
+        );
     } else {
         eprintln!(
             "Error: reproduction {id} stopped early ({}): the rows measured so far are in {}/report.json, marked partial",
@@ -227,7 +254,10 @@ async fn measure(
     for step in &plan.data_sets {
         let pa = prepare_args(plan, a, step)?;
         match verify(&url, &pa).await? {
-            Ok(db) => println!("reusing data set {db}: verified ({} tables x {} rows, prepare finished)", plan.scale.tables, plan.scale.table_size),
+            Ok(db) => println!(
+                "reusing data set {db}: verified ({} tables x {} rows, prepare finished)",
+                plan.scale.tables, plan.scale.table_size
+            ),
             Err(why) => {
                 println!("data set for --encrypt {} to prepare: {why}", step.encrypt);
                 missing.push(step);
@@ -251,7 +281,13 @@ async fn measure(
         let pa = prepare_args(plan, a, step)?;
         let data = data_set(&pa.data)?;
         let e = parse_encrypts(&pa.encrypt, data.columns)?[0];
-        if schema::database_exists(&mut schema::connect::<MysqlConnection>(&url, None).await?, Dialect::Mysql, &data.database(e)).await? {
+        if schema::database_exists(
+            &mut schema::connect::<MysqlConnection>(&url, None).await?,
+            Dialect::Mysql,
+            &data.database(e),
+        )
+        .await?
+        {
             println!("dropping the unfinished or different {}", data.database(e));
             schema::cleanup(&url, &data, &[e]).await?;
         }
@@ -269,7 +305,9 @@ async fn measure(
         let mut cfg = RunConfig::from_args(&ra)?;
         cfg.url = url.clone();
         cfg.server_cpu = super::private_server_cpu(server, &ra.data);
-        let total = plan.scale.threads.len() as u64 * u64::from(plan.scale.repeat) * u64::from(grid.runs_per_round);
+        let total = plan.scale.threads.len() as u64
+            * u64::from(plan.scale.repeat)
+            * u64::from(grid.runs_per_round);
         let progress = Arc::new(Progress {
             total,
             done: std::sync::atomic::AtomicU64::new(0),
@@ -336,11 +374,27 @@ fn fill(id: ReportId, r: &mut Reproduction, p: &Published, plan: &Plan, extras: 
 /// Writes report.md, report.json, report.html and chart-N.svg into `out`,
 /// each atomically.
 fn write_reports(r: &Reproduction, out: &Path) -> Result<()> {
-    write_atomically(&out.join("report.json"), json::to_json(r)?.as_bytes(), "--out")?;
-    write_atomically(&out.join("report.md"), markdown::to_markdown(r).as_bytes(), "--out")?;
-    write_atomically(&out.join("report.html"), html::to_html(r).as_bytes(), "--out")?;
+    write_atomically(
+        &out.join("report.json"),
+        json::to_json(r)?.as_bytes(),
+        "--out",
+    )?;
+    write_atomically(
+        &out.join("report.md"),
+        markdown::to_markdown(r).as_bytes(),
+        "--out",
+    )?;
+    write_atomically(
+        &out.join("report.html"),
+        html::to_html(r).as_bytes(),
+        "--out",
+    )?;
     for (i, c) in r.charts.iter().enumerate() {
-        write_atomically(&out.join(format!("chart-{}.svg", i + 1)), c.svg.as_bytes(), "--out")?;
+        write_atomically(
+            &out.join(format!("chart-{}.svg", i + 1)),
+            c.svg.as_bytes(),
+            "--out",
+        )?;
     }
     Ok(())
 }
@@ -371,7 +425,11 @@ fn scale_text(plan: &Plan, p: &Published, scale: &Scale) -> String {
             .filter(|_| scale.quick)
             .map(|h| format!("; quick: {h}"))
             .unwrap_or_default(),
-        if scale.overridden() { "; test overrides given: not the report's scale" } else { "" }
+        if scale.overridden() {
+            "; test overrides given: not the report's scale"
+        } else {
+            ""
+        }
     )
 }
 
@@ -453,7 +511,10 @@ async fn verify(url: &str, pa: &PrepareArgs) -> Result<std::result::Result<Strin
 }
 
 /// tls-bench's footprint section, run once into `out`/tls-bench.json.
-async fn tls_bench_footprint(given: Option<&Path>, out: &Path) -> std::result::Result<Value, String> {
+async fn tls_bench_footprint(
+    given: Option<&Path>,
+    out: &Path,
+) -> std::result::Result<Value, String> {
     let exe = match given {
         Some(p) => p.to_path_buf(),
         None => std::env::current_exe()
@@ -487,6 +548,7 @@ async fn tls_bench_footprint(given: Option<&Path>, out: &Path) -> std::result::R
             err.lines().last().unwrap_or("no message")
         ));
     }
-    let text = std::fs::read_to_string(&json_out).map_err(|e| format!("{}: {e}", json_out.display()))?;
+    let text =
+        std::fs::read_to_string(&json_out).map_err(|e| format!("{}: {e}", json_out.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_out.display()))
 }

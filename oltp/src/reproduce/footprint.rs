@@ -51,7 +51,13 @@ pub struct Footprint {
 
 /// TLS library file-name prefixes.
 const TLS_LIBS: [&str; 7] = [
-    "libssl", "libcrypto", "libgnutls", "libwolfssl", "libmbedtls", "libmbedcrypto", "libmbedx509",
+    "libssl",
+    "libcrypto",
+    "libgnutls",
+    "libwolfssl",
+    "libmbedtls",
+    "libmbedcrypto",
+    "libmbedx509",
 ];
 
 /// Measures the footprint on this machine.
@@ -133,7 +139,11 @@ fn find_program(names: &[&str], dirs: &[&str]) -> Option<PathBuf> {
 /// `Installed-Size` (KiB) and the dependency names of installed package `name`.
 fn package(name: &str) -> Result<(u64, Vec<String>)> {
     let out = Command::new("dpkg-query")
-        .args(["-Wf", "${db:Status-Status}\t${Installed-Size}\t${Depends}, ${Pre-Depends}", name])
+        .args([
+            "-Wf",
+            "${db:Status-Status}\t${Installed-Size}\t${Depends}, ${Pre-Depends}",
+            name,
+        ])
         .output()
         .context("dpkg-query not found: the footprint is measured from Debian/Ubuntu packages")?;
     let text = String::from_utf8_lossy(&out.stdout);
@@ -173,10 +183,7 @@ fn tls_libraries(program: &Path) -> Result<Vec<String>> {
     }
     Ok(parse_ldd(&String::from_utf8_lossy(&out.stdout))
         .into_iter()
-        .map(|p| {
-            std::fs::canonicalize(&p)
-                .map_or(p, |c| c.display().to_string())
-        })
+        .map(|p| std::fs::canonicalize(&p).map_or(p, |c| c.display().to_string()))
         .collect())
 }
 
@@ -195,15 +202,21 @@ pub fn parse_ldd(text: &str) -> Vec<String> {
 
 /// The package holding file `path` (`dpkg -S`).
 fn owner(path: &str) -> Result<String> {
-    let out = Command::new("dpkg").args(["-S", path]).output().context("dpkg not found")?;
+    let out = Command::new("dpkg")
+        .args(["-S", path])
+        .output()
+        .context("dpkg not found")?;
     let text = String::from_utf8_lossy(&out.stdout);
     let pkg = text
         .lines()
         .next()
         .and_then(|l| l.split(':').next())
         .filter(|p| out.status.success() && !p.is_empty());
-    pkg.map(str::to_string)
-        .with_context(|| format!("no package holds {path} (dpkg -S): a TLS library outside the distribution's packages"))
+    pkg.map(str::to_string).with_context(|| {
+        format!(
+            "no package holds {path} (dpkg -S): a TLS library outside the distribution's packages"
+        )
+    })
 }
 
 #[cfg(test)]
@@ -213,13 +226,18 @@ mod tests {
     #[test]
     fn depends_and_ldd_parse() {
         assert_eq!(
-            parse_depends("libmariadb3 (>= 10.5.4), mariadb-common (>= 1:10.11), debconf (>= 0.5) | debconf-2.0, perl:any, "),
+            parse_depends(
+                "libmariadb3 (>= 10.5.4), mariadb-common (>= 1:10.11), debconf (>= 0.5) | debconf-2.0, perl:any, "
+            ),
             ["libmariadb3", "mariadb-common", "debconf", "perl"]
         );
         let ldd = "\tlinux-vdso.so.1 (0x00007ffd)\n\tlibssl.so.3 => /lib/x86_64-linux-gnu/libssl.so.3 (0x00007f)\n\tlibcrypto.so.3 => /lib/x86_64-linux-gnu/libcrypto.so.3 (0x00007f)\n\tlibz.so.1 => /lib/x86_64-linux-gnu/libz.so.1 (0x1)\n";
         assert_eq!(
             parse_ldd(ldd),
-            ["/lib/x86_64-linux-gnu/libssl.so.3", "/lib/x86_64-linux-gnu/libcrypto.so.3"]
+            [
+                "/lib/x86_64-linux-gnu/libssl.so.3",
+                "/lib/x86_64-linux-gnu/libcrypto.so.3"
+            ]
         );
     }
 }

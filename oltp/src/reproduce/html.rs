@@ -43,7 +43,12 @@ pub fn to_html(r: &Reproduction) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Report {} reproduced</title><style>{STYLE}</style></head><body>\n",
         escape(&r.report)
     );
-    let _ = writeln!(o, "<h1>Report {}: {}</h1>", escape(&r.report), escape(&r.title));
+    let _ = writeln!(
+        o,
+        "<h1>Report {}: {}</h1>",
+        escape(&r.report),
+        escape(&r.title)
+    );
     let _ = writeln!(
         o,
         "<p>Seed <code>{}</code>. Measured {} to {} on {} ({} logical CPUs); {} mode.</p>",
@@ -61,7 +66,12 @@ pub fn to_html(r: &Reproduction) -> String {
             escape(r.stopped.as_deref().unwrap_or("still running"))
         );
     }
-    let _ = writeln!(o, "<p>Scale: {}</p><p>Verdicts: {}</p>", escape(&r.scale), escape(&r.tolerance));
+    let _ = writeln!(
+        o,
+        "<p>Scale: {}</p><p>Verdicts: {}</p>",
+        escape(&r.scale),
+        escape(&r.tolerance)
+    );
     let _ = writeln!(
         o,
         "<table id=\"rows\"><thead><tr><th>figure</th><th>line</th><th>published</th><th>ours (95% CI)</th><th>verdict</th><th>reason</th></tr></thead><tbody>"
@@ -124,7 +134,10 @@ mod tests {
 
     #[test]
     fn escapes_and_strips_the_xml_declaration() {
-        assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            escape("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
         assert_eq!(inline_svg("<?xml version=\"1.0\"?>\n<svg x>"), "<svg x>");
     }
 }

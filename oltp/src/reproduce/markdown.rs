@@ -64,7 +64,10 @@ pub fn to_markdown(r: &Reproduction) -> String {
     );
     let _ = writeln!(out, "Scale: {}\n", r.scale);
     let _ = writeln!(out, "Verdicts: {}\n", r.tolerance);
-    let _ = writeln!(out, "| figure | line | published | ours (95% CI) | verdict | reason |");
+    let _ = writeln!(
+        out,
+        "| figure | line | published | ours (95% CI) | verdict | reason |"
+    );
     let _ = writeln!(out, "|---|---:|---:|---|---|---|");
     for row in &r.rows {
         let _ = writeln!(
@@ -110,8 +113,16 @@ pub fn to_markdown(r: &Reproduction) -> String {
                 "\n## Footprint\n\n{}\n\n| package | KiB |\n|---|---:|",
                 fp["definition"].as_str().unwrap_or("")
             );
-            for p in pkgs.iter().chain(fp["tls_packages"].as_array().into_iter().flatten()) {
-                let _ = writeln!(out, "| {} | {} |", p["package"].as_str().unwrap_or(""), p["installed_kib"]);
+            for p in pkgs
+                .iter()
+                .chain(fp["tls_packages"].as_array().into_iter().flatten())
+            {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} |",
+                    p["package"].as_str().unwrap_or(""),
+                    p["installed_kib"]
+                );
             }
             let _ = writeln!(
                 out,
@@ -121,7 +132,11 @@ pub fn to_markdown(r: &Reproduction) -> String {
                 fp["tls_share_pct"].as_f64().unwrap_or(0.0),
                 fp["tls_libraries"]
                     .as_array()
-                    .map(|a| a.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(", "))
+                    .map(|a| a
+                        .iter()
+                        .filter_map(|x| x.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "))
                     .unwrap_or_default()
             );
         }
@@ -153,7 +168,13 @@ pub fn to_markdown(r: &Reproduction) -> String {
     if !r.runs.is_empty() {
         let _ = writeln!(out, "\n## Runs\n");
         for g in &r.runs {
-            let _ = writeln!(out, "- {}: `{}` ({} runs)", g.name, g.command, g.report.runs.len());
+            let _ = writeln!(
+                out,
+                "- {}: `{}` ({} runs)",
+                g.name,
+                g.command,
+                g.report.runs.len()
+            );
         }
     }
     out

@@ -46,7 +46,12 @@ pub enum ReportId {
 }
 
 /// Every id, in the order `all` runs them.
-pub const ALL: [ReportId; 4] = [ReportId::R000, ReportId::R001, ReportId::R003, ReportId::R004];
+pub const ALL: [ReportId; 4] = [
+    ReportId::R000,
+    ReportId::R001,
+    ReportId::R003,
+    ReportId::R004,
+];
 
 impl ReportId {
     /// The id as written: `000`, `001`, `003`, `004`.

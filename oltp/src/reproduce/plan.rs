@@ -128,7 +128,9 @@ impl Plan {
     pub fn runs(&self) -> u64 {
         self.grids
             .iter()
-            .map(|g| g.threads.len() as u64 * u64::from(self.scale.repeat) * u64::from(g.runs_per_round))
+            .map(|g| {
+                g.threads.len() as u64 * u64::from(self.scale.repeat) * u64::from(g.runs_per_round)
+            })
             .sum()
     }
 
@@ -205,7 +207,10 @@ mod tests {
             ..Scale::default()
         };
         let got = s.apply(&spec);
-        assert_eq!((got.time_s, got.repeat, got.threads.clone()), (1, 2, vec![2]));
+        assert_eq!(
+            (got.time_s, got.repeat, got.threads.clone()),
+            (1, 2, vec![2])
+        );
         assert_eq!((got.tables, got.table_size, got.warmup_s), (10, 25_000, 1));
         assert!(s.overridden() && !Scale::default().overridden());
     }
@@ -237,9 +242,10 @@ mod tests {
             }],
         };
         assert_eq!(plan.runs(), 30);
-        // 30 runs x 3 s, the connections, and 1 s of loading.
+        // 30 runs x (3 s + 0.3 s + threads x 80 us of statements), and 1 s of loading.
         let e = plan.estimate_secs();
-        assert!((91.0..100.0).contains(&e), "{e}");
+        let want = 15.0 * (3.3 + 80e-6) + 15.0 * (3.3 + 8.0 * 80e-6) + 1.0;
+        assert!((e - want).abs() < 1e-9, "{e} vs {want}");
         assert_eq!(plan.disk_bytes(&[&plan.data_sets[0]]), 85_000 * 560);
         assert_eq!(duration_text(40.2), "40 s");
         assert_eq!(duration_text(601.0), "11 min");

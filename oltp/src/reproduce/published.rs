@@ -183,9 +183,17 @@ mod tests {
     fn the_000_effects_are_the_tables_ratios() {
         let p = Published::of(ReportId::R000).expect("000");
         for f in &p.figures {
-            let (a, b) = (f.plaintext.expect("plaintext"), f.ciphertext.expect("ciphertext"));
+            let (a, b) = (
+                f.plaintext.expect("plaintext"),
+                f.ciphertext.expect("ciphertext"),
+            );
             let pct = (b / a - 1.0) * 100.0;
-            assert!((pct - f.published).abs() < 0.006, "{}: {pct} vs {}", f.figure, f.published);
+            assert!(
+                (pct - f.published).abs() < 0.006,
+                "{}: {pct} vs {}",
+                f.figure,
+                f.published
+            );
             // The report's own identity: RT = threads x queries per transaction / QPS.
             if f.metric.as_deref() == Some("qps") {
                 let q = f64::from(f.queries_per_transaction.expect("q/trx"));
@@ -194,8 +202,7 @@ mod tests {
                     .figures
                     .iter()
                     .find(|g| {
-                        g.metric.as_deref() == Some("rt_ms")
-                            && g.source_line == f.source_line
+                        g.metric.as_deref() == Some("rt_ms") && g.source_line == f.source_line
                     })
                     .expect("rt figure");
                 let predicted = t * q / a * 1000.0;

@@ -120,12 +120,18 @@ pub fn rows(p: &Published, grids: &[GridRun]) -> Vec<Row> {
 /// workload, threads) pair and on our medians of every mode.
 pub fn identity(p: &Published, grids: &[GridRun]) -> Vec<Identity> {
     let mut out = Vec::new();
-    for f in p.figures.iter().filter(|f| f.metric.as_deref() == Some("qps")) {
+    for f in p
+        .figures
+        .iter()
+        .filter(|f| f.metric.as_deref() == Some("qps"))
+    {
         let rt = p
             .figures
             .iter()
             .find(|g| g.metric.as_deref() == Some("rt_ms") && g.source_line == f.source_line);
-        let (Some(rt), Some(w), Some(t), Some(q)) = (rt, &f.workload, f.threads, f.queries_per_transaction) else {
+        let (Some(rt), Some(w), Some(t), Some(q)) =
+            (rt, &f.workload, f.threads, f.queries_per_transaction)
+        else {
             continue;
         };
         for (side, qps, ms) in [
@@ -210,7 +216,10 @@ pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, quick: bool
             let published: Vec<(String, u32, f64)> = p
                 .figures
                 .iter()
-                .filter(|f| f.workload.as_deref() == Some(g.name.as_str()) && f.metric.as_deref() == Some(metric))
+                .filter(|f| {
+                    f.workload.as_deref() == Some(g.name.as_str())
+                        && f.metric.as_deref() == Some(metric)
+                })
                 .map(|f| {
                     (
                         format!("published: {}", f.instance.as_deref().unwrap_or("")),
@@ -233,7 +242,10 @@ pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, quick: bool
                 })
                 .collect();
             if let Ok(svg) = super::svg::effect_chart(
-                &format!("{}: {what} change, every column encrypted vs plaintext", g.name),
+                &format!(
+                    "{}: {what} change, every column encrypted vs plaintext",
+                    g.name
+                ),
                 &format!("{what} change, %"),
                 &series,
                 &published,

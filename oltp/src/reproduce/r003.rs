@@ -62,7 +62,9 @@ pub fn join(xs: &[u32]) -> String {
 pub fn tls_rt(comparisons: &[MetricComparison], threads: u32) -> Option<&Comparison> {
     comparisons
         .iter()
-        .find(|c| c.threads == threads && c.comparison.metric == "rt_ms" && c.comparison.variant == "TLS")
+        .find(|c| {
+            c.threads == threads && c.comparison.metric == "rt_ms" && c.comparison.variant == "TLS"
+        })
         .map(|c| &c.comparison)
 }
 
@@ -86,7 +88,10 @@ pub fn rows(
                     lo: fp.tls_share_pct,
                     hi: fp.tls_share_pct,
                 };
-                (Some(fp.tls_share_pct), judge(f.published, Some(e), tol, f.differs_reason(p)))
+                (
+                    Some(fp.tls_share_pct),
+                    judge(f.published, Some(e), tol, f.differs_reason(p)),
+                )
             }
             Err(why) => (None, (super::Verdict::NotReproducibleHere, why.clone())),
         };
@@ -97,7 +102,11 @@ pub fn rows(
         match tls_bench_shares(tls_bench) {
             Ok(shares) => {
                 for (variant, share) in shares {
-                    let e = Effect { median: share, lo: share, hi: share };
+                    let e = Effect {
+                        median: share,
+                        lo: share,
+                        hi: share,
+                    };
                     let v = judge(f.published, Some(e), tol, f.differs_reason(p));
                     rows.push(deterministic_row(
                         format!("{} ({variant})", f.figure),
@@ -117,7 +126,9 @@ pub fn rows(
     }
     if let Some(f) = p.figure("select_time_8") {
         let at = f.threads.unwrap_or(8);
-        let c = grids.first().and_then(|g| tls_rt(&g.report.comparisons, at));
+        let c = grids
+            .first()
+            .and_then(|g| tls_rt(&g.report.comparisons, at));
         let mut row = Row::from_comparison(
             format!("{} (ours: rustls, oltp_point_select)", f.figure),
             f,
@@ -126,7 +137,10 @@ pub fn rows(
             f.differs_reason(p),
         );
         if !threads.contains(&at) {
-            row.reason = format!("{at} connections are not in this run's --threads {}", join(threads));
+            row.reason = format!(
+                "{at} connections are not in this run's --threads {}",
+                join(threads)
+            );
         }
         rows.push(row);
     }
@@ -269,7 +283,13 @@ pub fn fill(
         };
         let published: Vec<(String, u32, f64)> = p
             .figure("select_time_8")
-            .map(|f| ("published (yaSSL, 2011)".to_string(), f.threads.unwrap_or(8), f.published))
+            .map(|f| {
+                (
+                    "published (yaSSL, 2011)".to_string(),
+                    f.threads.unwrap_or(8),
+                    f.published,
+                )
+            })
             .into_iter()
             .collect();
         if let Ok(svg) = super::svg::effect_chart(

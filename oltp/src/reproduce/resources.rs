@@ -36,8 +36,9 @@ pub fn disk_free(path: &Path) -> Result<u64> {
     let mut p = path;
     loop {
         if p.exists() {
-            let st = nix::sys::statvfs::statvfs(p)
-                .map_err(|e| anyhow::anyhow!("cannot read the free space of {}: {e}", p.display()))?;
+            let st = nix::sys::statvfs::statvfs(p).map_err(|e| {
+                anyhow::anyhow!("cannot read the free space of {}: {e}", p.display())
+            })?;
             return Ok(u64::from(st.blocks_available()) * st.fragment_size());
         }
         match p.parent() {
@@ -103,11 +104,17 @@ mod tests {
         let e = check_disk(10 << 30, 2 << 30, Path::new("/x"), "report 000")
             .expect_err("too big")
             .to_string();
-        assert!(e.starts_with("report 000 needs about 11.0 GiB on /x"), "{e}");
+        assert!(
+            e.starts_with("report 000 needs about 11.0 GiB on /x"),
+            "{e}"
+        );
         assert!(e.contains("only 2.0 GiB is free"), "{e}");
         assert!(check_memory(256, 8 << 30).is_ok());
         let e = check_memory(256, 1 << 30).expect_err("too big").to_string();
-        assert!(e.starts_with("256 connections need about 2.0 GiB of memory"), "{e}");
+        assert!(
+            e.starts_with("256 connections need about 2.0 GiB of memory"),
+            "{e}"
+        );
         assert_eq!(
             parse_mem_available("MemTotal: 10 kB\nMemAvailable:    2048 kB\n"),
             Some(2 << 20)

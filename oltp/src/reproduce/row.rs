@@ -112,7 +112,14 @@ pub struct Identity {
 
 impl Identity {
     /// The check of one (threads, q/trx, QPS, RT) quadruple.
-    pub fn check(whose: String, workload: &str, threads: u32, q: f64, qps: f64, rt_ms: f64) -> Identity {
+    pub fn check(
+        whose: String,
+        workload: &str,
+        threads: u32,
+        q: f64,
+        qps: f64,
+        rt_ms: f64,
+    ) -> Identity {
         let predicted_rt_ms = f64::from(threads) * q / qps.max(1e-9) * 1000.0;
         Identity {
             whose,

@@ -74,12 +74,18 @@ pub fn effect_chart(
             .map_err(|e| format!("chart: {e}"))?;
         for (i, s) in series.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
-            let pts: Vec<(f64, f64)> = s.points.iter().map(|p| (f64::from(p.threads), p.median)).collect();
+            let pts: Vec<(f64, f64)> = s
+                .points
+                .iter()
+                .map(|p| (f64::from(p.threads), p.median))
+                .collect();
             chart
                 .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
                 .map_err(|e| format!("chart: {e}"))?
                 .label(s.label.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
             chart
                 .draw_series(s.points.iter().map(|p| {
                     let x = f64::from(p.threads);
@@ -92,7 +98,11 @@ pub fn effect_chart(
         }
         for (label, t, y) in published {
             let drawn = chart
-                .draw_series(std::iter::once(Cross::new((f64::from(*t), *y), 6, BLACK.stroke_width(2))))
+                .draw_series(std::iter::once(Cross::new(
+                    (f64::from(*t), *y),
+                    6,
+                    BLACK.stroke_width(2),
+                )))
                 .map_err(|e| format!("chart: {e}"))?;
             if !label.is_empty() {
                 drawn
@@ -122,7 +132,9 @@ pub fn points(
 ) -> Vec<Point> {
     let mut pts: Vec<Point> = comparisons
         .iter()
-        .filter(|c| c.comparison.metric == metric && c.comparison.variant.split(' ').next() == Some(variant))
+        .filter(|c| {
+            c.comparison.metric == metric && c.comparison.variant.split(' ').next() == Some(variant)
+        })
         .filter_map(|c| {
             Some(Point {
                 threads: c.threads,
@@ -145,11 +157,22 @@ mod tests {
         let s = Series {
             label: "ours".into(),
             points: vec![
-                Point { threads: 1, median: 10.0, lo: 8.0, hi: 12.0 },
-                Point { threads: 8, median: 20.0, lo: 15.0, hi: 25.0 },
+                Point {
+                    threads: 1,
+                    median: 10.0,
+                    lo: 8.0,
+                    hi: 12.0,
+                },
+                Point {
+                    threads: 8,
+                    median: 20.0,
+                    lo: 15.0,
+                    hi: 25.0,
+                },
             ],
         };
-        let svg = effect_chart("t", "RT change %", &[s], &[("published".into(), 8, 16.9)]).expect("svg");
+        let svg =
+            effect_chart("t", "RT change %", &[s], &[("published".into(), 8, 16.9)]).expect("svg");
         assert!(svg.starts_with("<svg"), "{}", &svg[..40]);
         assert!(svg.contains("published") && svg.contains("ours"));
     }

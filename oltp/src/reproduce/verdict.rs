@@ -102,7 +102,11 @@ pub fn judge(
             format!(
                 "ours {:+.1}% is within {tolerance} points of the published {published:+.1}%{}",
                 e.median,
-                if same_direction { ", same direction" } else { ", both negligible" }
+                if same_direction {
+                    ", same direction"
+                } else {
+                    ", both negligible"
+                }
             ),
         );
     }
@@ -137,7 +141,10 @@ mod tests {
         assert_eq!(v, Verdict::Reproduced, "{why}");
         assert!(why.contains("same direction"), "{why}");
         // A deterministic share: 3.3% against "about 5%", 2.5 points.
-        assert_eq!(judge(5.0, effect(3.3, 3.3, 3.3), 2.5, "x").0, Verdict::Reproduced);
+        assert_eq!(
+            judge(5.0, effect(3.3, 3.3, 3.3), 2.5, "x").0,
+            Verdict::Reproduced
+        );
     }
 
     #[test]
@@ -146,19 +153,30 @@ mod tests {
         assert_eq!(v, Verdict::Reproduced);
         assert!(why.contains("both negligible"), "{why}");
         // But not a real effect of the other sign.
-        assert_eq!(judge(-21.1, effect(4.0, 3.0, 5.0), 3.0, "x").0, Verdict::Differs);
+        assert_eq!(
+            judge(-21.1, effect(4.0, 3.0, 5.0), 3.0, "x").0,
+            Verdict::Differs
+        );
     }
 
     #[test]
     fn far_away_differs_with_the_reason() {
-        let (v, why) = judge(-2.4, effect(-12.0, -14.0, -10.0), 3.0, "the proxy has 16 cores");
+        let (v, why) = judge(
+            -2.4,
+            effect(-12.0, -14.0, -10.0),
+            3.0,
+            "the proxy has 16 cores",
+        );
         assert_eq!(v, Verdict::Differs);
         assert_eq!(
             why,
             "ours -12.0% vs published -2.4% (tolerance 3 points): the proxy has 16 cores"
         );
         // A degenerate interval (one value) only counts through the tolerance.
-        assert_eq!(judge(5.0, effect(15.0, 15.0, 15.0), 2.5, "x").0, Verdict::Differs);
+        assert_eq!(
+            judge(5.0, effect(15.0, 15.0, 15.0), 2.5, "x").0,
+            Verdict::Differs
+        );
     }
 
     #[test]
@@ -167,7 +185,10 @@ mod tests {
         assert_eq!(v, Verdict::NotReproducibleHere);
         assert!(why.contains("too noisy"), "{why}");
         // A negligible published effect inside it is reproduced.
-        assert_eq!(judge(0.3, effect(1.0, -2.0, 3.0), 3.0, "x").0, Verdict::Reproduced);
+        assert_eq!(
+            judge(0.3, effect(1.0, -2.0, 3.0), 3.0, "x").0,
+            Verdict::Reproduced
+        );
     }
 
     #[test]
