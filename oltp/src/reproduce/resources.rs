@@ -39,7 +39,7 @@ pub fn disk_free(path: &Path) -> Result<u64> {
             let st = nix::sys::statvfs::statvfs(p).map_err(|e| {
                 anyhow::anyhow!("cannot read the free space of {}: {e}", p.display())
             })?;
-            return Ok(u64::from(st.blocks_available()) * st.fragment_size());
+            return Ok(st.blocks_available() * st.fragment_size());
         }
         match p.parent() {
             Some(parent) => p = parent,
