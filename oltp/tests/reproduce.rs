@@ -326,6 +326,19 @@ fn report_003_keeps_the_contract_reuses_its_data_and_renders() {
             "{chart}: no inline SVG"
         );
     }
+    let fig2 = dom
+        .split("<table id=\"figure2\">")
+        .nth(1)
+        .expect("Figure 2 table in the DOM");
+    assert_eq!(
+        fig2.split("</table>")
+            .next()
+            .unwrap_or("")
+            .matches("<tr><td>")
+            .count(),
+        2,
+        "1 and 8 connections"
+    );
     // Self-contained: no script, stylesheet link or remote resource.
     for remote in ["<script", "<link", "src=\"http", "href=\"http", "url(http"] {
         assert!(!dom.contains(remote), "the page loads something: {remote}");

@@ -99,6 +99,34 @@ pub fn to_html(r: &Reproduction) -> String {
             escape(&c.title)
         );
     }
+    if let Some(curve) = r.measurements.get("figure2").and_then(|v| v.as_array()) {
+        let _ = writeln!(
+            o,
+            "<h2>Figure 2: average SELECT time (ms) vs connections</h2><table id=\"figure2\"><thead><tr><th>connections</th><th>plain RT ms</th><th>TLS RT ms</th><th>TLS change (CI)</th><th>A/A floor</th></tr></thead><tbody>"
+        );
+        for p in curve {
+            let f = |k: &str| p[k].as_f64();
+            let ms = |k: &str| f(k).map_or("-".to_string(), |v| format!("{v:.3}"));
+            let change = match (f("tls_change_pct"), f("ci95_low_pct"), f("ci95_high_pct")) {
+                (Some(m), Some(lo), Some(hi)) => format!("{m:+.1}% ({lo:+.1}% to {hi:+.1}%)"),
+                _ => "1 round: no %".to_string(),
+            };
+            let floor = match (f("noise_floor_low_pct"), f("noise_floor_high_pct")) {
+                (Some(lo), Some(hi)) => format!("{lo:+.1}% to {hi:+.1}%"),
+                _ => "-".to_string(),
+            };
+            let _ = writeln!(
+                o,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                p["connections"],
+                ms("plain_rt_ms"),
+                ms("tls_rt_ms"),
+                escape(&change),
+                escape(&floor)
+            );
+        }
+        let _ = writeln!(o, "</tbody></table>");
+    }
     if !r.identity.is_empty() {
         let _ = writeln!(
             o,
