@@ -55,6 +55,56 @@ pub enum Command {
     /// at the same time against one server: counts and rates add up, latency
     /// histograms are merged.
     Merge(MergeArgs),
+    /// Reproduce a source report (shared/seeds/): run the experiment it
+    /// describes on this machine, its published figures beside ours with a
+    /// verdict; writes DIR/report.md, report.json, report.html and the SVG charts.
+    #[command(after_help = REPRODUCE_HELP)]
+    Reproduce(ReproduceArgs),
+}
+
+/// `oltp reproduce --help`'s epilogue.
+pub const REPRODUCE_HELP: &str = "Reports: 000 (column encryption, DSC), 003 (SSL, yaSSL study); 001 and 004 are not built yet; all runs each built one in turn (DIR/ID/).
+The test-only overrides (--time, --warmup, --repeat, --threads, --tables, --table-size) shrink a run; a run with them is not the report's scale.
+Exit codes: 0 complete, 1 failed (bad input, checks, server), 3 stopped early (Ctrl-C, a failed run): the rows so far are written, marked partial.";
+
+/// `oltp reproduce`.
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// Report id: 000, 001, 003, 004, or all.
+    pub id: String,
+    /// The scaled-down run (under 10 minutes per report on 2 cores); default: the report's scale.
+    #[arg(long)]
+    pub quick: bool,
+    /// Directory for report.md, report.json, report.html and chart-N.svg
+    /// (created if missing). Default: results/reproduce/<ID>; with all, DIR/<ID>/.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// encbench's directory (see `oltp run --help`).
+    #[arg(long, value_name = "DIR")]
+    pub base_dir: Option<PathBuf>,
+    /// The tls-bench binary for 003's minimal-client footprint. Default:
+    /// tls-bench next to this oltp binary (cargo build --release -p tls-bench -p tls-bench-footprint).
+    #[arg(long, value_name = "FILE")]
+    pub tls_bench: Option<PathBuf>,
+    /// Test only: measured seconds per run instead of the report's.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub time: Option<u64>,
+    /// Test only: warm-up seconds per run.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    pub warmup: Option<u64>,
+    /// Test only: interleaved rounds (1 gives no %).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: Option<u32>,
+    /// Test only: thread counts, comma separated.
+    #[arg(long, value_delimiter = ',', value_name = "LIST",
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub threads: Option<Vec<u32>>,
+    /// Test only: tables.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub tables: Option<u32>,
+    /// Test only: rows per table.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
+    pub table_size: Option<u32>,
 }
 
 /// `oltp merge`.

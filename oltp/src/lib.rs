@@ -21,6 +21,7 @@ mod merge;
 mod preflight;
 pub mod rand;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod schema;
 pub mod server;

@@ -16,6 +16,7 @@ mod merge;
 mod output;
 mod prepare;
 mod prepare_pgbench;
+mod reproduce;
 mod run;
 mod server;
 
@@ -33,6 +34,7 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         Command::Cleanup(a) => &a.data,
         Command::Server(a) => return server::server(a).await.map(|()| true),
         Command::Merge(a) => return merge::merge(a),
+        Command::Reproduce(a) => return reproduce::reproduce(a).await,
     };
     // Validate everything before starting anything.
     check_driver_flags(data)?;
@@ -65,7 +67,7 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                 check_writable(path, "--svg")?;
             }
         }
-        Command::Cleanup(_) | Command::Server(_) | Command::Merge(_) => {}
+        Command::Cleanup(_) | Command::Server(_) | Command::Merge(_) | Command::Reproduce(_) => {}
     }
     let base = crate::config::base_dir(data);
     let server = match data.db_driver {
@@ -85,7 +87,7 @@ pub async fn execute(cli: Cli) -> Result<bool> {
             None => Ok(true),
         },
         Command::Cleanup(a) => cleanup::cleanup(a, &server.url).await.map(|()| true),
-        Command::Server(_) | Command::Merge(_) => Ok(true),
+        Command::Server(_) | Command::Merge(_) | Command::Reproduce(_) => Ok(true),
     };
     let stopped = server.finish().await;
     let complete = outcome?;

@@ -1,0 +1,554 @@
+//! `oltp reproduce ID`: the checks (id, output directory, memory), the
+//! private server, the data sets (reused when they verify, else prepared,
+//! after a disk check), the grids, and the reports written after every step
+//! (atomically, marked partial until the last), so a stop (Ctrl-C, a failed
+//! run) leaves the rows measured so far, marked partial.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result, bail};
+use clap::Parser as _;
+use serde_json::Value;
+
+use crate::cli::{Cli, Command, PrepareArgs, ReproduceArgs, RunArgs};
+use crate::config::{RunConfig, base_dir, data_set, parse_encrypts};
+use crate::driver::{Connection, MysqlConnection};
+use crate::report::{Report, RunKey, RunResult};
+use crate::reproduce::plan::{DataSetStep, Plan, Scale, duration_text};
+use crate::reproduce::published::Published;
+use crate::reproduce::row::{GridRun, Reproduction};
+use crate::reproduce::{
+    ReportId, footprint, html, json, markdown, parse_id, r000, r003, resources,
+};
+use crate::run::{Observer, run_grid};
+use crate::schema::{self, Dialect};
+use crate::server::{Lease, Profile};
+
+use super::output::write_atomically;
+
+/// Runs `oltp reproduce`; false when a reproduction stopped early (its
+/// partial report is written).
+///
+/// # Errors
+/// Bad input or a failed check (before anything runs), the server, a
+/// prepare, or writing the reports.
+pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
+    let ids = parse_id(&a.id)?;
+    let all = ids.len() > 1;
+    if let [id] = ids.as_slice()
+        && let Some(why) = id.not_built()
+    {
+        bail!("{why}");
+    }
+    let out_root = a.out.clone().unwrap_or_else(|| {
+        if all {
+            PathBuf::from("results/reproduce")
+        } else {
+            PathBuf::from("results/reproduce").join(&a.id)
+        }
+    });
+    let scale = Scale {
+        quick: a.quick,
+        time_s: a.time,
+        warmup_s: a.warmup,
+        repeat: a.repeat,
+        threads: a.threads.clone(),
+        tables: a.tables,
+        table_size: a.table_size,
+    };
+    // Ctrl-C between the runs (the runs and prepare watch it themselves).
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupted.clone();
+        tokio::spawn(async move {
+            if crate::run::interrupt_signal().await {
+                flag.store(true, Ordering::SeqCst);
+            }
+        });
+    }
+    let mut complete = true;
+    for id in ids {
+        if let Some(why) = id.not_built() {
+            println!("{id}: skipped: {why}");
+            continue;
+        }
+        let out = if all {
+            out_root.join(id.as_str())
+        } else {
+            out_root.clone()
+        };
+        complete &= reproduce_one(a, id, &scale, &out, &interrupted).await?;
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+    }
+    Ok(complete)
+}
+
+/// What a report needs besides the grids: 003's footprints.
+struct Extras {
+    footprint: Result<footprint::Footprint, String>,
+    tls_bench: Result<Value, String>,
+}
+
+/// One report, from the checks to the last write.
+async fn reproduce_one(
+    a: &ReproduceArgs,
+    id: ReportId,
+    scale: &Scale,
+    out: &Path,
+    interrupted: &AtomicBool,
+) -> Result<bool> {
+    let published = Published::of(id)?;
+    let spec = scale.apply(published.scale(scale.quick));
+    let plan = match id {
+        ReportId::R003 => r003::plan(&spec),
+        ReportId::R000 => {
+            let db = if scale.overridden() {
+                format!("{}_{}x{}", r000::DB, spec.tables, spec.table_size)
+            } else if scale.quick {
+                format!("{}q", r000::DB)
+            } else {
+                r000::DB.to_string()
+            };
+            r000::plan(&published, &spec, &db)
+        }
+        ReportId::R001 | ReportId::R004 => bail!("{}", id.not_built().unwrap_or_default()),
+    };
+    // Checks before anything starts: the output directory, the memory.
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("--out {}: cannot create the directory", out.display()))?;
+    super::output::check_writable(&out.join("report.json"), "--out")?;
+    let max_threads = spec.threads.iter().copied().max().unwrap_or(1);
+    if let Some(avail) = resources::memory_available() {
+        resources::check_memory(max_threads, avail)?;
+    }
+    let base = match &a.base_dir {
+        Some(d) => d.clone(),
+        None => base_dir(&prepare_args(&plan, a, &plan.data_sets[0])?.data),
+    };
+    println!(
+        "reproduce {id} ({} mode{}): {}; {} runs of {} s (+{} s warm-up) at {} threads in {} rounds, about {} in all (data sets included), reports in {}",
+        if scale.quick { "quick" } else { "full" },
+        if scale.overridden() {
+            ", test overrides: not the report's scale"
+        } else {
+            ""
+        },
+        published.title,
+        plan.runs(),
+        spec.time_s,
+        spec.warmup_s,
+        r003::join(&spec.threads),
+        spec.repeat,
+        duration_text(plan.estimate_secs()),
+        out.display()
+    );
+    let mut header = Report::begin();
+    let mut repro = Reproduction {
+        header: header.clone(),
+        report: id.as_str().to_string(),
+        title: published.title.clone(),
+        seed_file: published.seed_file.clone(),
+        quick: scale.quick,
+        partial: true,
+        stopped: None,
+        scale: scale_text(&plan, &published, scale),
+        tolerance: format!(
+            "{} Default tolerance {} percentage points: {}",
+            crate::reproduce::verdict::RULE,
+            published.tolerance_pct_points,
+            published.tolerance_why
+        ),
+        setup_differences: Vec::new(),
+        rows: Vec::new(),
+        identity: Vec::new(),
+        measurements: serde_json::Map::new(),
+        runs: Vec::new(),
+        charts: Vec::new(),
+    };
+    let mut extras = Extras {
+        footprint: Err("not measured yet".into()),
+        tls_bench: Err("not run yet".into()),
+    };
+    if id == ReportId::R003 {
+        extras.footprint = footprint::measure().map_err(|e| format!("{e:#}"));
+        match &extras.footprint {
+            Ok(f) => println!(
+                "footprint: TLS packages {} KiB of {} KiB ({:.1}%)",
+                f.tls_kib, f.total_kib, f.tls_share_pct
+            ),
+            Err(e) => println!("footprint: not measured: {e}"),
+        }
+        extras.tls_bench = tls_bench_footprint(a.tls_bench.as_deref(), out).await;
+        if let Err(e) = &extras.tls_bench {
+            println!("tls-bench footprint: not run: {e}");
+        }
+    }
+    let server = Lease::open(None, &base, false, Profile::Default).await?;
+    let outcome = measure(
+        a,
+        id,
+        &published,
+        &plan,
+        &server,
+        &base,
+        out,
+        &mut repro,
+        &extras,
+        interrupted,
+    )
+    .await;
+    let stopped = server.finish().await;
+    header.end();
+    repro.header = header;
+    match &outcome {
+        Ok(true) => repro.partial = false,
+        Ok(false) => {
+            repro
+                .stopped
+                .get_or_insert_with(|| "stopped early".to_string());
+        }
+        Err(e) => repro.stopped = Some(encbench_common::cli_error::error_line(e.as_ref())),
+    }
+    fill(id, &mut repro, &published, &plan, &extras);
+    write_reports(&repro, out)?;
+    let complete = outcome?;
+    stopped?;
+    print!("{}", markdown_rows(&repro));
+    if complete {
+        println!(
+            "report {id} written to {}/report.{{md,json,html}}",
+            out.display()
+        );
+    } else {
+        eprintln!(
+            "Error: reproduction {id} stopped early ({}): the rows measured so far are in {}/report.json, marked partial",
+            repro.stopped.as_deref().unwrap_or("stopped"),
+            out.display()
+        );
+    }
+    Ok(complete)
+}
+
+/// The data sets, then every grid; after each step the reports are written
+/// (partial). False when a run stopped early or Ctrl-C came.
+#[allow(clippy::too_many_arguments)]
+async fn measure(
+    a: &ReproduceArgs,
+    id: ReportId,
+    published: &Published,
+    plan: &Plan,
+    server: &Lease,
+    base: &Path,
+    out: &Path,
+    repro: &mut Reproduction,
+    extras: &Extras,
+    interrupted: &AtomicBool,
+) -> Result<bool> {
+    let url = server.url.clone();
+    // Which data sets verify (reused), which must be loaded.
+    let mut missing: Vec<&DataSetStep> = Vec::new();
+    for step in &plan.data_sets {
+        let pa = prepare_args(plan, a, step)?;
+        match verify(&url, &pa).await? {
+            Ok(db) => println!(
+                "reusing data set {db}: verified ({} tables x {} rows, prepare finished)",
+                plan.scale.tables, plan.scale.table_size
+            ),
+            Err(why) => {
+                println!("data set for --encrypt {} to prepare: {why}", step.encrypt);
+                missing.push(step);
+            }
+        }
+    }
+    if !missing.is_empty() {
+        let free = resources::disk_free(base)?;
+        resources::check_disk(
+            plan.disk_bytes(&missing),
+            free,
+            base,
+            &format!("report {id}'s data sets ({} rows each)", plan.rows()),
+        )?;
+    }
+    for step in missing {
+        if interrupted.load(Ordering::SeqCst) {
+            repro.stopped = Some("interrupted (Ctrl-C or SIGTERM) before the runs".into());
+            return Ok(false);
+        }
+        let pa = prepare_args(plan, a, step)?;
+        let data = data_set(&pa.data)?;
+        let e = parse_encrypts(&pa.encrypt, data.columns)?[0];
+        if schema::database_exists(
+            &mut schema::connect::<MysqlConnection>(&url, None).await?,
+            Dialect::Mysql,
+            &data.database(e),
+        )
+        .await?
+        {
+            println!("dropping the unfinished or different {}", data.database(e));
+            schema::cleanup(&url, &data, &[e]).await?;
+        }
+        super::prepare::prepare(&pa, &url).await?;
+    }
+    for grid in &plan.grids {
+        if interrupted.load(Ordering::SeqCst) {
+            repro.stopped = Some("interrupted (Ctrl-C or SIGTERM)".into());
+            return Ok(false);
+        }
+        let argv = run_argv(plan, a, &grid.args);
+        let command = argv[..argv.len() - 2].join(" ");
+        println!("running {}: `{command}`", grid.name);
+        let ra = run_args(&argv)?;
+        let mut cfg = RunConfig::from_args(&ra)?;
+        cfg.url = url.clone();
+        cfg.server_cpu = super::private_server_cpu(server, &ra.data);
+        let total = plan.scale.threads.len() as u64
+            * u64::from(plan.scale.repeat)
+            * u64::from(grid.runs_per_round);
+        let progress = Arc::new(Progress {
+            total,
+            done: std::sync::atomic::AtomicU64::new(0),
+        });
+        let mut head = Report::begin();
+        let results = run_grid(&cfg, progress).await;
+        head.end();
+        let results = results?;
+        let report = Report::new(head, results);
+        let complete = report.complete;
+        let why = report.runs.iter().find_map(|r| r.error.clone());
+        repro.runs.push(GridRun {
+            name: grid.name.clone(),
+            command,
+            report,
+        });
+        fill(id, repro, published, plan, extras);
+        write_reports(repro, out)?;
+        if !complete {
+            repro.stopped = Some(why.unwrap_or_else(|| "a run stopped early".into()));
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// One line per finished run, on stderr.
+struct Progress {
+    total: u64,
+    done: std::sync::atomic::AtomicU64,
+}
+
+impl Observer for Progress {
+    fn started(&self, _: &str, _: u64) {}
+    fn phase(&self, _: &str) {}
+    fn tick(&self, _: u64, _: f64) {}
+    fn interval(&self, _: &str) {}
+    fn finished(&self, r: &RunResult) {
+        let n = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+        eprintln!(
+            "  [{n}/{}] {} {} thr, {}{} round {}: {:.0} QPS, RT {:.2} ms{}",
+            self.total,
+            r.settings.workload,
+            r.settings.threads,
+            RunKey::of(r).mode(),
+            if r.control { " (A/A control)" } else { "" },
+            r.round,
+            r.qps,
+            r.latency_ms.avg,
+            if r.complete { "" } else { " (stopped early)" }
+        );
+    }
+}
+
+/// The report's rows and words from what has been measured.
+fn fill(id: ReportId, r: &mut Reproduction, p: &Published, plan: &Plan, extras: &Extras) {
+    match id {
+        ReportId::R003 => r003::fill(r, p, plan, &extras.footprint, &extras.tls_bench),
+        ReportId::R000 => r000::fill(r, p, plan, r.quick),
+        ReportId::R001 | ReportId::R004 => {}
+    }
+}
+
+/// Writes report.md, report.json, report.html and chart-N.svg into `out`,
+/// each atomically.
+fn write_reports(r: &Reproduction, out: &Path) -> Result<()> {
+    write_atomically(
+        &out.join("report.json"),
+        json::to_json(r)?.as_bytes(),
+        "--out",
+    )?;
+    write_atomically(
+        &out.join("report.md"),
+        markdown::to_markdown(r).as_bytes(),
+        "--out",
+    )?;
+    write_atomically(
+        &out.join("report.html"),
+        html::to_html(r).as_bytes(),
+        "--out",
+    )?;
+    for (i, c) in r.charts.iter().enumerate() {
+        write_atomically(
+            &out.join(format!("chart-{}.svg", i + 1)),
+            c.svg.as_bytes(),
+            "--out",
+        )?;
+    }
+    Ok(())
+}
+
+/// The rows table of `report.md` (for stdout).
+fn markdown_rows(r: &Reproduction) -> String {
+    let md = markdown::to_markdown(r);
+    let start = md.find("| figure |").unwrap_or(0);
+    let end = md[start..].find("\n\n").map_or(md.len(), |e| start + e + 1);
+    md[start..end].to_string()
+}
+
+/// The scale in words.
+fn scale_text(plan: &Plan, p: &Published, scale: &Scale) -> String {
+    let s = &plan.scale;
+    format!(
+        "{} tables x {} rows (report: {} x {}), threads {}, {} interleaved rounds of {} s runs after {} s of warm-up, the baseline twice per round (--control: A/A noise floor){}{}",
+        s.tables,
+        s.table_size,
+        p.full.tables,
+        p.full.table_size,
+        r003::join(&s.threads),
+        s.repeat,
+        s.time_s,
+        s.warmup_s,
+        s.scaled_how
+            .as_deref()
+            .filter(|_| scale.quick)
+            .map(|h| format!("; quick: {h}"))
+            .unwrap_or_default(),
+        if scale.overridden() {
+            "; test overrides given: not the report's scale"
+        } else {
+            ""
+        }
+    )
+}
+
+/// `oltp` + subcommand + the plan's data arguments + `rest` + `--base-dir`.
+fn argv(sub: &str, plan: &Plan, a: &ReproduceArgs, rest: &[String]) -> Vec<String> {
+    let mut v = vec!["oltp".to_string(), sub.to_string()];
+    v.extend(plan.data_args());
+    v.extend(rest.iter().cloned());
+    if let Some(d) = &a.base_dir {
+        v.push("--base-dir".into());
+        v.push(d.display().to_string());
+    }
+    v
+}
+
+/// `oltp prepare` of one data set.
+fn prepare_args(plan: &Plan, a: &ReproduceArgs, step: &DataSetStep) -> Result<PrepareArgs> {
+    let rest = [
+        "--encrypt".to_string(),
+        step.encrypt.clone(),
+        "--encrypt-columns".into(),
+        step.encrypt_columns.clone(),
+        "--threads".into(),
+        "2".into(),
+    ];
+    match parse(&argv("prepare", plan, a, &rest))? {
+        Command::Prepare(p) => Ok(p),
+        _ => bail!("internal: not a prepare command"),
+    }
+}
+
+/// The `oltp run` argv of a grid (ending in `--output json`, left out of
+/// the command shown).
+fn run_argv(plan: &Plan, a: &ReproduceArgs, grid: &[String]) -> Vec<String> {
+    let s = &plan.scale;
+    let mut rest: Vec<String> = grid.to_vec();
+    rest.extend([
+        "--time".into(),
+        s.time_s.to_string(),
+        "--warmup".into(),
+        s.warmup_s.to_string(),
+        "--repeat".into(),
+        s.repeat.to_string(),
+        "--no-progress".into(),
+    ]);
+    let mut v = argv("run", plan, a, &rest);
+    v.extend(["--output".into(), "json".into()]);
+    v
+}
+
+fn run_args(argv: &[String]) -> Result<RunArgs> {
+    match parse(argv)? {
+        Command::Run(r) => Ok(*r),
+        _ => bail!("internal: not a run command"),
+    }
+}
+
+fn parse(argv: &[String]) -> Result<Command> {
+    Cli::try_parse_from(argv)
+        .map(|c| c.command)
+        .map_err(|e| anyhow::anyhow!("internal: {}: {}", argv.join(" "), e.kind()))
+}
+
+/// Whether the data set of `pa` is prepared and verifies: `Ok(db)` to
+/// reuse it, `Err(why)` to (re)load it.
+async fn verify(url: &str, pa: &PrepareArgs) -> Result<std::result::Result<String, String>> {
+    let data = data_set(&pa.data)?;
+    let e = parse_encrypts(&pa.encrypt, data.columns)?[0];
+    let mut admin: MysqlConnection = schema::connect(url, None).await?;
+    let got = schema::check_prepared(Dialect::Mysql, &mut admin, url, &data, e).await;
+    admin.close().await;
+    Ok(match got {
+        Ok((_, conn)) => {
+            conn.close().await;
+            Ok(data.database(e))
+        }
+        Err(why) => Err(format!("{why:#}")),
+    })
+}
+
+/// tls-bench's footprint section, run once into `out`/tls-bench.json.
+async fn tls_bench_footprint(
+    given: Option<&Path>,
+    out: &Path,
+) -> std::result::Result<Value, String> {
+    let exe = match given {
+        Some(p) => p.to_path_buf(),
+        None => std::env::current_exe()
+            .map_err(|e| format!("cannot find oltp's own path: {e}"))?
+            .with_file_name("tls-bench"),
+    };
+    if !exe.is_file() {
+        return Err(format!(
+            "{} not found: build it with `cargo build --release -p tls-bench -p tls-bench-footprint`, or pass --tls-bench FILE",
+            exe.display()
+        ));
+    }
+    let json_out = out.join("tls-bench.json");
+    let (cmd_exe, cmd_out) = (exe.clone(), json_out.clone());
+    let status = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(&cmd_exe)
+            .args(["--sections", "footprint", "--output", "json", "--json-out"])
+            .arg(&cmd_out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .output()
+    })
+    .await
+    .map_err(|e| format!("cannot run {}: {e}", exe.display()))?
+    .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    if !status.status.success() {
+        let err = String::from_utf8_lossy(&status.stderr);
+        return Err(format!(
+            "{} --sections footprint failed: {}",
+            exe.display(),
+            err.lines().last().unwrap_or("no message")
+        ));
+    }
+    let text =
+        std::fs::read_to_string(&json_out).map_err(|e| format!("{}: {e}", json_out.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_out.display()))
+}

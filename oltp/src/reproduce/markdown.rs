@@ -1,0 +1,181 @@
+//! `report.md`: the report's table shape, `published | ours (95% CI) |
+//! verdict`, then the extra tables (Figure 2's curve, the identity) and the
+//! setup differences.
+
+use std::fmt::Write as _;
+
+use encbench_common::header::rfc3339;
+
+use super::row::{Reproduction, Row};
+
+/// A row's `ours (95% CI)` cell: `+19.0% (+15.2% to +22.4%; 93.75%)` for a
+/// comparison (the interval's exact coverage after the `;`), `3.3%` for a
+/// deterministic figure, `-` for none.
+pub fn ours_cell(r: &Row) -> String {
+    match (r.ours, r.ci95_low, r.ci95_high, r.confidence_pct) {
+        (Some(m), Some(lo), Some(hi), Some(c)) => format!(
+            "{m:+.1}% ({lo:+.1}% to {hi:+.1}%; {}, {} rounds)",
+            encbench_common::compare::confidence_text(c),
+            r.rounds
+        ),
+        (Some(m), ..) => format!("{m:.1}%"),
+        _ => "-".to_string(),
+    }
+}
+
+/// A published figure as printed: `+16.9%`, `5.0%`.
+pub fn published_cell(r: &Row) -> String {
+    if r.published_unit.starts_with("% change") {
+        format!("{:+.1}%", r.published)
+    } else if r.published_unit.starts_with('%') {
+        format!("{:.1}%", r.published)
+    } else {
+        format!("{:.2} {}", r.published, r.published_unit)
+    }
+}
+
+/// `|` escaped for a Markdown cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// The whole `report.md`.
+pub fn to_markdown(r: &Reproduction) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Report {}: {}\n", r.report, r.title);
+    let _ = writeln!(
+        out,
+        "Seed `{}`. Measured {} to {} on {} ({} logical CPUs, kernel {}); {} mode.{}\n",
+        r.seed_file,
+        rfc3339(r.header.started_at).unwrap_or_default(),
+        rfc3339(r.header.ended_at).unwrap_or_default(),
+        r.header.machine.cpu_model,
+        r.header.machine.logical_cpus,
+        r.header.machine.kernel,
+        if r.quick { "quick" } else { "full" },
+        if r.partial {
+            format!(
+                " **PARTIAL: {}; the rows below are the ones measured so far.**",
+                r.stopped.as_deref().unwrap_or("still running")
+            )
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(out, "Scale: {}\n", r.scale);
+    let _ = writeln!(out, "Verdicts: {}\n", r.tolerance);
+    let _ = writeln!(
+        out,
+        "| figure | line | published | ours (95% CI) | verdict | reason |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---|---|---|");
+    for row in &r.rows {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            cell(&row.figure),
+            row.source_line,
+            published_cell(row),
+            ours_cell(row),
+            row.verdict.as_str(),
+            cell(&row.reason)
+        );
+    }
+    if let Some(curve) = r.measurements.get("figure2").and_then(|v| v.as_array()) {
+        let _ = writeln!(
+            out,
+            "\n## Figure 2: average SELECT time (ms) vs connections\n\n| connections | plain RT ms | TLS RT ms | TLS change (CI) | A/A floor |\n|---:|---:|---:|---|---|"
+        );
+        for p in curve {
+            let f = |k: &str| p[k].as_f64();
+            let change = match (f("tls_change_pct"), f("ci95_low_pct"), f("ci95_high_pct")) {
+                (Some(m), Some(lo), Some(hi)) => format!("{m:+.1}% ({lo:+.1}% to {hi:+.1}%)"),
+                _ => "1 round: no %".to_string(),
+            };
+            let floor = match (f("noise_floor_low_pct"), f("noise_floor_high_pct")) {
+                (Some(lo), Some(hi)) => format!("{lo:+.1}% to {hi:+.1}%"),
+                _ => "-".to_string(),
+            };
+            let ms = |k: &str| f(k).map_or("-".to_string(), |v| format!("{v:.3}"));
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {change} | {floor} |",
+                p["connections"],
+                ms("plain_rt_ms"),
+                ms("tls_rt_ms")
+            );
+        }
+    }
+    if let Some(fp) = r.measurements.get("footprint") {
+        if let Some(pkgs) = fp["mariadb_packages"].as_array() {
+            let _ = writeln!(
+                out,
+                "\n## Footprint\n\n{}\n\n| package | KiB |\n|---|---:|",
+                fp["definition"].as_str().unwrap_or("")
+            );
+            for p in pkgs
+                .iter()
+                .chain(fp["tls_packages"].as_array().into_iter().flatten())
+            {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} |",
+                    p["package"].as_str().unwrap_or(""),
+                    p["installed_kib"]
+                );
+            }
+            let _ = writeln!(
+                out,
+                "\nTLS: {} KiB of {} KiB ({:.1}%); libraries: {}",
+                fp["tls_kib"],
+                fp["total_kib"],
+                fp["tls_share_pct"].as_f64().unwrap_or(0.0),
+                fp["tls_libraries"]
+                    .as_array()
+                    .map(|a| a
+                        .iter()
+                        .filter_map(|x| x.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    if !r.identity.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Identity RT = threads x queries per transaction / QPS\n\n| whose | workload | threads | q/trx | QPS | RT ms | predicted ms | deviation |\n|---|---|---:|---:|---:|---:|---:|---:|"
+        );
+        for i in &r.identity {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {:.2} | {:.0} | {:.2} | {:.2} | {:+.1}% |",
+                cell(&i.whose),
+                i.workload,
+                i.threads,
+                i.queries_per_transaction,
+                i.qps,
+                i.rt_ms,
+                i.predicted_rt_ms,
+                i.deviation_pct
+            );
+        }
+    }
+    let _ = writeln!(out, "\n## Where the setups differ\n");
+    for d in &r.setup_differences {
+        let _ = writeln!(out, "- {d}");
+    }
+    if !r.runs.is_empty() {
+        let _ = writeln!(out, "\n## Runs\n");
+        for g in &r.runs {
+            let _ = writeln!(
+                out,
+                "- {}: `{}` ({} runs)",
+                g.name,
+                g.command,
+                g.report.runs.len()
+            );
+        }
+    }
+    out
+}

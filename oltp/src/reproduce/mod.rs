@@ -1,0 +1,121 @@
+//! `oltp reproduce ID`: the experiment a source report describes (the seeds
+//! in `shared/seeds/`, their published figures in `oltp/reproduce/published/`
+//! as data), run on this machine, scaled where it must be, with our
+//! measurement beside every published figure and a verdict.
+//!
+//! Data flows one way, as in `oltp run`: the report's data file
+//! ([`published`]) and the scale ([`plan`]) give the grids to run; the
+//! command (`commands/reproduce.rs`, the only part that prints or touches a
+//! server) checks resources ([`resources`]), prepares or reuses the data
+//! sets and runs the grids; one file per report turns the grids' results into
+//! rows ([`r000`], [`r003`]), each judged by [`verdict`] on the one comparison
+//! method (`encbench_common::compare`, through `oltp run`'s comparisons); one
+//! exporter per format writes them ([`markdown`], [`json`], [`svg`],
+//! [`html`]).
+
+pub mod footprint;
+pub mod html;
+pub mod json;
+pub mod markdown;
+pub mod plan;
+pub mod published;
+pub mod r000;
+pub mod r003;
+pub mod resources;
+pub mod row;
+pub mod svg;
+pub mod verdict;
+
+pub use plan::{Grid, Plan, Scale};
+pub use row::{Reproduction, Row};
+pub use verdict::Verdict;
+
+use anyhow::{Result, bail};
+
+/// A source report that `oltp reproduce` knows, by its seed file's number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportId {
+    /// 000: column encryption in Data Security Center (sysbench OLTP, 64-256 threads).
+    R000,
+    /// 001: encryption at rest on PostgreSQL (pgbench): not built yet.
+    R001,
+    /// 003: SSL vs plain MySQL with yaSSL (footprint, average SELECT time).
+    R003,
+    /// 004: RDS cached vs IO-bound: not built yet.
+    R004,
+}
+
+/// Every id, in the order `all` runs them.
+pub const ALL: [ReportId; 4] = [
+    ReportId::R000,
+    ReportId::R001,
+    ReportId::R003,
+    ReportId::R004,
+];
+
+impl ReportId {
+    /// The id as written: `000`, `001`, `003`, `004`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReportId::R000 => "000",
+            ReportId::R001 => "001",
+            ReportId::R003 => "003",
+            ReportId::R004 => "004",
+        }
+    }
+
+    /// Whether its reproduction is built; `None` when it is, else why not.
+    pub fn not_built(self) -> Option<&'static str> {
+        match self {
+            ReportId::R000 | ReportId::R003 => None,
+            ReportId::R001 => Some(
+                "report 001 (encryption at rest on PostgreSQL, pgbench) is not built yet: it needs oltp's pgbench workloads and at-rest modes, which are being built; its figures are in oltp/reproduce/published/001.json",
+            ),
+            ReportId::R004 => Some(
+                "report 004 (RDS cached vs IO-bound) is not built yet: oltp's --profile cached|io-bound exist, the reproduction does not",
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for ReportId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The ids `text` names: one of `000`, `001`, `003`, `004`, or `all` (every
+/// one in turn).
+///
+/// # Errors
+/// Any other text: one line listing the valid ids.
+pub fn parse_id(text: &str) -> Result<Vec<ReportId>> {
+    if text.eq_ignore_ascii_case("all") {
+        return Ok(ALL.to_vec());
+    }
+    match ALL.iter().find(|id| id.as_str() == text) {
+        Some(id) => Ok(vec![*id]),
+        None => bail!(
+            "unknown report id {text:?}: give one of {}, or all",
+            ALL.map(ReportId::as_str).join(", ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_parse_and_unknown_ones_list_the_valid_ones() {
+        assert_eq!(parse_id("003").expect("id"), vec![ReportId::R003]);
+        assert_eq!(parse_id("all").expect("all"), ALL.to_vec());
+        let e = parse_id("002").expect_err("unknown").to_string();
+        assert_eq!(
+            e,
+            "unknown report id \"002\": give one of 000, 001, 003, 004, or all"
+        );
+        assert!(ReportId::R001.not_built().is_some());
+        assert!(ReportId::R003.not_built().is_none());
+    }
+}

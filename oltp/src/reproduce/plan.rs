@@ -1,0 +1,254 @@
+//! What a reproduction runs: its scale (the data file's quick or full
+//! scale, with the test-only overrides), the data sets to prepare, and the
+//! `oltp run` grids, with the time and disk they need, all known before
+//! anything starts.
+
+use super::published::ScaleSpec;
+
+/// How large to run: quick or full, and the overrides of `oltp reproduce`
+/// (`--time`, `--warmup`, `--repeat`, `--threads`, `--tables`,
+/// `--table-size`), which exist so that tests can shrink a run; a
+/// reproduction with them is not the report's.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scale {
+    /// `--quick`.
+    pub quick: bool,
+    /// `--time S`.
+    pub time_s: Option<u64>,
+    /// `--warmup S`.
+    pub warmup_s: Option<u64>,
+    /// `--repeat N`.
+    pub repeat: Option<u32>,
+    /// `--threads LIST`.
+    pub threads: Option<Vec<u32>>,
+    /// `--tables N`.
+    pub tables: Option<u32>,
+    /// `--table-size N`.
+    pub table_size: Option<u32>,
+}
+
+impl Scale {
+    /// The data file's scale with the overrides applied.
+    pub fn apply(&self, spec: &ScaleSpec) -> ScaleSpec {
+        ScaleSpec {
+            tables: self.tables.unwrap_or(spec.tables),
+            table_size: self.table_size.unwrap_or(spec.table_size),
+            threads: self.threads.clone().unwrap_or_else(|| spec.threads.clone()),
+            time_s: self.time_s.unwrap_or(spec.time_s),
+            warmup_s: self.warmup_s.unwrap_or(spec.warmup_s),
+            repeat: self.repeat.unwrap_or(spec.repeat),
+            scaled_how: spec.scaled_how.clone(),
+        }
+    }
+
+    /// Whether any override is given.
+    pub fn overridden(&self) -> bool {
+        self.time_s.is_some()
+            || self.warmup_s.is_some()
+            || self.repeat.is_some()
+            || self.threads.is_some()
+            || self.tables.is_some()
+            || self.table_size.is_some()
+    }
+}
+
+/// One data set to prepare (or reuse): `oltp prepare` arguments after the
+/// common data arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataSetStep {
+    /// `--encrypt` of the prepare (`none`, or one backend of the algorithm).
+    pub encrypt: String,
+    /// `--encrypt-columns` (`c,pad` by default).
+    pub encrypt_columns: String,
+    /// Bytes on disk per row, estimated (InnoDB files of the private server
+    /// after `oltp prepare`, measured at 250 x 25,000 rows: 3.2 GiB plaintext,
+    /// 3.7 GiB with `c` and `pad` sealed, oltp/README.md; `k` too adds its
+    /// envelope and index).
+    pub bytes_per_row: u64,
+}
+
+/// Plaintext bytes per row on disk (3.2 GiB / 6.25 M rows, rounded up).
+pub const PLAIN_BYTES_PER_ROW: u64 = 560;
+/// Bytes per row with every column sealed with AES-GCM (3.7 GiB / 6.25 M
+/// rows for `c, pad`, plus `k`'s 37-byte envelope in the row and its index).
+pub const SEALED_BYTES_PER_ROW: u64 = 720;
+
+/// One `oltp run` grid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grid {
+    /// What it measures, e.g. `oltp_read_only`.
+    pub name: String,
+    /// `oltp run` arguments after the common data arguments.
+    pub args: Vec<String>,
+    /// Thread counts.
+    pub threads: Vec<u32>,
+    /// Runs per round and thread count (modes, plus the `--control` run).
+    pub runs_per_round: u32,
+    /// Server-side prepared statements per table and connection (for the
+    /// connect time estimate).
+    pub statements_per_table: u32,
+}
+
+/// Everything a reproduction will run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// The effective scale.
+    pub scale: ScaleSpec,
+    /// The plaintext database name (each report has its own, so its data
+    /// sets are reused by its next run and never mixed with another's).
+    pub db: String,
+    /// Data sets to prepare or reuse.
+    pub data_sets: Vec<DataSetStep>,
+    /// Grids, in order.
+    pub grids: Vec<Grid>,
+}
+
+/// Seconds to open one connection and prepare one statement on it, for the
+/// estimate: 256 connections x 1,250 statements took about 25 s
+/// (oltp/README.md, "256 threads").
+const SECS_PER_PREPARED_STATEMENT: f64 = 80e-6;
+/// Rows loaded per second by `oltp prepare --threads 2` (6.25 M rows in
+/// 61-74 s, oltp/README.md).
+const ROWS_PER_SEC: f64 = 85_000.0;
+
+impl Plan {
+    /// `oltp prepare`/`run` data arguments: database, tables, rows.
+    pub fn data_args(&self) -> Vec<String> {
+        vec![
+            "--mysql-db".into(),
+            self.db.clone(),
+            "--tables".into(),
+            self.scale.tables.to_string(),
+            "--table-size".into(),
+            self.scale.table_size.to_string(),
+        ]
+    }
+
+    /// Number of measured runs.
+    pub fn runs(&self) -> u64 {
+        self.grids
+            .iter()
+            .map(|g| {
+                g.threads.len() as u64 * u64::from(self.scale.repeat) * u64::from(g.runs_per_round)
+            })
+            .sum()
+    }
+
+    /// Rows of all data sets together.
+    pub fn rows(&self) -> u64 {
+        u64::from(self.scale.tables) * u64::from(self.scale.table_size)
+    }
+
+    /// Bytes on disk the data sets `steps` need (estimated).
+    pub fn disk_bytes(&self, steps: &[&DataSetStep]) -> u64 {
+        steps.iter().map(|s| s.bytes_per_row * self.rows()).sum()
+    }
+
+    /// Seconds the whole plan takes, estimated: every run's warm-up and
+    /// measured window, its connections and prepared statements, and the
+    /// loading of every data set (when none is reused).
+    pub fn estimate_secs(&self) -> f64 {
+        let s = &self.scale;
+        let runs: f64 = self
+            .grids
+            .iter()
+            .map(|g| {
+                g.threads
+                    .iter()
+                    .map(|&t| {
+                        let connect = 0.3
+                            + f64::from(t)
+                                * f64::from(s.tables)
+                                * f64::from(g.statements_per_table)
+                                * SECS_PER_PREPARED_STATEMENT;
+                        f64::from(s.repeat)
+                            * f64::from(g.runs_per_round)
+                            * ((s.time_s + s.warmup_s) as f64 + connect)
+                    })
+                    .sum::<f64>()
+            })
+            .sum();
+        let load = self.data_sets.len() as f64 * self.rows() as f64 / ROWS_PER_SEC;
+        runs + load
+    }
+}
+
+/// `secs` as `12 min`, `1 h 40 min`, `40 s`.
+pub fn duration_text(secs: f64) -> String {
+    let s = secs.round() as u64;
+    if s < 120 {
+        format!("{s} s")
+    } else if s < 3600 {
+        format!("{} min", s.div_ceil(60))
+    } else {
+        format!("{} h {} min", s / 3600, (s % 3600).div_ceil(60))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_replace_the_data_files_scale() {
+        let spec = ScaleSpec {
+            tables: 10,
+            table_size: 25_000,
+            threads: vec![64, 128, 256],
+            time_s: 2,
+            warmup_s: 1,
+            repeat: 5,
+            scaled_how: None,
+        };
+        let s = Scale {
+            time_s: Some(1),
+            repeat: Some(2),
+            threads: Some(vec![2]),
+            ..Scale::default()
+        };
+        let got = s.apply(&spec);
+        assert_eq!(
+            (got.time_s, got.repeat, got.threads.clone()),
+            (1, 2, vec![2])
+        );
+        assert_eq!((got.tables, got.table_size, got.warmup_s), (10, 25_000, 1));
+        assert!(s.overridden() && !Scale::default().overridden());
+    }
+
+    #[test]
+    fn the_estimate_counts_every_run() {
+        let plan = Plan {
+            scale: ScaleSpec {
+                tables: 1,
+                table_size: 85_000,
+                threads: vec![1, 8],
+                time_s: 2,
+                warmup_s: 1,
+                repeat: 5,
+                scaled_how: None,
+            },
+            db: "x".into(),
+            data_sets: vec![DataSetStep {
+                encrypt: "none".into(),
+                encrypt_columns: "c,pad".into(),
+                bytes_per_row: PLAIN_BYTES_PER_ROW,
+            }],
+            grids: vec![Grid {
+                name: "g".into(),
+                args: vec![],
+                threads: vec![1, 8],
+                runs_per_round: 3,
+                statements_per_table: 1,
+            }],
+        };
+        assert_eq!(plan.runs(), 30);
+        // 30 runs x (3 s + 0.3 s + threads x 80 us of statements), and 1 s of loading.
+        let e = plan.estimate_secs();
+        let want = 15.0 * (3.3 + 80e-6) + 15.0 * (3.3 + 8.0 * 80e-6) + 1.0;
+        assert!((e - want).abs() < 1e-9, "{e} vs {want}");
+        assert_eq!(plan.disk_bytes(&[&plan.data_sets[0]]), 85_000 * 560);
+        assert_eq!(duration_text(40.2), "40 s");
+        assert_eq!(duration_text(601.0), "11 min");
+        assert_eq!(duration_text(6000.0), "1 h 40 min");
+    }
+}

@@ -1,0 +1,514 @@
+//! `oltp reproduce ID`: the contract (`--out DIR` gets report.md, report.json,
+//! report.html; report.json's fields), bad input (unknown id, a report not
+//! built yet, a missing server package, a data set that does not fit, Ctrl-C
+//! mid-way), re-use of a prepared data set, and report.html rendered in
+//! headless Chromium.
+//!
+//! Every run here is the `oltp` binary on its own private MariaDB (one base
+//! directory for the whole file, so one data directory is initialised once),
+//! shrunk with the test-only overrides (`--time 1 --warmup 0 --repeat 2
+//! --threads ...`). The tests that use the server take one lock, so they run
+//! one at a time. Nothing asserts a timing or an effect's size: only shapes,
+//! words and counts that cannot differ between runs.
+
+#[allow(dead_code)]
+mod common;
+
+use common::read_json;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use serde_json::Value;
+
+/// The base directory every test of this file shares (one private server).
+fn home() -> &'static Path {
+    static HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
+    HOME.get_or_init(|| tempfile::tempdir().expect("tempdir"))
+        .path()
+}
+
+/// One test at a time on the shared private server.
+static SERVER: Mutex<()> = Mutex::new(());
+
+fn oltp(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_oltp"));
+    c.arg("reproduce").args(args).arg("--base-dir").arg(home());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run oltp reproduce")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The one line on stderr of a failed command, and its exit code.
+fn one_line_error(o: &Output) -> (i32, String) {
+    let err = text(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "not one line: {err}");
+    assert!(err.starts_with("Error: "), "{err}");
+    (o.status.code().unwrap_or(-1), err.trim_end().to_string())
+}
+
+/// The fields every row of report.json has, with their types.
+fn check_rows(j: &Value) -> &Vec<Value> {
+    let rows = j["rows"].as_array().expect("rows");
+    assert!(!rows.is_empty());
+    for r in rows {
+        assert!(r["figure"].as_str().is_some_and(|s| !s.is_empty()), "{r}");
+        assert!(r["published"].is_number(), "{r}");
+        assert!(r["published_unit"].is_string(), "{r}");
+        assert!(r["source_line"].as_u64().is_some_and(|l| l >= 1), "{r}");
+        for k in ["ours", "ci95_low", "ci95_high"] {
+            assert!(r[k].is_number() || r[k].is_null(), "{k}: {r}");
+        }
+        assert!(r["rounds"].is_u64(), "{r}");
+        assert!(
+            ["reproduced", "differs", "not reproducible here"]
+                .contains(&r["verdict"].as_str().unwrap_or("")),
+            "{r}"
+        );
+        assert!(r["reason"].as_str().is_some_and(|s| !s.is_empty()), "{r}");
+        // 1 round gives no %: an interval needs 2 rounds or more.
+        if r["ours"].is_number() && r["confidence_pct"].is_number() {
+            assert!(r["rounds"].as_u64() >= Some(2), "{r}");
+        }
+    }
+    rows
+}
+
+#[test]
+fn an_unknown_id_lists_the_valid_ones() {
+    let o = oltp(&["002"], &[]);
+    assert_eq!(
+        one_line_error(&o),
+        (
+            1,
+            "Error: unknown report id \"002\": give one of 000, 001, 003, 004, or all".to_string()
+        )
+    );
+}
+
+#[test]
+fn report_001_says_it_is_not_built_yet() {
+    let o = oltp(&["001", "--quick"], &[]);
+    let (code, e) = one_line_error(&o);
+    assert_eq!(code, 1);
+    assert!(
+        e.starts_with(
+            "Error: report 001 (encryption at rest on PostgreSQL, pgbench) is not built yet"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn too_many_connections_for_the_memory_are_refused_first() {
+    use encbench_oltp::reproduce::resources::{memory_available, memory_needed};
+    let (need, avail) = (
+        memory_needed(10_000),
+        memory_available().expect("/proc/meminfo"),
+    );
+    assert!(
+        avail < need,
+        "this test needs a machine with less than {need} bytes of memory available"
+    );
+    let out = tempfile::tempdir().expect("tempdir");
+    let o = oltp(
+        &[
+            "003",
+            "--threads",
+            "10000",
+            "--out",
+            out.path().to_str().expect("utf8"),
+        ],
+        &[],
+    );
+    let (code, e) = one_line_error(&o);
+    assert_eq!(code, 1);
+    assert!(
+        e.contains("10000 connections need about 40.1 GiB of memory"),
+        "{e}"
+    );
+    assert!(
+        !out.path().join("report.json").exists(),
+        "nothing is written before the checks pass"
+    );
+}
+
+#[test]
+fn a_missing_server_package_is_one_line() {
+    let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = tempfile::tempdir().expect("tempdir");
+    let o = oltp(
+        &[
+            "000",
+            "--quick",
+            "--out",
+            out.path().to_str().expect("utf8"),
+        ],
+        &[("ENCBENCH_MARIADB_BIN_DIR", "/nonexistent-mariadb")],
+    );
+    let (code, e) = one_line_error(&o);
+    assert_eq!(code, 1);
+    assert!(
+        e.contains("MariaDB server binaries not found")
+            && e.contains("apt-get install mariadb-server"),
+        "{e}"
+    );
+    assert!(!out.path().join("report.json").exists());
+}
+
+#[test]
+fn a_data_set_larger_than_the_disk_says_how_much_it_needs() {
+    let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = tempfile::tempdir().expect("tempdir");
+    // 100,000 tables x 1e9 rows: about 64 PiB plaintext.
+    let o = oltp(
+        &[
+            "000",
+            "--tables",
+            "100000",
+            "--table-size",
+            "1000000000",
+            "--threads",
+            "2",
+            "--out",
+            out.path().to_str().expect("utf8"),
+        ],
+        &[],
+    );
+    let (code, e) = one_line_error(&o);
+    assert_eq!(code, 1);
+    assert!(
+        e.contains("report 000's data sets (100000000000000 rows each) needs about"),
+        "{e}"
+    );
+    assert!(
+        e.contains("GiB is free") && e.contains("run --quick"),
+        "{e}"
+    );
+    // What was written says it is partial, with the reason.
+    let j = read_json(&out.path().join("report.json"));
+    assert_eq!(j["partial"], true);
+    assert!(
+        j["stopped"]
+            .as_str()
+            .is_some_and(|s| s.contains("needs about")),
+        "{j}"
+    );
+}
+
+/// Renders `html` in headless Chromium and returns the DOM.
+fn chromium_dom(html: &Path) -> String {
+    let profile = tempfile::tempdir().expect("tempdir");
+    let o = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", html.display()))
+        .stdin(Stdio::null())
+        .output()
+        .expect("chromium not found: apt-get install chromium (.ci/run installs it)");
+    assert!(o.status.success(), "chromium failed: {}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+#[test]
+fn report_003_keeps_the_contract_reuses_its_data_and_renders() {
+    let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = tempfile::tempdir().expect("tempdir");
+    let dir = out.path().to_str().expect("utf8");
+    let tiny = ["--time", "1", "--warmup", "0", "--repeat", "2"];
+    let mut args = vec![
+        "003",
+        "--quick",
+        "--threads",
+        "1,8",
+        "--out",
+        dir,
+        "--tls-bench",
+        "/nonexistent/tls-bench",
+    ];
+    args.extend(tiny);
+    let o = oltp(&args, &[]);
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    let stdout = text(&o.stdout);
+    assert!(
+        stdout.contains("about ") && stdout.contains("in all"),
+        "duration printed first: {stdout}"
+    );
+    for f in [
+        "report.md",
+        "report.json",
+        "report.html",
+        "chart-1.svg",
+        "chart-2.svg",
+    ] {
+        assert!(out.path().join(f).is_file(), "{f}");
+    }
+    let j = read_json(&out.path().join("report.json"));
+    assert_eq!(j["report"], "003");
+    assert_eq!(j["quick"], true);
+    assert_eq!(j["partial"], false);
+    assert!(
+        j["machine"]["cpu_model"].is_string() && j["machine"]["logical_cpus"].as_u64() >= Some(1),
+        "{}",
+        j["machine"]
+    );
+    let rows = check_rows(&j);
+    assert_eq!(rows.len(), 3, "footprint, minimal client, Figure 2 at 8");
+    // The footprint is measured from the distribution's packages.
+    let share = rows[0]["ours"].as_f64().expect("footprint share");
+    assert!(share > 0.0 && share < 100.0, "{share}");
+    assert_eq!(rows[0]["published"], 5.0);
+    // tls-bench absent: said plainly, with the build command.
+    assert_eq!(rows[1]["verdict"], "not reproducible here");
+    assert!(
+        rows[1]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("cargo build --release -p tls-bench -p tls-bench-footprint")
+    );
+    // Figure 2 at 8 connections: 2 paired rounds, an interval (50%).
+    assert_eq!(rows[2]["published"], 16.9);
+    assert_eq!(rows[2]["rounds"], 2);
+    assert_eq!(rows[2]["confidence_pct"], 50.0);
+    assert!(rows[2]["ci95_low"].as_f64() <= rows[2]["ci95_high"].as_f64());
+    // Every run's raw result: 2 thread counts x 2 rounds x (plain, TLS, plain again).
+    let runs = j["runs"][0]["report"]["runs"].as_array().expect("raw runs");
+    assert_eq!(runs.len(), 12);
+    assert_eq!(runs.iter().filter(|r| r["control"] == true).count(), 4);
+    assert!(
+        runs.iter()
+            .all(|r| r["complete"] == true && r["latency_histogram"].is_string())
+    );
+    assert_eq!(
+        j["measurements"]["figure2"].as_array().map(Vec::len),
+        Some(2)
+    );
+    let md = std::fs::read_to_string(out.path().join("report.md")).expect("md");
+    assert!(
+        md.contains("| figure | line | published | ours (95% CI) | verdict | reason |"),
+        "{md}"
+    );
+
+    // The page, rendered: the rows table with a row per figure, and the charts.
+    let dom = chromium_dom(&out.path().join("report.html"));
+    let table = dom
+        .split("<table id=\"rows\">")
+        .nth(1)
+        .expect("rows table in the DOM");
+    let body = table.split("</table>").next().unwrap_or("");
+    assert_eq!(body.matches("<tr class=").count(), 3, "{body}");
+    assert!(
+        body.contains("average SELECT time at 8 connections"),
+        "{body}"
+    );
+    for chart in ["chart-1", "chart-2"] {
+        let fig = dom
+            .split(&format!("<figure id=\"{chart}\""))
+            .nth(1)
+            .expect(chart);
+        assert!(
+            fig.split("</figure>").next().unwrap_or("").contains("<svg"),
+            "{chart}: no inline SVG"
+        );
+    }
+    let fig2 = dom
+        .split("<table id=\"figure2\">")
+        .nth(1)
+        .expect("Figure 2 table in the DOM");
+    assert_eq!(
+        fig2.split("</table>")
+            .next()
+            .unwrap_or("")
+            .matches("<tr><td>")
+            .count(),
+        2,
+        "1 and 8 connections"
+    );
+    // Self-contained: no script, stylesheet link or remote resource.
+    for remote in ["<script", "<link", "src=\"http", "href=\"http", "url(http"] {
+        assert!(!dom.contains(remote), "the page loads something: {remote}");
+    }
+
+    // Again: the data set is verified and reused, not loaded again.
+    let again = tempfile::tempdir().expect("tempdir");
+    let mut args = vec![
+        "003",
+        "--quick",
+        "--threads",
+        "1",
+        "--out",
+        again.path().to_str().expect("utf8"),
+        "--tls-bench",
+        "/nonexistent/tls-bench",
+    ];
+    args.extend(tiny);
+    let o = oltp(&args, &[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    assert!(
+        stdout.contains(
+            "reusing data set repro003: verified (1 tables x 10000 rows, prepare finished)"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("prepared repro003"), "{stdout}");
+    // 8 connections did not run this time: said so, no figure.
+    let j = read_json(&again.path().join("report.json"));
+    assert_eq!(j["rows"][2]["verdict"], "not reproducible here");
+    assert!(j["rows"][2]["ours"].is_null());
+}
+
+#[test]
+fn ctrl_c_mid_way_writes_the_rows_so_far_marked_partial() {
+    let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oltp"))
+        .args([
+            "reproduce",
+            "003",
+            "--threads",
+            "1,8",
+            "--time",
+            "2",
+            "--warmup",
+            "0",
+            "--repeat",
+            "3",
+            "--tls-bench",
+            "/nonexistent",
+        ])
+        .arg("--out")
+        .arg(out.path())
+        .arg("--base-dir")
+        .arg(home())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start oltp reproduce");
+    // Wait for the second finished run, then Ctrl-C.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        let n = std::io::BufRead::read_line(&mut stderr, &mut line).expect("read stderr");
+        assert!(n > 0, "ended before two runs: {seen}");
+        seen.push_str(&line);
+        if line.contains("[2/") {
+            break;
+        }
+    }
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("SIGINT");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).expect("read stderr");
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(3), "{seen}{rest}");
+    assert!(
+        rest.contains("stopped early") && rest.contains("marked partial"),
+        "{rest}"
+    );
+    let j = read_json(&out.path().join("report.json"));
+    assert_eq!(j["partial"], true);
+    assert!(j["stopped"].is_string(), "{}", j["stopped"]);
+    check_rows(&j);
+    let runs = j["runs"][0]["report"]["runs"]
+        .as_array()
+        .expect("runs so far");
+    assert!(runs.len() >= 2 && runs.len() < 18, "{}", runs.len());
+    assert_eq!(
+        runs.last().map(|r| r["complete"].clone()),
+        Some(Value::Bool(false))
+    );
+    let md = std::fs::read_to_string(out.path().join("report.md")).expect("md");
+    assert!(md.contains("**PARTIAL: "), "{md}");
+}
+
+#[test]
+fn report_000_compares_both_backends_and_checks_the_identity() {
+    let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = tempfile::tempdir().expect("tempdir");
+    let o = oltp(
+        &[
+            "000",
+            "--quick",
+            "--threads",
+            "64",
+            "--tables",
+            "1",
+            "--table-size",
+            "1000",
+            "--time",
+            "1",
+            "--warmup",
+            "0",
+            "--repeat",
+            "2",
+            "--out",
+            out.path().to_str().expect("utf8"),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    let j = read_json(&out.path().join("report.json"));
+    assert_eq!(
+        (j["report"].as_str(), j["partial"].as_bool()),
+        (Some("000"), Some(false))
+    );
+    let rows = check_rows(&j);
+    // 18 published figures x 2 backends.
+    assert_eq!(rows.len(), 36);
+    let measured: Vec<&Value> = rows.iter().filter(|r| r["ours"].is_number()).collect();
+    // At 64 threads: read-only (RDS, PolarDB) and read/write (RDS), QPS and RT, per backend.
+    assert_eq!(measured.len(), 2 * 3 * 2, "{measured:?}");
+    assert!(measured.iter().all(|r| r["rounds"] == 2));
+    assert!(rows.iter().any(|r| {
+        r["figure"]
+            .as_str()
+            .unwrap_or("")
+            .contains("(ours: openssl:aes-256-gcm)")
+    }));
+    // The identity on the published pairs (9 x plaintext and ciphertext) and on our
+    // medians (2 workloads x 3 modes; the A/A control runs are not in the summary).
+    let id = j["identity"].as_array().expect("identity");
+    assert_eq!(
+        id.iter()
+            .filter(|i| i["whose"].as_str().unwrap_or("").starts_with("published"))
+            .count(),
+        18
+    );
+    let ours: Vec<&Value> = id
+        .iter()
+        .filter(|i| i["whose"].as_str().unwrap_or("").starts_with("ours"))
+        .collect();
+    assert_eq!(ours.len(), 2 * 3);
+    for i in id
+        .iter()
+        .filter(|i| i["whose"].as_str().unwrap_or("").starts_with("published"))
+    {
+        assert!(
+            i["deviation_pct"].as_f64().is_some_and(|d| d.abs() < 3.0),
+            "{i}"
+        );
+    }
+    let html = std::fs::read_to_string(out.path().join("report.html")).expect("html");
+    assert_eq!(
+        html.matches("<figure id=\"chart-").count(),
+        4,
+        "QPS and RT per workload"
+    );
+}
