@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::at_rest::AtRest;
 use crate::rand::RandType;
 use crate::schema;
 use crate::server::Profile;
@@ -84,10 +85,11 @@ pub struct ServerArgs {
     /// encbench's directory (see `oltp run --help`).
     #[arg(long, value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
-    /// The private server that encrypts InnoDB tables and redo log at rest
-    /// (its own data directory, <base-dir>/at-rest/).
-    #[arg(long)]
-    pub at_rest: bool,
+    /// The private server of this at-rest mode (see `oltp run --help`); stop
+    /// also unmounts its data directory's filesystem.
+    #[arg(long, value_enum, default_value = "off", value_name = "MODE", num_args = 0..=1,
+          default_missing_value = "innodb")]
+    pub at_rest: AtRest,
     /// Server settings (see `oltp run --help`).
     #[arg(long, value_enum, default_value = "default")]
     pub profile: Profile,
@@ -179,13 +181,24 @@ pub struct DataArgs {
         value_name = "LIST"
     )]
     pub deterministic: Vec<String>,
-    /// Encryption at rest: use the private server that runs InnoDB table and
-    /// redo-log encryption (file_key_management, key generated at its first
-    /// start; data in <base-dir>/at-rest/). With --mysql-url: check that the
-    /// tables are encrypted at rest. Runs check every table's
-    /// INNODB_TABLESPACES_ENCRYPTION entry first.
-    #[arg(long)]
-    pub at_rest: bool,
+    /// Encryption at rest of the private server's data (--at-rest alone: innodb).
+    /// off; innodb: MariaDB's InnoDB table and redo-log encryption
+    /// (file_key_management, key generated at first start; data in
+    /// <base-dir>/at-rest/; with --mysql-url: check that the tables are
+    /// encrypted; runs check every table's INNODB_TABLESPACES_ENCRYPTION entry
+    /// first). Filesystem modes, for MariaDB and PostgreSQL, each with its own
+    /// server in <base-dir>/at-rest-MODE/ (prepare its tables there), mounted
+    /// at start and unmounted at stop, as root: gocryptfs (a gocryptfs FUSE
+    /// mount, AES-GCM-256 in Go userspace) and its control fuse-passthrough
+    /// (bindfs, the same FUSE path without encryption); fscrypt (ext4 on a loop
+    /// file, data under an fscrypt AES-256-XTS policy, kernel crypto) and its
+    /// control ext4-loop (the same filesystem, no policy); luks and its control
+    /// loop need device-mapper (refused where it is missing). Prepare searches
+    /// the host's disk for a known value of the tables: absent for an
+    /// encrypting mode, found for a control, or prepare fails.
+    #[arg(long, value_enum, default_value = "off", value_name = "MODE", num_args = 0..=1,
+          default_missing_value = "innodb")]
+    pub at_rest: AtRest,
     /// CA certificate (PEM) that --tls verifies the server against. Default:
     /// the private server's own CA (also when --mysql-url is a private server's
     /// URL of this --base-dir); for other --mysql-url servers, the built-in web

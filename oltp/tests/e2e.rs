@@ -458,7 +458,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
         tls: vec![false],
         tls_ca: None,
         tls_mode: Default::default(),
-        at_rest: false,
+        at_rest: None,
         repeat: 1,
         control: false,
         key_file: None,

@@ -11,6 +11,7 @@ use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
 
 use output::check_writable;
 
+mod at_rest;
 mod cleanup;
 mod merge;
 mod output;
@@ -61,10 +62,13 @@ pub async fn execute(cli: Cli) -> Result<bool> {
     let base = crate::config::base_dir(data);
     let server = match data.db_driver {
         DbDriver::Mysql => Lease::open(data.url(), &base, data.at_rest, data.profile).await?,
-        DbDriver::Pgsql => Lease::open_postgres(data.url(), &base).await?,
+        DbDriver::Pgsql => Lease::open_postgres(data.url(), &base, data.at_rest).await?,
     };
     let outcome = match &cli.command {
-        Command::Prepare(a) => prepare::prepare(a, &server.url).await.map(|()| true),
+        Command::Prepare(a) => match prepare::prepare(a, &server.url).await {
+            Ok(()) => at_rest::verify(a).map(|()| true),
+            Err(e) => Err(e),
+        },
         Command::Run(a) => match run_cfg {
             Some(mut cfg) => {
                 cfg.url = server.url.clone();

@@ -27,8 +27,8 @@ pub struct RunKey {
     pub encrypted_columns: String,
     /// Whether the connections used TLS.
     pub tls: bool,
-    /// Whether the tables were encrypted at rest.
-    pub at_rest: bool,
+    /// The at-rest mechanism (`gocryptfs`, `fuse-passthrough`, ...); empty when off.
+    pub at_rest: String,
 }
 
 impl RunKey {
@@ -41,7 +41,7 @@ impl RunKey {
             encrypt: s.encrypt.clone(),
             encrypted_columns: s.encrypted_columns.clone(),
             tls: s.tls.is_some(),
-            at_rest: s.at_rest,
+            at_rest: s.at_rest.as_ref().map(|a| a.mechanism.clone()).unwrap_or_default(),
         }
     }
 
@@ -51,7 +51,7 @@ impl RunKey {
             &self.encrypt,
             &self.encrypted_columns,
             self.tls,
-            self.at_rest,
+            &self.at_rest,
         )
     }
 }
@@ -118,8 +118,8 @@ pub struct SummaryRow {
     pub encrypted_columns: String,
     /// Whether the connections used TLS.
     pub tls: bool,
-    /// Whether the tables were encrypted at rest.
-    pub at_rest: bool,
+    /// The at-rest mechanism; empty when off.
+    pub at_rest: String,
     /// The mode as one label, e.g. `none`, `openssl:aes-256-gcm + TLS`,
     /// `rustcrypto:aes-256-siv [k (deterministic), c, pad]` (the columns are
     /// named when they are not the default `c, pad`).
@@ -144,10 +144,11 @@ pub struct SummaryRow {
 }
 
 /// The label of a mode: the encryption choice (with its columns unless they
-/// are the default `c, pad`), `+ TLS`, `+ at rest`.
-pub fn mode_label(encrypt: &str, columns: &str, tls: bool, at_rest: bool) -> String {
+/// are the default `c, pad`), `+ TLS`, `+ at rest MECHANISM` (`at_rest`: the
+/// mechanism, empty when off).
+pub fn mode_label(encrypt: &str, columns: &str, tls: bool, at_rest: &str) -> String {
     let mut parts = Vec::new();
-    if encrypt != "none" || (!tls && !at_rest) {
+    if encrypt != "none" || (!tls && at_rest.is_empty()) {
         if columns.is_empty() || columns == "c, pad" || encrypt == "none" {
             parts.push(encrypt.to_string());
         } else {
@@ -157,8 +158,8 @@ pub fn mode_label(encrypt: &str, columns: &str, tls: bool, at_rest: bool) -> Str
     if tls {
         parts.push("TLS".to_string());
     }
-    if at_rest {
-        parts.push("at rest".to_string());
+    if !at_rest.is_empty() {
+        parts.push(format!("at rest {at_rest}"));
     }
     parts.join(" + ")
 }

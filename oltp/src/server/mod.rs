@@ -102,7 +102,10 @@ impl PrivateServer {
                 .map_err(io_err("chmod 700", layout.dir()))?;
         }
         let lock = layout.lock_file();
-        with_lock(&lock, || process::start_locked(cfg, bins, layout))
+        with_lock(&lock, || {
+            crate::at_rest::mount_for(layout.base(), layout.dir())?;
+            process::start_locked(cfg, bins, layout)
+        })
     }
 
     /// `mysql://encbench:encbench@127.0.0.1:PORT/`: TCP on loopback, no database selected.
@@ -233,7 +236,7 @@ impl PrivateServer {
                 shutdown_foreign(&bins, &layout, pid)?;
             }
             let _ = std::fs::remove_file(layout.port_file());
-            Ok(())
+            Ok(crate::at_rest::unmount_for(layout.base(), layout.dir())?)
         })
     }
 

@@ -92,6 +92,9 @@ pub enum PgError {
         /// `server.log`.
         log: PathBuf,
     },
+    /// The at-rest mount of the data directory (`--at-rest`).
+    #[error(transparent)]
+    AtRest(#[from] crate::at_rest::AtRestError),
     /// The directory lock, shared with the MariaDB launcher.
     #[error(transparent)]
     Lock(#[from] ServerError),
