@@ -367,7 +367,7 @@ fn at_rest_server_encrypts_tablespaces_and_runs() {
     });
     let report = read_json(&json);
     let run = &report["runs"][0];
-    assert_eq!(run["at_rest"], true);
+    assert_eq!(run["at_rest"]["mechanism"], "innodb");
     assert_eq!(run["server_settings"]["innodb_encrypt_tables"], "ON");
     assert_eq!(run["server_settings"]["innodb_encrypt_log"], "ON");
     assert!(run["transactions"].as_u64().expect("tx") > 0);
