@@ -6,6 +6,7 @@ use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use super::error::{AtRestError, io};
 
@@ -104,12 +105,26 @@ pub(super) fn missing(mode: &'static str, program: &str, package: &str) -> AtRes
     }
 }
 
-/// `umount path` (FUSE mounts included: oltp runs as root).
+/// How long [`umount`] retries a busy mount: a stopped server's last processes may still
+/// be closing their files when its pid file is gone.
+const UMOUNT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// `umount path` (FUSE mounts included: oltp runs as root), retried every 100 ms while
+/// the mount is busy, for at most [`UMOUNT_TIMEOUT`]. Never lazy: a mount that stays busy
+/// is an error.
 ///
 /// # Errors
-/// `umount` is missing or fails.
+/// `umount` is missing, or still fails after the timeout.
 pub(super) fn umount(path: &Path) -> Result<(), AtRestError> {
-    run("(unmount)", "umount", "mount", "umount", &[path.as_os_str()])
+    let deadline = Instant::now() + UMOUNT_TIMEOUT;
+    loop {
+        match run("(unmount)", "umount", "mount", "umount", &[path.as_os_str()]) {
+            Err(AtRestError::Program { .. }) if is_mounted(path) && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// `syncfs(2)` on the filesystem of `path`.
