@@ -181,8 +181,11 @@ pub struct DataArgs {
         value_name = "LIST"
     )]
     pub deterministic: Vec<String>,
-    /// Encryption at rest of the private server's data (--at-rest alone: innodb).
-    /// off; innodb: MariaDB's InnoDB table and redo-log encryption
+    /// Encryption at rest of the private server's data, comma separated (a
+    /// list: prepare and cleanup do each mode in turn; run interleaves the
+    /// modes round by round, --repeat rounds, one private server each, and
+    /// compares every mode with its control and with off). --at-rest alone:
+    /// innodb. off; innodb: MariaDB's InnoDB table and redo-log encryption
     /// (file_key_management, key generated at first start; data in
     /// <base-dir>/at-rest/; with --mysql-url: check that the tables are
     /// encrypted; runs check every table's INNODB_TABLESPACES_ENCRYPTION entry
@@ -197,8 +200,8 @@ pub struct DataArgs {
     /// the host's disk for a known value of the tables: absent for an
     /// encrypting mode, found for a control, or prepare fails.
     #[arg(long, value_enum, default_value = "off", value_name = "MODE", num_args = 0..=1,
-          default_missing_value = "innodb")]
-    pub at_rest: AtRest,
+          default_missing_value = "innodb", value_delimiter = ',')]
+    pub at_rest: Vec<AtRest>,
     /// CA certificate (PEM) that --tls verifies the server against. Default:
     /// the private server's own CA (also when --mysql-url is a private server's
     /// URL of this --base-dir); for other --mysql-url servers, the built-in web
@@ -216,6 +219,34 @@ pub struct DataArgs {
 }
 
 impl DataArgs {
+    /// The `--at-rest` modes, in order, duplicates dropped (`off` when none).
+    pub fn at_rest_modes(&self) -> Vec<AtRest> {
+        let mut out: Vec<AtRest> = Vec::new();
+        for m in &self.at_rest {
+            if !out.contains(m) {
+                out.push(*m);
+            }
+        }
+        if out.is_empty() {
+            out.push(AtRest::Off);
+        }
+        out
+    }
+
+    /// The first `--at-rest` mode: the only one once a command handles one mode
+    /// at a time ([`crate::commands`] runs a list mode by mode).
+    pub fn at_rest_mode(&self) -> AtRest {
+        self.at_rest_modes()[0]
+    }
+
+    /// These arguments for `mode` alone.
+    pub fn with_at_rest(&self, mode: AtRest) -> DataArgs {
+        DataArgs {
+            at_rest: vec![mode],
+            ..self.clone()
+        }
+    }
+
     /// The URL given for the driver (`--mysql-url` or `--pgsql-url`); `None`:
     /// the private server.
     pub fn url(&self) -> Option<&str> {
@@ -236,7 +267,7 @@ impl DataArgs {
 }
 
 /// `oltp prepare`.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct PrepareArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -285,7 +316,7 @@ pub enum Output {
 }
 
 /// `oltp run`.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct RunArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -396,7 +427,7 @@ pub struct RunArgs {
 }
 
 /// `oltp cleanup`.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct CleanupArgs {
     #[command(flatten)]
     #[allow(missing_docs)]

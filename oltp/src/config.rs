@@ -6,11 +6,11 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{Result, bail};
 
-use crate::cli::{DataArgs, DbDriver, Output, RunArgs};
 use crate::at_rest::{AtRest, check_available};
+use crate::cli::{DataArgs, DbDriver, Output, RunArgs};
 use crate::columns::{ColumnMode, Columns, Encrypt};
-use crate::report::model::AtRestInfo;
 use crate::rand::RandType;
+use crate::report::model::AtRestInfo;
 use crate::report::window::parse_rfc3339;
 use crate::schema::DataSet;
 use crate::server::{Layout, default_base_dir, private_server_of, server_base};
@@ -120,7 +120,7 @@ pub fn base_dir(a: &DataArgs) -> PathBuf {
 /// The private server's base directory (`base-dir`, or its `at-rest/` or
 /// `at-rest-MODE/`).
 pub fn server_base_dir(a: &DataArgs) -> PathBuf {
-    server_base(&base_dir(a), a.at_rest)
+    server_base(&base_dir(a), a.at_rest_mode())
 }
 
 /// The private server's engine directory (`mariadb/` or `postgresql/` in
@@ -199,7 +199,9 @@ pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
             }
         }
     }
-    check_available(a.at_rest, a.db_driver == DbDriver::Pgsql, a.url().is_some())?;
+    for mode in a.at_rest_modes() {
+        check_available(mode, a.db_driver == DbDriver::Pgsql, a.url().is_some())?;
+    }
     Ok(())
 }
 
@@ -285,8 +287,10 @@ pub fn parse_encrypts(list: &[String], columns: Columns) -> Result<Vec<Encrypt>>
 }
 
 impl RunConfig {
-    /// Validates `oltp run`'s flags into a configuration; `url` is filled in
-    /// once the server is known ([`RunConfig::url`] is empty until then).
+    /// Validates `oltp run`'s flags into a configuration of the first
+    /// `--at-rest` mode (see [`crate::cli::DataArgs::with_at_rest`] for the
+    /// others); `url` is filled in once the server is known ([`RunConfig::url`]
+    /// is empty until then).
     ///
     /// # Errors
     /// Any flag that cannot work, with the fix: nothing has started yet.
@@ -377,10 +381,14 @@ impl RunConfig {
                     private_server_of(url, &base_dir(&a.data)).map(|l| l.tls_files().ca)
                 }
             },
-            at_rest: a.data.at_rest,
+            at_rest: a.data.at_rest_mode(),
             at_rest_info: crate::at_rest::record(
-                a.data.at_rest,
-                a.data.url().is_none().then(|| engine_dir(&a.data)).as_deref(),
+                a.data.at_rest_mode(),
+                a.data
+                    .url()
+                    .is_none()
+                    .then(|| engine_dir(&a.data))
+                    .as_deref(),
             ),
             repeat: a.repeat,
             control: a.control,

@@ -120,11 +120,19 @@ fn cycle(driver: &str, mode: AtRest) {
     }
     let report = read_json(&json);
     let run = &report["runs"][0];
-    let engine = if driver == "pgsql" { "postgresql" } else { "mariadb" };
+    let engine = if driver == "pgsql" {
+        "postgresql"
+    } else {
+        "mariadb"
+    };
     assert_eq!(run["engine"], engine);
     let at_rest = &run["at_rest"];
     assert_eq!(at_rest["mechanism"], mode.name(), "{at_rest}");
-    assert_eq!(at_rest["verified_no_plaintext"], mode.encrypts(), "{at_rest}");
+    assert_eq!(
+        at_rest["verified_no_plaintext"],
+        mode.encrypts(),
+        "{at_rest}"
+    );
     let driver_name = at_rest["crypto_driver"].as_str().expect("crypto_driver");
     match mode {
         AtRest::Gocryptfs => assert!(driver_name.starts_with("AES-GCM-256-Go"), "{driver_name}"),

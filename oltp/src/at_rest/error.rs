@@ -64,7 +64,10 @@ pub enum AtRestError {
 }
 
 /// An [`AtRestError::Io`] for `action` on `path`, for `map_err`.
-pub(super) fn io(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> AtRestError + use<> {
+pub(super) fn io(
+    action: &'static str,
+    path: &Path,
+) -> impl FnOnce(io::Error) -> AtRestError + use<> {
     let path = path.to_path_buf();
     move |source| AtRestError::Io {
         action,

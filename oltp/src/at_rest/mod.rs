@@ -123,6 +123,26 @@ impl AtRest {
         )
     }
 
+    /// The mode spelled `name` (as [`name`](Self::name) gives it).
+    pub fn from_name(name: &str) -> Option<AtRest> {
+        AtRest::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The modes a run of this mode is compared with in the reports, so the cost of the
+    /// storage path and the cost of the crypto are told apart: a control against `off`
+    /// (the path's cost); a mechanism with a control against it (the crypto's cost) and
+    /// against `off` (both); `innodb` against `off` (the same server, encryption off).
+    pub fn references(self) -> Vec<AtRest> {
+        if self == AtRest::Off {
+            return Vec::new();
+        }
+        AtRest::ALL
+            .into_iter()
+            .filter(|c| c.control_of() == Some(self))
+            .chain([AtRest::Off])
+            .collect()
+    }
+
     /// The server base directory of this mode under encbench's `base`: `base` itself for
     /// `off`, `base/at-rest` for `innodb` (as before modes existed), `base/at-rest-<mode>`
     /// for the filesystem modes.
@@ -208,7 +228,10 @@ mod tests {
             AtRest::Gocryptfs.server_base(base),
             Path::new("/b/at-rest-gocryptfs")
         );
-        assert_eq!(AtRest::of_server_base(Path::new("/b/at-rest-x")), AtRest::Off);
+        assert_eq!(
+            AtRest::of_server_base(Path::new("/b/at-rest-x")),
+            AtRest::Off
+        );
     }
 
     #[test]
@@ -226,9 +249,28 @@ mod tests {
     }
 
     #[test]
+    fn mechanisms_are_compared_with_their_control_and_off() {
+        assert_eq!(
+            AtRest::Gocryptfs.references(),
+            [AtRest::FusePassthrough, AtRest::Off]
+        );
+        assert_eq!(AtRest::FusePassthrough.references(), [AtRest::Off]);
+        assert_eq!(AtRest::Innodb.references(), [AtRest::Off]);
+        assert!(AtRest::Off.references().is_empty());
+        assert_eq!(AtRest::from_name("ext4-loop"), Some(AtRest::Ext4Loop));
+    }
+
+    #[test]
     fn controls_name_their_mechanism() {
-        assert_eq!(AtRest::FusePassthrough.control_of(), Some(AtRest::Gocryptfs));
+        assert_eq!(
+            AtRest::FusePassthrough.control_of(),
+            Some(AtRest::Gocryptfs)
+        );
         assert_eq!(AtRest::Ext4Loop.control_of(), Some(AtRest::Fscrypt));
-        assert!(AtRest::ALL.iter().all(|m| m.control_of().is_none_or(|c| c.encrypts())));
+        assert!(
+            AtRest::ALL
+                .iter()
+                .all(|m| m.control_of().is_none_or(|c| c.encrypts()))
+        );
     }
 }

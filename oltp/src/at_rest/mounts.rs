@@ -80,7 +80,8 @@ pub(super) fn run(
     if out.status.success() {
         return Ok(());
     }
-    let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    let text =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     let last = text
         .lines()
         .rev()
@@ -118,7 +119,13 @@ const UMOUNT_TIMEOUT: Duration = Duration::from_secs(15);
 pub(super) fn umount(path: &Path) -> Result<(), AtRestError> {
     let deadline = Instant::now() + UMOUNT_TIMEOUT;
     loop {
-        match run("(unmount)", "umount", "mount", "umount", &[path.as_os_str()]) {
+        match run(
+            "(unmount)",
+            "umount",
+            "mount",
+            "umount",
+            &[path.as_os_str()],
+        ) {
             Err(AtRestError::Program { .. }) if is_mounted(path) && Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(100));
             }
@@ -175,6 +182,8 @@ mod tests {
     #[test]
     fn the_root_is_mounted_and_a_plain_directory_is_not() {
         assert!(is_mounted(Path::new("/")));
-        assert!(!is_mounted(&std::env::temp_dir().join("encbench-not-a-mount-point")));
+        assert!(!is_mounted(
+            &std::env::temp_dir().join("encbench-not-a-mount-point")
+        ));
     }
 }

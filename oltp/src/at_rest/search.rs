@@ -54,7 +54,9 @@ fn file_contains(path: &Path, finder: &memchr::memmem::Finder<'_>) -> Result<boo
         let mut at = start;
         while at < end {
             let want = CHUNK.min((end - at) as usize);
-            let n = f.read(&mut buf[kept..kept + want]).map_err(io("read", path))?;
+            let n = f
+                .read(&mut buf[kept..kept + want])
+                .map_err(io("read", path))?;
             if n == 0 {
                 break;
             }

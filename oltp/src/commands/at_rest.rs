@@ -15,7 +15,7 @@ use crate::config::{data_set, engine_dir, parse_encrypts};
 /// # Errors
 /// An encrypting mode's store holds the value, a control's does not, or the search fails.
 pub fn verify(a: &PrepareArgs) -> Result<()> {
-    let mode = a.data.at_rest;
+    let mode = a.data.at_rest_mode();
     if !mode.is_filesystem() || a.data.url().is_some() {
         return Ok(());
     }

@@ -104,7 +104,9 @@ impl Report {
                 rfc3339(r.measured_window.end),
                 r.settings.engine.clone(),
                 at_rest.map(|a| a.crypto_driver.clone()).unwrap_or_default(),
-                at_rest.and_then(|a| a.control_of.clone()).unwrap_or_default(),
+                at_rest
+                    .and_then(|a| a.control_of.clone())
+                    .unwrap_or_default(),
                 at_rest
                     .and_then(|a| a.verified_no_plaintext)
                     .map(|v| v.to_string())

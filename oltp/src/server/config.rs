@@ -8,8 +8,8 @@ use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use super::error::{Result, ServerError, io_err};
-use crate::at_rest::AtRest;
 use super::layout::{Layout, TlsFiles, server_base};
+use crate::at_rest::AtRest;
 
 /// How to run a private server.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,8 +5,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::HOME_ENV;
-use crate::at_rest::{AtRest, data_root};
 use super::error::{Result, ServerError, io_err};
+use crate::at_rest::{AtRest, data_root};
 
 /// Longest Unix socket path: `sun_path` is 108 bytes on Linux, including the NUL.
 pub(super) const SOCKET_PATH_MAX: usize = 107;

@@ -4,9 +4,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
+use crate::at_rest::unmount_for;
 use crate::cli::{ServerAction, ServerArgs};
 use crate::server::Profile;
-use crate::at_rest::unmount_for;
 use crate::server::postgres::{PgLayout, PgServer};
 use crate::server::server_base;
 
