@@ -272,3 +272,82 @@ fn a_filesystem_mode_needs_root() {
         );
     }
 }
+
+/// `--at-rest off,fuse-passthrough,gocryptfs`: prepare makes each mode's tables on its own
+/// server; run interleaves the modes round by round (each round has all three, rotated)
+/// and compares the control with off (the path's cost) and gocryptfs with its control
+/// (the crypto's cost) and with off.
+#[test]
+fn a_list_of_modes_runs_in_interleaved_rounds_compared_with_their_controls() {
+    let dir = pg_tempdir();
+    let base = dir.path().join("home");
+    std::fs::create_dir(&base).expect("base dir");
+    let list = "off,fuse-passthrough,gocryptfs";
+    let _guards: Vec<Unmount> = [AtRest::FusePassthrough, AtRest::Gocryptfs]
+        .into_iter()
+        .map(|m| Unmount(Store::new(&engine_dir(&base, m, "mysql"), m)))
+        .collect();
+    let json = dir.path().join("r.json");
+    let with_list = |command: &str, extra: &[&str]| {
+        let mut a = args(command, "mysql", &base, AtRest::Off, extra);
+        let i = a.iter().position(|x| x == "off").expect("the mode");
+        a[i] = list.to_string();
+        a
+    };
+    runtime().block_on(async {
+        assert_eq!(cli(&with_list("prepare", &[])).await, Ok(true), "prepare");
+        let run = [
+            "--time",
+            "1",
+            "--repeat",
+            "2",
+            "--workload",
+            "oltp_point_select",
+            "--json-out",
+            utf8(&json),
+        ];
+        assert_eq!(cli(&with_list("run", &run)).await, Ok(true), "run");
+        assert_eq!(cli(&with_list("cleanup", &[])).await, Ok(true), "cleanup");
+    });
+    let report = read_json(&json);
+    let runs = report["runs"].as_array().expect("runs");
+    let of = |r: &serde_json::Value| {
+        r["at_rest"]["mechanism"]
+            .as_str()
+            .unwrap_or("off")
+            .to_string()
+    };
+    let round =
+        |n: u64| -> Vec<String> { runs.iter().filter(|r| r["round"] == n).map(&of).collect() };
+    assert_eq!(round(1), ["off", "fuse-passthrough", "gocryptfs"]);
+    assert_eq!(round(2), ["fuse-passthrough", "gocryptfs", "off"]);
+    let pairs: Vec<(String, String)> = report["comparisons"]
+        .as_array()
+        .expect("comparisons")
+        .iter()
+        .filter(|c| c["metric"] == "tps")
+        .map(|c| {
+            (
+                c["baseline"].as_str().unwrap_or_default().to_string(),
+                c["variant"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let want = [
+        ("none", "at rest fuse-passthrough"),
+        ("at rest fuse-passthrough", "at rest gocryptfs"),
+        ("none", "at rest gocryptfs"),
+    ];
+    assert_eq!(
+        pairs,
+        want.map(|(a, b)| (a.to_string(), b.to_string())),
+        "path cost, crypto cost, both"
+    );
+    for m in [AtRest::FusePassthrough, AtRest::Gocryptfs] {
+        assert!(
+            !Store::new(&engine_dir(&base, m, "mysql"), m).is_mounted(),
+            "{} unmounted",
+            m.name()
+        );
+    }
+}
