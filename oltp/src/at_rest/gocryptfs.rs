@@ -24,10 +24,14 @@ pub(super) fn mount(store: &Store) -> Result<(), AtRestError> {
     let mode = store.mode().name();
     let (key, cipher, mp) = (store.key_file(), store.backing(), store.mount_point());
     ensure_key(&key, || {
-        let mut bytes = [0u8; 32];
-        rand::Rng::fill(&mut rand::rng(), &mut bytes);
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        (hex + "\n").into_bytes()
+        let mut bytes = zeroize::Zeroizing::new([0u8; 32]);
+        rand::Rng::fill(&mut rand::rng(), &mut bytes[..]);
+        let mut text = Vec::with_capacity(2 * bytes.len() + 1);
+        for b in bytes.iter() {
+            text.extend_from_slice(format!("{b:02x}").as_bytes());
+        }
+        text.push(b'\n');
+        text
     })?;
     let passfile = key.as_os_str();
     if !cipher.join("gocryptfs.conf").exists() {
