@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::at_rest::AtRest;
 use crate::rand::RandType;
 use crate::schema;
 use crate::server::Profile;
@@ -134,10 +135,11 @@ pub struct ServerArgs {
     /// encbench's directory (see `oltp run --help`).
     #[arg(long, value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
-    /// The private server that encrypts InnoDB tables and redo log at rest
-    /// (its own data directory, <base-dir>/at-rest/).
-    #[arg(long)]
-    pub at_rest: bool,
+    /// The private server of this at-rest mode (see `oltp run --help`); stop
+    /// also unmounts its data directory's filesystem.
+    #[arg(long, value_enum, default_value = "off", value_name = "MODE", num_args = 0..=1,
+          default_missing_value = "innodb")]
+    pub at_rest: AtRest,
     /// Server settings (see `oltp run --help`).
     #[arg(long, value_enum, default_value = "default")]
     pub profile: Profile,
@@ -229,13 +231,27 @@ pub struct DataArgs {
         value_name = "LIST"
     )]
     pub deterministic: Vec<String>,
-    /// Encryption at rest: use the private server that runs InnoDB table and
-    /// redo-log encryption (file_key_management, key generated at its first
-    /// start; data in <base-dir>/at-rest/). With --mysql-url: check that the
-    /// tables are encrypted at rest. Runs check every table's
-    /// INNODB_TABLESPACES_ENCRYPTION entry first.
-    #[arg(long)]
-    pub at_rest: bool,
+    /// Encryption at rest of the private server's data, comma separated (a
+    /// list: prepare and cleanup do each mode in turn; run interleaves the
+    /// modes round by round, --repeat rounds, one private server each, and
+    /// compares every mode with its control and with off). --at-rest alone:
+    /// innodb. off; innodb: MariaDB's InnoDB table and redo-log encryption
+    /// (file_key_management, key generated at first start; data in
+    /// <base-dir>/at-rest/; with --mysql-url: check that the tables are
+    /// encrypted; runs check every table's INNODB_TABLESPACES_ENCRYPTION entry
+    /// first). Filesystem modes, for MariaDB and PostgreSQL, each with its own
+    /// server in <base-dir>/at-rest-MODE/ (prepare its tables there), mounted
+    /// at start and unmounted at stop, as root: gocryptfs (a gocryptfs FUSE
+    /// mount, AES-GCM-256 in Go userspace) and its control fuse-passthrough
+    /// (bindfs, the same FUSE path without encryption); fscrypt (ext4 on a loop
+    /// file, data under an fscrypt AES-256-XTS policy, kernel crypto) and its
+    /// control ext4-loop (the same filesystem, no policy); luks and its control
+    /// loop need device-mapper (refused where it is missing). Prepare searches
+    /// the host's disk for a known value of the tables: absent for an
+    /// encrypting mode, found for a control, or prepare fails.
+    #[arg(long, value_enum, default_value = "off", value_name = "MODE", num_args = 0..=1,
+          default_missing_value = "innodb", value_delimiter = ',')]
+    pub at_rest: Vec<AtRest>,
     /// CA certificate (PEM) that --tls verifies the server against. Default:
     /// the private server's own CA (also when --mysql-url / --pgsql-url is a
     /// private server's URL of this --base-dir); for other servers, the
@@ -253,6 +269,34 @@ pub struct DataArgs {
 }
 
 impl DataArgs {
+    /// The `--at-rest` modes, in order, duplicates dropped (`off` when none).
+    pub fn at_rest_modes(&self) -> Vec<AtRest> {
+        let mut out: Vec<AtRest> = Vec::new();
+        for m in &self.at_rest {
+            if !out.contains(m) {
+                out.push(*m);
+            }
+        }
+        if out.is_empty() {
+            out.push(AtRest::Off);
+        }
+        out
+    }
+
+    /// The first `--at-rest` mode: the only one once a command handles one mode
+    /// at a time ([`crate::commands`] runs a list mode by mode).
+    pub fn at_rest_mode(&self) -> AtRest {
+        self.at_rest_modes()[0]
+    }
+
+    /// These arguments for `mode` alone.
+    pub fn with_at_rest(&self, mode: AtRest) -> DataArgs {
+        DataArgs {
+            at_rest: vec![mode],
+            ..self.clone()
+        }
+    }
+
     /// The URL given for the driver (`--mysql-url` or `--pgsql-url`); `None`:
     /// the private server.
     pub fn url(&self) -> Option<&str> {
@@ -273,7 +317,7 @@ impl DataArgs {
 }
 
 /// `oltp prepare`.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct PrepareArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -337,7 +381,7 @@ pub enum Output {
 }
 
 /// `oltp run`.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct RunArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -456,7 +500,7 @@ pub struct RunArgs {
 }
 
 /// `oltp cleanup`.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct CleanupArgs {
     #[command(flatten)]
     #[allow(missing_docs)]

@@ -6,9 +6,11 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{Result, bail};
 
+use crate::at_rest::{AtRest, check_available};
 use crate::cli::{DataArgs, DbDriver, Output, RunArgs};
 use crate::columns::{ColumnMode, Columns, Encrypt};
 use crate::rand::RandType;
+use crate::report::model::AtRestInfo;
 use crate::report::window::parse_rfc3339;
 use crate::schema::DataSet;
 use crate::server::postgres::{PgLayout, PgServer};
@@ -51,8 +53,10 @@ pub struct RunConfig {
     pub tls_ca: Option<PathBuf>,
     /// How TLS runs check the server's certificate (`--tls on|verify-ca|required`).
     pub tls_mode: crate::driver::TlsMode,
-    /// Require every table to be encrypted at rest (checked before the runs).
-    pub at_rest: bool,
+    /// The at-rest mode (`innodb`: every table is checked encrypted before the runs).
+    pub at_rest: AtRest,
+    /// What the runs report about it (`None` for `off`).
+    pub at_rest_info: Option<AtRestInfo>,
     /// Runs of every combination (`--repeat`): at each thread count, round r
     /// runs the (TLS x encryption) combinations rotated by r (A B C, B C A, ...).
     pub repeat: u32,
@@ -148,9 +152,22 @@ pub fn base_dir(a: &DataArgs) -> PathBuf {
     a.base_dir.clone().unwrap_or_else(default_base_dir)
 }
 
-/// The private server's base directory (`base-dir`, or its `at-rest/`).
+/// The private server's base directory (`base-dir`, or its `at-rest/` or
+/// `at-rest-MODE/`).
 pub fn server_base_dir(a: &DataArgs) -> PathBuf {
-    server_base(&base_dir(a), a.at_rest)
+    server_base(&base_dir(a), a.at_rest_mode())
+}
+
+/// The private server's engine directory (`mariadb/` or `postgresql/` in
+/// [`server_base_dir`]), where a filesystem at-rest mode keeps its store.
+pub fn engine_dir(a: &DataArgs) -> PathBuf {
+    let sbase = server_base_dir(a);
+    match a.db_driver {
+        DbDriver::Mysql => Layout::new(sbase).dir().to_path_buf(),
+        DbDriver::Pgsql => crate::server::postgres::PgLayout::new(sbase)
+            .dir()
+            .to_path_buf(),
+    }
 }
 
 /// The URL's scheme (`mysql`, `postgres`, ...), for messages: never the password.
@@ -159,8 +176,9 @@ fn scheme(url: &str) -> &str {
 }
 
 /// Checks that the flags fit `--db-driver`: no flag of the other driver, a URL
-/// of the driver's scheme, and (with pgsql) none of what the PostgreSQL side
-/// does not have yet (`--at-rest`, `--profile`).
+/// of the driver's scheme, (with pgsql) none of what the PostgreSQL side
+/// does not have yet (`--profile`), and an `--at-rest` mode this
+/// machine and engine can provide ([`check_available`]).
 ///
 /// # Errors
 /// One line naming the flag and the one to use.
@@ -204,17 +222,15 @@ pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
                     scheme(url)
                 );
             }
-            if a.at_rest {
-                bail!(
-                    "--at-rest with --db-driver pgsql is not built yet (it is MariaDB's InnoDB encryption; PostgreSQL's filesystem modes come later): omit --at-rest"
-                );
-            }
             if a.profile != crate::server::Profile::Default {
                 bail!(
                     "--profile sets MariaDB's buffer pool and durability: the private PostgreSQL has only its default settings yet; omit --profile with --db-driver pgsql"
                 );
             }
         }
+    }
+    for mode in a.at_rest_modes() {
+        check_available(mode, a.db_driver == DbDriver::Pgsql, a.url().is_some())?;
     }
     Ok(())
 }
@@ -301,8 +317,10 @@ pub fn parse_encrypts(list: &[String], columns: Columns) -> Result<Vec<Encrypt>>
 }
 
 impl RunConfig {
-    /// Validates `oltp run`'s flags into a configuration; `url` is filled in
-    /// once the server is known ([`RunConfig::url`] is empty until then).
+    /// Validates `oltp run`'s flags into a configuration of the first
+    /// `--at-rest` mode (see [`crate::cli::DataArgs::with_at_rest`] for the
+    /// others); `url` is filled in once the server is known ([`RunConfig::url`]
+    /// is empty until then).
     ///
     /// # Errors
     /// Any flag that cannot work, with the fix: nothing has started yet.
@@ -404,7 +422,15 @@ impl RunConfig {
                     private_server_of(url, &base_dir(&a.data)).map(|l| l.tls_files().ca)
                 }
             },
-            at_rest: a.data.at_rest,
+            at_rest: a.data.at_rest_mode(),
+            at_rest_info: crate::at_rest::record(
+                a.data.at_rest_mode(),
+                a.data
+                    .url()
+                    .is_none()
+                    .then(|| engine_dir(&a.data))
+                    .as_deref(),
+            ),
             repeat: a.repeat,
             control: a.control,
             key_file: a.data.key_file.clone(),

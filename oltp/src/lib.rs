@@ -11,6 +11,7 @@
 //! ([`measure`], with the server's CPU from [`server_cpu`]) -> result and report ([`report`], one exporter per format;
 //! `merge` for several clients). Only [`commands`] prints.
 
+pub mod at_rest;
 pub mod cli;
 pub mod columns;
 pub mod commands;

@@ -109,7 +109,7 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
                 );
             }
         }
-        if cfg.at_rest {
+        if cfg.at_rest == crate::at_rest::AtRest::Innodb {
             check_at_rest(&mut db_conn, &db, cfg.data.tables).await?;
         }
         db_conn.close().await;

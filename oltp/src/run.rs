@@ -406,7 +406,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             cipher: t.cipher.clone(),
             mode: cfg.tls_mode,
         }),
-        at_rest: cfg.at_rest,
+        at_rest: cfg.at_rest_info.clone(),
         engine: info.engine.clone(),
         server_version: info.version.clone(),
         server_settings: info.settings.clone(),

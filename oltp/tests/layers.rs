@@ -13,6 +13,7 @@ use std::path::Path;
 use std::sync::{OnceLock, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
+use encbench_oltp::at_rest::AtRest;
 use encbench_oltp::server::{
     Layout, Profile, TlsFiles, ensure_tls_files, server_base, server_config, tls_files,
 };
@@ -40,7 +41,9 @@ fn holds_sysbench_values(file: &Path) -> bool {
 fn tls_server() -> &'static SharedServer {
     static SERVER: OnceLock<SharedServer> = OnceLock::new();
     SERVER.get_or_init(|| {
-        SharedServer::start(|dir| server_config(dir, false, Profile::Default).expect("config"))
+        SharedServer::start(|dir| {
+            server_config(dir, AtRest::Off, Profile::Default).expect("config")
+        })
     })
 }
 
@@ -328,7 +331,8 @@ fn at_rest_server_encrypts_tablespaces_and_runs() {
 
         // While this process uses the server, another command asking for other
         // settings is refused rather than restarting the server under it.
-        let registration = Layout::new(server_base(&base, true)).user_file(std::process::id());
+        let registration =
+            Layout::new(server_base(&base, AtRest::Innodb)).user_file(std::process::id());
         assert!(
             !registration.exists(),
             "the finished run unregistered: {}",
@@ -367,7 +371,7 @@ fn at_rest_server_encrypts_tablespaces_and_runs() {
     });
     let report = read_json(&json);
     let run = &report["runs"][0];
-    assert_eq!(run["at_rest"], true);
+    assert_eq!(run["at_rest"]["mechanism"], "innodb");
     assert_eq!(run["server_settings"]["innodb_encrypt_tables"], "ON");
     assert_eq!(run["server_settings"]["innodb_encrypt_log"], "ON");
     assert!(run["transactions"].as_u64().expect("tx") > 0);

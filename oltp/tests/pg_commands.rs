@@ -3,7 +3,7 @@
 //! PostgreSQL of their own (no URL: the lease starts it and the last command stops it),
 //! plaintext and column-encrypted, JSON `engine` = `postgresql`; cleanup drops what
 //! prepare created; bad input (run before prepare, a URL of the wrong scheme, a flag of
-//! the other driver, `sslmode` in the URL, at-rest not built yet) as one-line errors; `oltp_insert`
+//! the other driver, `sslmode` in the URL, InnoDB at rest) as one-line errors; `oltp_insert`
 //! leaves the id to `SERIAL` as sysbench's pgsql driver does; stock sysbench runs on
 //! oltp-prepared tables. One private PostgreSQL per test binary (a test that cannot start
 //! it fails, never skips).
@@ -243,7 +243,7 @@ fn flags_of_the_other_driver_and_unbuilt_modes_are_refused() {
         ),
         (
             vec!["run", "--db-driver", "pgsql", "--at-rest"],
-            "--at-rest with --db-driver pgsql is not built yet",
+            "--at-rest innodb: innodb is MariaDB's InnoDB encryption and PostgreSQL has no built-in TDE",
         ),
         (
             vec!["prepare", "--db-driver", "pgsql", "--pgsql-db", "Mixed"],

@@ -115,9 +115,12 @@ fn certificates(base: &Path, v3: bool) -> std::path::PathBuf {
 /// A private server with TLS files from [`certificates`] and plaintext tables.
 fn server_with(dir: &Path, v3: bool) -> (encbench_oltp::server::PrivateServer, std::path::PathBuf) {
     let ca = certificates(dir, v3);
-    let cfg =
-        encbench_oltp::server::server_config(dir, false, encbench_oltp::server::Profile::Default)
-            .expect("server config with TLS");
+    let cfg = encbench_oltp::server::server_config(
+        dir,
+        encbench_oltp::at_rest::AtRest::Off,
+        encbench_oltp::server::Profile::Default,
+    )
+    .expect("server config with TLS");
     let server = start(&cfg);
     runtime().block_on(prepare(
         &server.url(),

@@ -3,7 +3,7 @@
 use anyhow::{Result, bail};
 use clap::ValueEnum as _;
 
-use crate::cli::{Cli, Command, DbDriver};
+use crate::cli::{CleanupArgs, Cli, Command, DataArgs, DbDriver, PrepareArgs, RunArgs};
 use crate::config::{RunConfig, check_driver_flags, data_set, parse_encrypts};
 use crate::server::postgres::PgServer;
 use crate::server::{Lease, Profile, private_server_of};
@@ -11,6 +11,7 @@ use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
 
 use output::check_writable;
 
+mod at_rest;
 mod cleanup;
 mod merge;
 mod output;
@@ -47,7 +48,7 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                 .map_or(String::new(), |v| v.get_name().to_string())
         );
     }
-    let mut run_cfg = None;
+    let modes = data.at_rest_modes();
     match &cli.command {
         Command::Prepare(a) => {
             let encrypts = parse_encrypts(&a.encrypt, data_set(data)?.columns)?;
@@ -57,42 +58,107 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                 data,
                 encrypts.iter().any(|e| e.algorithm().is_some()),
             )?;
+            // Each mode is a server of its own: prepared in turn.
+            for m in modes {
+                let a = PrepareArgs {
+                    data: a.data.with_at_rest(m),
+                    ..a.clone()
+                };
+                let server = open_lease(&a.data).await?;
+                let outcome = match prepare::prepare(&a, &server.url).await {
+                    Ok(()) => at_rest::verify(&a),
+                    Err(e) => Err(e),
+                };
+                finish(server, outcome).await?;
+            }
+            Ok(true)
+        }
+        Command::Cleanup(a) => {
+            for m in modes {
+                let a = CleanupArgs {
+                    data: a.data.with_at_rest(m),
+                    ..a.clone()
+                };
+                let server = open_lease(&a.data).await?;
+                let outcome = cleanup::cleanup(&a, &server.url).await;
+                finish(server, outcome).await?;
+            }
+            Ok(true)
         }
         Command::Run(a) => {
-            run_cfg = Some(RunConfig::from_args(a)?);
+            // Every mode's configuration first: nothing starts if one is wrong.
+            let mut per_mode = Vec::new();
+            for m in modes {
+                let a = RunArgs {
+                    data: a.data.with_at_rest(m),
+                    ..(**a).clone()
+                };
+                let cfg = RunConfig::from_args(&a)?;
+                per_mode.push((a, cfg));
+            }
             if let Some(path) = &a.json_out {
                 check_writable(path, "--json-out")?;
             }
             if let Some(path) = &a.svg {
                 check_writable(path, "--svg")?;
             }
-        }
-        Command::Cleanup(_) | Command::Server(_) | Command::Merge(_) | Command::Reproduce(_) => {}
-    }
-    let base = crate::config::base_dir(data);
-    let server = match data.db_driver {
-        DbDriver::Mysql => Lease::open(data.url(), &base, data.at_rest, data.profile).await?,
-        DbDriver::Pgsql => Lease::open_postgres(data.url(), &base).await?,
-    };
-    let outcome = match &cli.command {
-        Command::Prepare(a) => prepare::prepare(a, &server.url).await.map(|()| true),
-        Command::Run(a) => match run_cfg {
-            Some(mut cfg) => {
+            let mut servers = Vec::new();
+            let mut cfgs = Vec::new();
+            for (ma, mut cfg) in per_mode {
+                let server = match open_lease(&ma.data).await {
+                    Ok(s) => s,
+                    Err(e) => {
+                        for s in servers {
+                            let _ = Lease::finish(s).await;
+                        }
+                        return Err(e);
+                    }
+                };
                 cfg.url = server.url.clone();
                 if a.server_pid.is_none() {
-                    cfg.server_cpu = private_server_cpu(&server, data);
+                    cfg.server_cpu = private_server_cpu(&server, &ma.data);
                 }
-                run::run(a, &cfg).await
+                servers.push(server);
+                cfgs.push(cfg);
             }
-            None => Ok(true),
-        },
-        Command::Cleanup(a) => cleanup::cleanup(a, &server.url).await.map(|()| true),
+            let outcome = run::run(a, &cfgs).await;
+            let mut stopped = Ok(());
+            for s in servers {
+                let r = s.finish().await;
+                if stopped.is_ok() {
+                    stopped = r;
+                }
+            }
+            let complete = outcome?;
+            stopped?;
+            Ok(complete)
+        }
         Command::Server(_) | Command::Merge(_) | Command::Reproduce(_) => Ok(true),
-    };
+    }
+}
+
+/// The server `data` names: its URL, or the private server of its (one) `--at-rest`
+/// mode, started or reused.
+///
+/// # Errors
+/// The server cannot start.
+async fn open_lease(data: &DataArgs) -> Result<Lease> {
+    let base = crate::config::base_dir(data);
+    let mode = data.at_rest_mode();
+    Ok(match data.db_driver {
+        DbDriver::Mysql => Lease::open(data.url(), &base, mode, data.profile).await?,
+        DbDriver::Pgsql => Lease::open_postgres(data.url(), &base, mode).await?,
+    })
+}
+
+/// Ends `server`'s lease after `outcome`; the outcome's error first.
+///
+/// # Errors
+/// `outcome`'s, else the server's stop.
+async fn finish(server: Lease, outcome: Result<()>) -> Result<()> {
     let stopped = server.finish().await;
-    let complete = outcome?;
-    stopped?;
-    Ok(complete)
+    outcome?;
+    Ok(stopped?)
 }
 
 /// The server CPU source without `--server-pid`: the private server's

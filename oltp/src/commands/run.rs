@@ -84,11 +84,51 @@ impl Observer for Console {
     }
 }
 
-/// Runs `oltp run` with `cfg`; false when a run stopped early.
+/// The grid of every configuration: one as [`run_grid`] runs it; several (one per
+/// `--at-rest` mode, each its own server) in interleaved rounds, round r running the
+/// modes rotated by r, each mode's whole grid once per round, so every mode sees the same
+/// drift of the machine.
+///
+/// # Errors
+/// As [`run_grid`].
+async fn run_modes(cfgs: &[RunConfig], observer: Arc<dyn Observer>) -> Result<Vec<RunResult>> {
+    if let [cfg] = cfgs {
+        return run_grid(cfg, observer).await;
+    }
+    let n = cfgs.len();
+    let rounds = cfgs.first().map_or(1, |c| c.repeat.max(1));
+    let mut results = Vec::new();
+    for round in 0..rounds {
+        for i in 0..n {
+            let mut cfg = cfgs[(i + round as usize) % n].clone();
+            cfg.repeat = 1;
+            if round > 0 || i > 0 {
+                cfg.start_at = None;
+            } else {
+                cfg.start_at = cfgs[0].start_at;
+            }
+            let runs = run_grid(&cfg, observer.clone()).await?;
+            let stop = runs.iter().any(|r| !r.complete);
+            results.extend(runs.into_iter().map(|mut r| {
+                r.round = round + 1;
+                r
+            }));
+            if stop {
+                return Ok(results);
+            }
+        }
+    }
+    Ok(results)
+}
+
+/// Runs `oltp run` with `cfgs`, one per `--at-rest` mode; false when a run stopped early.
 ///
 /// # Errors
 /// A check fails before the runs, or a report cannot be written.
-pub async fn run(a: &RunArgs, cfg: &RunConfig) -> Result<bool> {
+pub async fn run(a: &RunArgs, cfgs: &[RunConfig]) -> Result<bool> {
+    let Some(cfg) = cfgs.first() else {
+        anyhow::bail!("no --at-rest mode to run");
+    };
     let text = a.output == Output::Text;
     let console = Arc::new(Console {
         bar: std::sync::Mutex::new(ProgressBar::hidden()),
@@ -97,7 +137,7 @@ pub async fn run(a: &RunArgs, cfg: &RunConfig) -> Result<bool> {
         intervals_to_stderr: cfg.intervals_to_stderr,
     });
     let mut header = Report::begin();
-    let outcome = run_grid(cfg, console.clone()).await;
+    let outcome = run_modes(cfgs, console.clone()).await;
     header.end();
     console.bar().finish_and_clear();
     let results = outcome?;

@@ -50,9 +50,13 @@ impl Report {
             "measured_window_start",
             "measured_window_end",
             "engine",
+            "at_rest_crypto_driver",
+            "at_rest_control_of",
+            "at_rest_verified_no_plaintext",
         ])?;
         for r in &self.runs {
             let l = &r.latency_ms;
+            let at_rest = r.settings.at_rest.as_ref();
             w.write_record([
                 r.settings.workload.clone(),
                 r.settings.threads.to_string(),
@@ -64,7 +68,10 @@ impl Report {
                     .as_ref()
                     .map(|t| t.cipher.clone())
                     .unwrap_or_default(),
-                r.settings.at_rest.to_string(),
+                r.settings
+                    .at_rest
+                    .as_ref()
+                    .map_or("off".to_string(), |a| a.mechanism.clone()),
                 r.round.to_string(),
                 r.settings.tables.to_string(),
                 r.settings.table_size.to_string(),
@@ -96,6 +103,14 @@ impl Report {
                 rfc3339(r.measured_window.start),
                 rfc3339(r.measured_window.end),
                 r.settings.engine.clone(),
+                at_rest.map(|a| a.crypto_driver.clone()).unwrap_or_default(),
+                at_rest
+                    .and_then(|a| a.control_of.clone())
+                    .unwrap_or_default(),
+                at_rest
+                    .and_then(|a| a.verified_no_plaintext)
+                    .map(|v| v.to_string())
+                    .unwrap_or_default(),
             ])?;
         }
         let bytes = w.into_inner().map_err(|e| e.into_error())?;

@@ -9,6 +9,45 @@ use serde::{Deserialize, Serialize};
 use super::window::MeasuredWindow;
 use crate::measure::{Aggregate, StatementKind};
 
+/// Encryption at rest as a run used it (`crate::at_rest::record`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AtRestInfo {
+    /// The `--at-rest` mode, e.g. `gocryptfs`, `fuse-passthrough`, `innodb`.
+    pub mechanism: String,
+    /// The crypto implementation: the `/proc/crypto` driver for kernel crypto
+    /// (fscrypt's AES-256-XTS, e.g. `xts(ecb(aes-fixed-time))`), gocryptfs' own
+    /// (`AES-GCM-256-Go`), MariaDB's for InnoDB; `none` for a control.
+    pub crypto_driver: String,
+    /// For a control (the same storage path without the crypto): the mechanism
+    /// it is the control of; `null` otherwise.
+    pub control_of: Option<String>,
+    /// The plaintext search of the host's disk after prepare: `true` when a
+    /// known value of the tables was absent (encrypting modes), `false` when it
+    /// was found (controls: what proves the search works); `null` when not
+    /// searched (InnoDB, a server given by URL, or no plaintext tables prepared).
+    pub verified_no_plaintext: Option<bool>,
+}
+
+/// `at_rest` as written now (an object or `null`) or before modes existed (a bool).
+fn at_rest_compat<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<AtRestInfo>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Old(bool),
+        New(Option<AtRestInfo>),
+    }
+    Ok(match Either::deserialize(d)? {
+        Either::Old(false) => None,
+        Either::Old(true) => Some(AtRestInfo {
+            mechanism: "innodb".to_string(),
+            crypto_driver: "unknown (report written before at-rest modes)".to_string(),
+            control_of: None,
+            verified_no_plaintext: None,
+        }),
+        Either::New(v) => v,
+    })
+}
+
 /// TLS as the server reported it for the run's connections.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TlsInfo {
@@ -99,8 +138,11 @@ pub struct RunSettings {
     /// TLS session (version and cipher as the server reports them), when TLS
     /// was on; `null` when off.
     pub tls: Option<TlsInfo>,
-    /// Whether every table was verified encrypted at rest before the run.
-    pub at_rest: bool,
+    /// Encryption at rest of the server's data (`--at-rest`); `null` when off.
+    /// Reports written before modes existed held `true` (InnoDB encryption) or
+    /// `false`: read as `innodb` with an unknown driver, or `null`.
+    #[serde(deserialize_with = "at_rest_compat")]
+    pub at_rest: Option<AtRestInfo>,
     /// The server's kind: `mariadb`, `mysql` or `postgresql`; empty in
     /// results written before the field existed.
     #[serde(default)]
@@ -487,7 +529,7 @@ pub(crate) mod fixtures {
             rand_seed: 0,
             rate: 0.0,
             tls: None,
-            at_rest: false,
+            at_rest: None,
             engine: "mariadb".to_string(),
             server_version: "11.8.3-MariaDB".to_string(),
             server_settings: BTreeMap::from([(

@@ -27,8 +27,8 @@ pub struct RunKey {
     pub encrypted_columns: String,
     /// Whether the connections used TLS.
     pub tls: bool,
-    /// Whether the tables were encrypted at rest.
-    pub at_rest: bool,
+    /// The at-rest mechanism (`gocryptfs`, `fuse-passthrough`, ...); empty when off.
+    pub at_rest: String,
 }
 
 impl RunKey {
@@ -41,7 +41,11 @@ impl RunKey {
             encrypt: s.encrypt.clone(),
             encrypted_columns: s.encrypted_columns.clone(),
             tls: s.tls.is_some(),
-            at_rest: s.at_rest,
+            at_rest: s
+                .at_rest
+                .as_ref()
+                .map(|a| a.mechanism.clone())
+                .unwrap_or_default(),
         }
     }
 
@@ -51,7 +55,7 @@ impl RunKey {
             &self.encrypt,
             &self.encrypted_columns,
             self.tls,
-            self.at_rest,
+            &self.at_rest,
         )
     }
 }
@@ -118,8 +122,8 @@ pub struct SummaryRow {
     pub encrypted_columns: String,
     /// Whether the connections used TLS.
     pub tls: bool,
-    /// Whether the tables were encrypted at rest.
-    pub at_rest: bool,
+    /// The at-rest mechanism; empty when off.
+    pub at_rest: String,
     /// The mode as one label, e.g. `none`, `openssl:aes-256-gcm + TLS`,
     /// `rustcrypto:aes-256-siv [k (deterministic), c, pad]` (the columns are
     /// named when they are not the default `c, pad`).
@@ -144,10 +148,11 @@ pub struct SummaryRow {
 }
 
 /// The label of a mode: the encryption choice (with its columns unless they
-/// are the default `c, pad`), `+ TLS`, `+ at rest`.
-pub fn mode_label(encrypt: &str, columns: &str, tls: bool, at_rest: bool) -> String {
+/// are the default `c, pad`), `+ TLS`, `+ at rest MECHANISM` (`at_rest`: the
+/// mechanism, empty when off).
+pub fn mode_label(encrypt: &str, columns: &str, tls: bool, at_rest: &str) -> String {
     let mut parts = Vec::new();
-    if encrypt != "none" || (!tls && !at_rest) {
+    if encrypt != "none" || (!tls && at_rest.is_empty()) {
         if columns.is_empty() || columns == "c, pad" || encrypt == "none" {
             parts.push(encrypt.to_string());
         } else {
@@ -157,8 +162,8 @@ pub fn mode_label(encrypt: &str, columns: &str, tls: bool, at_rest: bool) -> Str
     if tls {
         parts.push("TLS".to_string());
     }
-    if at_rest {
-        parts.push("at rest".to_string());
+    if !at_rest.is_empty() {
+        parts.push(format!("at rest {at_rest}"));
     }
     parts.join(" + ")
 }
@@ -213,6 +218,8 @@ pub fn summary(runs: &[RunResult]) -> Vec<SummaryRow> {
 pub struct ComparisonRow {
     /// Workload.
     pub workload: String,
+    /// The baseline's label, e.g. `none`, `at rest fuse-passthrough`.
+    pub baseline: String,
     /// The mode compared with the baseline, e.g. `openssl:aes-256-gcm + TLS`.
     pub mode: String,
     /// Its column encryption choice.
@@ -242,7 +249,8 @@ pub struct ComparisonRow {
 }
 
 /// Pairs every mode with the baseline (no column encryption, no TLS) of the
-/// same workload and thread count.
+/// same workload, thread count and at-rest mode; an at-rest mode with its
+/// control and with off (see `reference_at_rest`).
 pub fn comparison(runs: &[RunResult]) -> Vec<ComparisonRow> {
     let pct = |new: f64, old: f64| {
         if old > 0.0 {
@@ -253,14 +261,23 @@ pub fn comparison(runs: &[RunResult]) -> Vec<ComparisonRow> {
     };
     let sum = summary(runs);
     let mut rows = Vec::new();
-    for m in sum.iter().filter(|r| r.encrypt != "none" || r.tls) {
-        let Some(base) = sum.iter().find(|p| {
-            p.encrypt == "none" && !p.tls && p.threads == m.threads && p.workload == m.workload
-        }) else {
-            continue;
-        };
+    for (m, base) in sum.iter().flat_map(|m| {
+        reference_at_rest(&m.encrypt, m.tls, &m.at_rest)
+            .into_iter()
+            .filter_map(|at_rest| {
+                sum.iter().find(|p| {
+                    p.encrypt == "none"
+                        && !p.tls
+                        && p.at_rest == at_rest
+                        && p.threads == m.threads
+                        && p.workload == m.workload
+                })
+            })
+            .map(move |base| (m, base))
+    }) {
         rows.push(ComparisonRow {
             workload: m.workload.clone(),
+            baseline: base.mode.clone(),
             mode: m.mode.clone(),
             encrypt: m.encrypt.clone(),
             encrypted_columns: m.encrypted_columns.clone(),
@@ -364,9 +381,29 @@ pub struct MetricComparison {
     pub comparison: Comparison,
 }
 
-/// The baseline of `workload` at `threads`: no column encryption, no TLS.
+/// A baseline of `workload` at `threads`: no column encryption, no TLS (at one
+/// at-rest mode).
 fn is_baseline(k: &RunKey) -> bool {
     k.encrypt == "none" && !k.tls
+}
+
+/// The at-rest mechanisms (empty: off) of the baselines a mode is compared
+/// with: column encryption and TLS with the baseline of their own at-rest
+/// mode; an at-rest mode with its control and off
+/// ([`crate::at_rest::AtRest::references`]); nothing for the baseline itself.
+fn reference_at_rest(encrypt: &str, tls: bool, at_rest: &str) -> Vec<String> {
+    if encrypt != "none" || tls {
+        return vec![at_rest.to_string()];
+    }
+    crate::at_rest::AtRest::from_name(at_rest)
+        .map(|m| m.references())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| match r {
+            crate::at_rest::AtRest::Off => String::new(),
+            r => r.name().to_string(),
+        })
+        .collect()
 }
 
 /// (A_r, B_r) of `metric` for every round both complete runs have and
@@ -427,31 +464,35 @@ pub fn comparisons(runs: &[RunResult], floors: &[MetricComparison]) -> Vec<Metri
         }
     }
     let mut out = Vec::new();
-    for k in keys.iter().filter(|k| !is_baseline(k)) {
-        let Some(base) = keys
-            .iter()
-            .find(|b| is_baseline(b) && b.threads == k.threads && b.workload == k.workload)
-        else {
-            continue;
-        };
-        let (a, b) = (runs_of(runs, base, false), runs_of(runs, k, false));
-        for m in &METRICS {
-            let floor = floors
-                .iter()
-                .find(|f| {
-                    f.workload == k.workload
-                        && f.threads == k.threads
-                        && f.comparison.metric == m.name
-                })
-                .map(|f| &f.comparison);
-            if let Some(c) =
-                compare::compare(m.name, &base.mode(), &k.mode(), &paired(&a, &b, m), floor)
-            {
-                out.push(MetricComparison {
-                    workload: k.workload.clone(),
-                    threads: k.threads,
-                    comparison: c,
-                });
+    for k in &keys {
+        let refs = reference_at_rest(&k.encrypt, k.tls, &k.at_rest);
+        for base in refs.iter().filter_map(|at_rest| {
+            keys.iter().find(|b| {
+                is_baseline(b)
+                    && b.at_rest == *at_rest
+                    && b.threads == k.threads
+                    && b.workload == k.workload
+            })
+        }) {
+            let (a, b) = (runs_of(runs, base, false), runs_of(runs, k, false));
+            for m in &METRICS {
+                let floor = floors
+                    .iter()
+                    .find(|f| {
+                        f.workload == k.workload
+                            && f.threads == k.threads
+                            && f.comparison.metric == m.name
+                    })
+                    .map(|f| &f.comparison);
+                if let Some(c) =
+                    compare::compare(m.name, &base.mode(), &k.mode(), &paired(&a, &b, m), floor)
+                {
+                    out.push(MetricComparison {
+                        workload: k.workload.clone(),
+                        threads: k.threads,
+                        comparison: c,
+                    });
+                }
             }
         }
     }

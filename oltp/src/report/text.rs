@@ -39,7 +39,20 @@ impl RunResult {
             self.settings.tls.as_ref().map_or("off".to_string(), |t| {
                 format!("{} {} ({})", t.version, t.cipher, t.mode.name())
             }),
-            if self.settings.at_rest { "on" } else { "off" },
+            self.settings
+                .at_rest
+                .as_ref()
+                .map_or("off".to_string(), |a| {
+                    let check = match (a.verified_no_plaintext, &a.control_of) {
+                        (Some(true), _) => ", no plaintext on disk (verified)".to_string(),
+                        (Some(false), Some(of)) => {
+                            format!(", control of {of}: plaintext on disk, as expected")
+                        }
+                        (Some(false), None) => ", plaintext found on disk".to_string(),
+                        (None, _) => String::new(),
+                    };
+                    format!("{} ({}{check})", a.mechanism, a.crypto_driver)
+                }),
             self.settings.tables,
             self.settings.table_size,
             if self.settings.engine.is_empty() {

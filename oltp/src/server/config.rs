@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{Result, ServerError, io_err};
 use super::layout::{Layout, TlsFiles, server_base};
+use crate::at_rest::AtRest;
 
 /// How to run a private server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,16 +74,17 @@ impl Profile {
 }
 
 /// The private server's configuration: TLS always on (certificates created at
-/// first start), the `profile`'s settings, and with `at_rest` the
+/// first start), the `profile`'s settings, and with `at_rest` `innodb` the
 /// `file_key_management` plugin and InnoDB table and redo-log encryption, in
-/// `server_base(base, at_rest)`. A server already running there with other
+/// `server_base(base, at_rest)` (a filesystem mode needs no flag: its data directory is
+/// on the mount, `crate::at_rest`). A server already running there with other
 /// settings is restarted by [`PrivateServer::start`](super::PrivateServer::start).
 ///
 /// # Errors
 ///
 /// [`ServerError::Generate`] or [`ServerError::Io`]: the certificate or key files cannot be
 /// created.
-pub fn server_config(base: &Path, at_rest: bool, profile: Profile) -> Result<ServerConfig> {
+pub fn server_config(base: &Path, at_rest: AtRest, profile: Profile) -> Result<ServerConfig> {
     let sbase = server_base(base, at_rest);
     let layout = Layout::new(&sbase);
     let files = layout.tls_files();
@@ -93,7 +95,7 @@ pub fn server_config(base: &Path, at_rest: bool, profile: Profile) -> Result<Ser
         format!("--ssl-cert={}", path(&files.cert)),
         format!("--ssl-key={}", path(&files.key)),
     ];
-    if at_rest {
+    if at_rest == AtRest::Innodb {
         let keys = layout.at_rest_key_file();
         ensure_at_rest_key(&keys)?;
         extra.extend([

@@ -11,6 +11,9 @@ use super::layout::SOCKET_PATH_MAX;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServerError {
+    /// The at-rest mount of the data directory (`--at-rest`).
+    #[error(transparent)]
+    AtRest(#[from] crate::at_rest::AtRestError),
     /// `mariadbd`, `mariadb-install-db` or `mariadb-admin` is not installed.
     #[error(
         "MariaDB server binaries not found (looked for {binary} in {looked_in}): install them \

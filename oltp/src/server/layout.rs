@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::HOME_ENV;
 use super::error::{Result, ServerError, io_err};
+use crate::at_rest::{AtRest, data_root};
 
 /// Longest Unix socket path: `sun_path` is 108 bytes on Linux, including the NUL.
 pub(super) const SOCKET_PATH_MAX: usize = 107;
@@ -33,15 +34,12 @@ pub fn default_base_dir() -> PathBuf {
     std::env::temp_dir().join("encbench")
 }
 
-/// The base directory of the private server: `base`, or `base/at-rest` for the server that
-/// encrypts InnoDB at rest (its own data: tables written without encryption are never mixed
-/// with encrypted ones).
-pub fn server_base(base: &Path, at_rest: bool) -> PathBuf {
-    if at_rest {
-        base.join("at-rest")
-    } else {
-        base.to_path_buf()
-    }
+/// The base directory of the private server in at-rest mode `at_rest`: `base` for `off`,
+/// `base/at-rest` for InnoDB encryption, `base/at-rest-<mode>` for a filesystem mode
+/// (each its own data: tables written without encryption are never mixed with encrypted
+/// ones); see [`AtRest::server_base`].
+pub fn server_base(base: &Path, at_rest: AtRest) -> PathBuf {
+    at_rest.server_base(base)
 }
 
 /// The TLS files of the private server whose base directory is `server_base`; the same as
@@ -65,7 +63,7 @@ pub struct TlsFiles {
 ///
 /// | path | what |
 /// | --- | --- |
-/// | `data/` | the data directory; it exists only once fully initialised |
+/// | `data/` | the data directory; it exists only once fully initialised (with a filesystem `--at-rest` mode, `data/`, `data.tmp/` and `tmp/` are in `store/d/`, the mounted view: [`crate::at_rest::Store`]) |
 /// | `data.tmp/` | initialisation in progress (or left by a failed one: wiped and redone) |
 /// | `sock`, `pid`, `err.log` | the server's Unix socket, pid file and error log |
 /// | `port` | the TCP port (decimal) of the running server, for processes that attach; removed at stop |
@@ -87,6 +85,7 @@ pub struct Layout {
     base: PathBuf,
     dir: PathBuf,
     data: PathBuf,
+    data_root: PathBuf,
     socket: PathBuf,
     err_log: PathBuf,
 }
@@ -97,8 +96,10 @@ impl Layout {
     pub fn new(server_base: impl Into<PathBuf>) -> Layout {
         let base = server_base.into();
         let dir = base.join("mariadb");
+        let root = data_root(&base, &dir);
         Layout {
-            data: dir.join("data"),
+            data: root.join("data"),
+            data_root: root,
             socket: dir.join("sock"),
             err_log: dir.join("err.log"),
             dir,
@@ -143,7 +144,7 @@ impl Layout {
 
     /// `data.tmp/`, the data directory while `mariadb-install-db` fills it.
     pub fn data_tmp(&self) -> PathBuf {
-        self.dir.join("data.tmp")
+        self.data_root.join("data.tmp")
     }
 
     /// `sock`, the Unix socket (`root` logs in here without a password, in a 0700 directory).
@@ -178,7 +179,7 @@ impl Layout {
 
     /// `tmp/`, the server's `--tmpdir`.
     pub fn tmp_dir(&self) -> PathBuf {
-        self.dir.join("tmp")
+        self.data_root.join("tmp")
     }
 
     /// `password`, the benchmark user's password (mode 0600).
@@ -299,13 +300,22 @@ mod tests {
 
     #[test]
     fn paths_are_under_mariadb() {
-        let l = Layout::new(server_base(Path::new("/b"), true));
+        let l = Layout::new(server_base(Path::new("/b"), AtRest::Innodb));
         assert_eq!(l.socket(), Path::new("/b/at-rest/mariadb/sock"));
         assert_eq!(l.user_file(42), Path::new("/b/at-rest/mariadb/users/42"));
         assert_eq!(l.tls_files().ca, Path::new("/b/at-rest/mariadb/tls/ca.pem"));
         assert_eq!(
             l.at_rest_key_file(),
             Path::new("/b/at-rest/mariadb/at-rest.keys")
+        );
+        let l = Layout::new(server_base(Path::new("/b"), AtRest::Gocryptfs));
+        assert_eq!(
+            l.data(),
+            Path::new("/b/at-rest-gocryptfs/mariadb/store/d/data")
+        );
+        assert_eq!(
+            l.tmp_dir(),
+            Path::new("/b/at-rest-gocryptfs/mariadb/store/d/tmp")
         );
     }
 }

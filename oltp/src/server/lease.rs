@@ -16,6 +16,7 @@ use super::error::{Result, ServerError, io_err};
 use super::layout::{Layout, server_base};
 use super::postgres::{PgError, PgServer};
 use super::process::is_alive;
+use crate::at_rest::AtRest;
 
 /// Why a [`Lease`] failed: the private MariaDB's errors or the private PostgreSQL's.
 #[derive(Debug, thiserror::Error)]
@@ -73,7 +74,7 @@ impl Lease {
     pub async fn open(
         url: Option<&str>,
         base_dir: &Path,
-        at_rest: bool,
+        at_rest: AtRest,
         profile: Profile,
     ) -> std::result::Result<Lease, LeaseError> {
         if let Some(url) = url {
@@ -107,8 +108,8 @@ impl Lease {
     }
 
     /// [`open`](Self::open) for PostgreSQL: `url` when given, else the private PostgreSQL of
-    /// `base_dir` (`<base_dir>/postgresql/`), started or reused as [`PgServer::start`] does,
-    /// with the same registration of its users.
+    /// `server_base(base_dir, at_rest)` (`<server base>/postgresql/`), started or reused as
+    /// [`PgServer::start`] does, with the same registration of its users.
     ///
     /// # Errors
     ///
@@ -116,6 +117,7 @@ impl Lease {
     pub async fn open_postgres(
         url: Option<&str>,
         base_dir: &Path,
+        at_rest: AtRest,
     ) -> std::result::Result<Lease, LeaseError> {
         if let Some(url) = url {
             return Ok(Lease {
@@ -123,6 +125,7 @@ impl Lease {
                 held: None,
             });
         }
+        let base_dir = &server_base(base_dir, at_rest);
         let base = base_dir.to_path_buf();
         let layout = blocking_pg(move || PgServer::make_dir(&base)).await?;
         let me = register(&layout.users_dir())?;
@@ -206,7 +209,7 @@ impl Standing {
     /// # Errors
     ///
     /// Anything [`PrivateServer::start`] and [`server_config`] return.
-    pub async fn open(base_dir: &Path, at_rest: bool, profile: Profile) -> Result<Standing> {
+    pub async fn open(base_dir: &Path, at_rest: AtRest, profile: Profile) -> Result<Standing> {
         let cfg = server_config(base_dir, at_rest, profile)?;
         let server = blocking("start", move || PrivateServer::start(&cfg)).await?;
         let layout = Layout::new(server.base_dir());
@@ -252,7 +255,7 @@ pub fn private_server_of(url: &str, base: &Path) -> Option<Layout> {
     if !matches!(opts.ip_or_hostname(), "127.0.0.1" | "localhost") {
         return None;
     }
-    [false, true]
+    AtRest::ALL
         .into_iter()
         .map(|at_rest| Layout::new(server_base(base, at_rest)))
         .find(|layout| {

@@ -153,7 +153,10 @@ impl PrivateServer {
             .take(layout.dir())
             .map_err(io_err("chown", layout.dir()))?;
         let lock = layout.lock_file();
-        with_lock(&lock, || process::start_locked(cfg, bins, layout, owner))
+        with_lock(&lock, || {
+            crate::at_rest::mount_for(layout.base(), layout.dir())?;
+            process::start_locked(cfg, bins, layout, owner)
+        })
     }
 
     /// `mysql://encbench:PASSWORD@127.0.0.1:PORT/`: TCP on loopback, no database selected,
@@ -296,7 +299,7 @@ impl PrivateServer {
                 shutdown_foreign(&bins, &layout, pid)?;
             }
             let _ = std::fs::remove_file(layout.port_file());
-            Ok(())
+            Ok(crate::at_rest::unmount_for(layout.base(), layout.dir())?)
         })
     }
 

@@ -303,7 +303,12 @@ impl PrivateServer {
         // rather than racing it; stop anyway if the lock cannot be had.
         let mut result = None;
         let _ = with_lock(&self.layout.lock_file(), || {
-            result = Some(self.shutdown_child(&mut child));
+            result = Some(self.shutdown_child(&mut child).and_then(|()| {
+                Ok(crate::at_rest::unmount_for(
+                    self.layout.base(),
+                    self.layout.dir(),
+                )?)
+            }));
             Ok(())
         });
         match result {

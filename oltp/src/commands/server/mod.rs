@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 
+use crate::at_rest::check_available;
 use crate::cli::{DbDriver, ServerAction, ServerArgs};
 use crate::server::{Standing, default_base_dir};
 
@@ -13,6 +14,7 @@ mod postgres;
 /// The server cannot start or stop.
 pub async fn server(a: &ServerArgs) -> Result<()> {
     let base = a.base_dir.clone().unwrap_or_else(default_base_dir);
+    check_available(a.at_rest, a.db_driver == DbDriver::Pgsql, false)?;
     if a.db_driver == DbDriver::Pgsql {
         return postgres::server(a, &base).await;
     }

@@ -4,26 +4,23 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
+use crate::at_rest::unmount_for;
 use crate::cli::{ServerAction, ServerArgs};
 use crate::server::Profile;
-use crate::server::postgres::PgServer;
+use crate::server::postgres::{PgLayout, PgServer};
+use crate::server::server_base;
 
 /// Starts (or reuses) the private PostgreSQL and prints its URL, or stops it.
 ///
 /// # Errors
 /// The server cannot start or stop; flags the PostgreSQL server does not have.
 pub async fn server(a: &ServerArgs, base: &Path) -> Result<()> {
-    if a.at_rest {
-        bail!(
-            "--at-rest is MariaDB's InnoDB encryption: the private PostgreSQL has no at-rest mode yet; omit --at-rest with --db-driver pgsql"
-        );
-    }
     if a.profile != Profile::Default {
         bail!(
             "--profile sets MariaDB's buffer pool and durability: the private PostgreSQL has only its default settings yet; omit --profile with --db-driver pgsql"
         );
     }
-    let base = base.to_path_buf();
+    let base = server_base(base, a.at_rest);
     match a.action {
         ServerAction::Start => {
             let server = tokio::task::spawn_blocking(move || PgServer::start(&base))
@@ -47,8 +44,13 @@ pub async fn server(a: &ServerArgs, base: &Path) -> Result<()> {
         }
         ServerAction::Stop => {
             let stopped = tokio::task::spawn_blocking(move || match PgServer::running(&base)? {
-                Some(s) => s.stop().map(|()| true),
-                None => Ok(false),
+                Some(s) => Ok(s.stop().map(|()| true)?),
+                // Not running: its filesystem may still be mounted (a server killed).
+                None => {
+                    let layout = PgLayout::new(&base);
+                    unmount_for(layout.base(), layout.dir())?;
+                    Ok::<_, anyhow::Error>(false)
+                }
             })
             .await
             .context("server stop task panicked")??;

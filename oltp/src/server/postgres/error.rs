@@ -95,6 +95,9 @@ pub enum PgError {
     /// The TLS certificates could not be generated or written (as for the private MariaDB).
     #[error("{0}")]
     Tls(ServerError),
+    /// The at-rest mount of the data directory (`--at-rest`).
+    #[error(transparent)]
+    AtRest(#[from] crate::at_rest::AtRestError),
     /// The directory lock, shared with the MariaDB launcher.
     #[error(transparent)]
     Lock(#[from] ServerError),

@@ -10,7 +10,7 @@ use crate::server::layout::{SOCKET_PATH_MAX, TlsFiles};
 ///
 /// | path | what |
 /// | --- | --- |
-/// | `data/` | the data directory (`initdb`); it exists only once fully initialised |
+/// | `data/` | the data directory (`initdb`); it exists only once fully initialised (with a filesystem `--at-rest` mode, `data/` and `data.tmp/` are in `store/d/`, the mounted view: [`crate::at_rest::Store`]) |
 /// | `data.tmp/` | initialisation in progress (or left by a failed one: wiped and redone) |
 /// | `sock/` | `unix_socket_directories`: the server's socket `.s.PGSQL.PORT` |
 /// | `server.log` | the server's log (`pg_ctl -l`) |
@@ -28,14 +28,17 @@ use crate::server::layout::{SOCKET_PATH_MAX, TlsFiles};
 pub struct PgLayout {
     base: PathBuf,
     dir: PathBuf,
+    data_root: PathBuf,
 }
 
 impl PgLayout {
     /// The layout under base directory `base`.
     pub fn new(base: impl Into<PathBuf>) -> PgLayout {
         let base = base.into();
+        let dir = base.join("postgresql");
         PgLayout {
-            dir: base.join("postgresql"),
+            data_root: crate::at_rest::data_root(&base, &dir),
+            dir,
             base,
         }
     }
@@ -69,12 +72,12 @@ impl PgLayout {
 
     /// `data/`.
     pub fn data(&self) -> PathBuf {
-        self.dir.join("data")
+        self.data_root.join("data")
     }
 
     /// `data.tmp/`.
     pub fn data_tmp(&self) -> PathBuf {
-        self.dir.join("data.tmp")
+        self.data_root.join("data.tmp")
     }
 
     /// `sock/`.

@@ -94,7 +94,10 @@ impl PgServer {
         let owner = Owner::detect()?;
         let layout = PgServer::make_dir(base)?;
         let lock = layout.lock_file();
-        with_lock(&lock, || Ok(process::start_locked(bins, layout, owner)))?
+        with_lock(&lock, || {
+            crate::at_rest::mount_for(layout.base(), layout.dir())?;
+            Ok(process::start_locked(bins, layout, owner))
+        })?
     }
 
     /// Creates `<base>/postgresql/` (as root: owned by `postgres`) after
@@ -183,12 +186,14 @@ impl PgServer {
     pub fn stop(mut self) -> Result<()> {
         self.started_here = false;
         with_lock(&self.layout.lock_file(), || {
-            Ok(process::stop(
-                &self.bins,
-                &self.layout,
-                self.owner,
-                self.pid,
-            ))
+            Ok(
+                process::stop(&self.bins, &self.layout, self.owner, self.pid).and_then(|()| {
+                    Ok(crate::at_rest::unmount_for(
+                        self.layout.base(),
+                        self.layout.dir(),
+                    )?)
+                }),
+            )
         })?
     }
 }
@@ -208,7 +213,9 @@ impl Drop for PgServer {
     fn drop(&mut self) {
         if self.started_here {
             let _ = with_lock(&self.layout.lock_file(), || {
-                let _ = process::stop(&self.bins, &self.layout, self.owner, self.pid);
+                if process::stop(&self.bins, &self.layout, self.owner, self.pid).is_ok() {
+                    let _ = crate::at_rest::unmount_for(self.layout.base(), self.layout.dir());
+                }
                 Ok(())
             });
         }

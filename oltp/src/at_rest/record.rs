@@ -1,0 +1,35 @@
+//! What a run reports about encryption at rest ([`AtRestInfo`]).
+
+use std::path::Path;
+
+use super::{AtRest, Store, Verification, fscrypt, gocryptfs};
+use crate::report::model::AtRestInfo;
+
+/// MariaDB's `file_key_management` as the private server runs it (no
+/// `file_key_management_encryption_algorithm` given: MariaDB's default, AES_CBC).
+const INNODB_DRIVER: &str = "file_key_management AES_CBC (mariadbd's TLS library)";
+
+/// The at-rest record of a run in `mode` on the engine directory `engine_dir` (`None`:
+/// a server given by URL); `None` for `off`. The crypto driver: for fscrypt the kernel's
+/// (`/proc/crypto`), for gocryptfs its userspace implementation, `none` for the controls;
+/// `verified_no_plaintext` from the last prepare's search (`None`: never searched).
+pub fn record(mode: AtRest, engine_dir: Option<&Path>) -> Option<AtRestInfo> {
+    let crypto_driver = match mode {
+        AtRest::Off => return None,
+        AtRest::Innodb => INNODB_DRIVER.to_string(),
+        AtRest::Gocryptfs => gocryptfs::DRIVER.to_string(),
+        AtRest::Fscrypt => fscrypt::crypto_driver(),
+        AtRest::Luks => "dm-crypt".to_string(),
+        AtRest::FusePassthrough | AtRest::Ext4Loop | AtRest::Loop => "none".to_string(),
+    };
+    let verified = engine_dir
+        .filter(|_| mode.is_filesystem())
+        .and_then(|d| Verification::read(&Store::new(d, mode)))
+        .map(|v| v.no_plaintext());
+    Some(AtRestInfo {
+        mechanism: mode.name().to_string(),
+        crypto_driver,
+        control_of: mode.control_of().map(|c| c.name().to_string()),
+        verified_no_plaintext: verified,
+    })
+}
