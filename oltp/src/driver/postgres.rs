@@ -29,6 +29,7 @@ use std::error::Error as _;
 use std::str::FromStr;
 
 use bytes::BytesMut;
+use futures_util::TryStreamExt as _;
 use tokio_postgres::config::SslMode;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
@@ -407,12 +408,12 @@ impl PostgresConnection {
     }
 }
 
-fn bound<'a>(params: &'a [Param<'a>]) -> Vec<Bound<'a>> {
-    params.iter().map(|p| Bound(*p)).collect()
-}
-
-fn refs<'a>(b: &'a [Bound<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {
-    b.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
+/// `params` as `tokio-postgres` parameters, borrowed in place (an exact-size iterator,
+/// as `query_raw` / `execute_raw` take: nothing allocated per statement).
+fn bound<'a>(
+    params: &'a [Param<'a>],
+) -> impl ExactSizeIterator<Item = Bound<'a>> + Send + 'a {
+    params.iter().map(|p| Bound(*p))
 }
 
 impl Connection for PostgresConnection {
@@ -477,9 +478,16 @@ impl Connection for PostgresConnection {
     ) -> Result<(), DbError> {
         match statement {
             PostgresStatement::Prepared(st) => {
-                let b = bound(params);
-                let rows = self.client.query(st, &refs(&b)).await.map_err(db_error)?;
-                for r in rows {
+                // `query_raw` over the borrowed params, its rows taken as they stream:
+                // no Vec of params, of `&dyn ToSql` or of rows per statement (`query`
+                // builds all three).
+                let rows = self
+                    .client
+                    .query_raw(st, bound(params))
+                    .await
+                    .map_err(db_error)?;
+                let mut rows = std::pin::pin!(rows);
+                while let Some(r) = rows.try_next().await.map_err(db_error)? {
                     each(&mut PostgresRow::new(r));
                 }
                 Ok(())
@@ -500,11 +508,12 @@ impl Connection for PostgresConnection {
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
         match statement {
-            PostgresStatement::Prepared(st) => {
-                let b = bound(params);
-                self.client.execute(st, &refs(&b)).await.map_err(db_error)
-            }
-            PostgresStatement::Text(sql) => self.execute_text(&sql.clone(), params).await,
+            PostgresStatement::Prepared(st) => self
+                .client
+                .execute_raw(st, bound(params))
+                .await
+                .map_err(db_error),
+            PostgresStatement::Text(sql) => self.execute_text(sql, params).await,
         }
     }
 
