@@ -443,9 +443,7 @@ impl PostgresConnection {
 
 /// `params` as `tokio-postgres` parameters, borrowed in place (an exact-size iterator,
 /// as `query_raw` / `execute_raw` take: nothing allocated per statement).
-fn bound<'a>(
-    params: &'a [Param<'a>],
-) -> impl ExactSizeIterator<Item = Bound<'a>> + Send + 'a {
+fn bound<'a>(params: &'a [Param<'a>]) -> impl ExactSizeIterator<Item = Bound<'a>> + Send + 'a {
     params.iter().map(|p| Bound(*p))
 }
 
