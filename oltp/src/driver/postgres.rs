@@ -26,9 +26,13 @@
 //! (`sslmode=disable`). `sslmode` in the URL is refused: `--tls` says it.
 
 use std::error::Error as _;
+use std::future::Future;
+use std::pin::Pin;
 use std::str::FromStr;
+use std::task::Poll;
 
 use bytes::BytesMut;
+use futures_util::TryStreamExt as _;
 use tokio_postgres::config::SslMode;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
@@ -38,9 +42,19 @@ use super::pg_text::{numbered, render};
 use super::pg_tls;
 use super::{ConnectOptions, Connection, DbError, ErrorKind, Param, PsMode, Row, TlsSession};
 
-/// One `tokio-postgres` connection (its I/O task runs on the caller's runtime).
+/// `tokio-postgres`' `Connection` (the socket's I/O: it writes the requests the
+/// [`Client`] queues and routes the server's responses back), as a future that ends when
+/// the connection does.
+type Io = Pin<Box<dyn Future<Output = Result<(), tokio_postgres::Error>> + Send>>;
+
+/// One `tokio-postgres` connection. Its I/O is not a task of its own: every request polls
+/// it in the caller's task ([`drive`]), so a statement costs no hop through the runtime's
+/// scheduler to another task and back (callgrind, crate README: pgbench section).
 pub struct PostgresConnection {
     client: Client,
+    /// `None` once the connection ended (closed, or an I/O error): requests then fail as
+    /// closed ([`ErrorKind::ConnectionLost`]).
+    io: Option<Io>,
     ps_mode: PsMode,
     tls: Option<TlsSession>,
     sql: String,
@@ -220,6 +234,24 @@ pub fn classify(e: &tokio_postgres::Error) -> ErrorKind {
     ErrorKind::Other
 }
 
+/// Runs `request` (a [`Client`] call) to its end, polling the connection's I/O `io` in
+/// the same task: the request queues its messages, `io` writes them and reads the
+/// answers, and the request is polled again at once when `io` made progress. When `io`
+/// ends it is dropped, which fails every pending request as closed.
+async fn drive<F: Future>(io: &mut Option<Io>, request: F) -> F::Output {
+    let mut request = std::pin::pin!(request);
+    std::future::poll_fn(move |cx| {
+        if let Poll::Ready(v) = request.as_mut().poll(cx) {
+            return Poll::Ready(v);
+        }
+        if io.as_mut().is_some_and(|c| c.as_mut().poll(cx).is_ready()) {
+            *io = None;
+        }
+        request.as_mut().poll(cx)
+    })
+    .await
+}
+
 fn db_error(e: tokio_postgres::Error) -> DbError {
     let kind = classify(&e);
     // tokio-postgres' Display of a server error is only "db error": add the server's text.
@@ -386,7 +418,8 @@ impl PostgresConnection {
     /// `sql` over the simple-query protocol: the rows it changed.
     async fn no_rows(&mut self, sql: &str) -> Result<u64, DbError> {
         let mut affected = 0;
-        for m in self.client.simple_query(sql).await.map_err(db_error)? {
+        let messages = drive(&mut self.io, self.client.simple_query(sql)).await;
+        for m in messages.map_err(db_error)? {
             if let SimpleQueryMessage::CommandComplete(n) = m {
                 affected += n;
             }
@@ -400,19 +433,18 @@ impl PostgresConnection {
         sql: &str,
         mut each: F,
     ) -> Result<(), DbError> {
-        for r in self.client.query_typed(sql, &[]).await.map_err(db_error)? {
+        let rows = drive(&mut self.io, self.client.query_typed(sql, &[])).await;
+        for r in rows.map_err(db_error)? {
             each(&mut PostgresRow::new(r));
         }
         Ok(())
     }
 }
 
-fn bound<'a>(params: &'a [Param<'a>]) -> Vec<Bound<'a>> {
-    params.iter().map(|p| Bound(*p)).collect()
-}
-
-fn refs<'a>(b: &'a [Bound<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {
-    b.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
+/// `params` as `tokio-postgres` parameters, borrowed in place (an exact-size iterator,
+/// as `query_raw` / `execute_raw` take: nothing allocated per statement).
+fn bound<'a>(params: &'a [Param<'a>]) -> impl ExactSizeIterator<Item = Bound<'a>> + Send + 'a {
+    params.iter().map(|p| Bound(*p))
 }
 
 impl Connection for PostgresConnection {
@@ -421,16 +453,13 @@ impl Connection for PostgresConnection {
 
     async fn connect(opts: &ConnectOptions) -> Result<Self, DbError> {
         let mut cfg = pg_config(opts)?;
-        // Each connection's I/O task ends when the client is dropped or the server goes;
-        // errors surface on the client.
-        let (client, tls) = match &opts.tls {
+        // The connection's I/O is polled by each request (`drive`); its errors surface
+        // on the client.
+        let (client, io, tls): (Client, Io, _) = match &opts.tls {
             None => {
                 cfg.ssl_mode(SslMode::Disable);
                 let (client, connection) = cfg.connect(NoTls).await.map_err(db_error)?;
-                tokio::spawn(async move {
-                    let _ = connection.await;
-                });
-                (client, None)
+                (client, Box::pin(connection), None)
             }
             Some(t) => {
                 cfg.ssl_mode(SslMode::Require);
@@ -438,15 +467,17 @@ impl Connection for PostgresConnection {
                     .connect(pg_tls::connector(t)?)
                     .await
                     .map_err(tls_connect_error)?;
-                tokio::spawn(async move {
-                    let _ = connection.await;
-                });
-                let session = ssl_session(&client).await?;
-                (client, Some(session))
+                (client, Box::pin(connection), Some(()))
             }
+        };
+        let mut io = Some(io);
+        let tls = match tls {
+            Some(()) => Some(drive(&mut io, ssl_session(&client)).await?),
+            None => None,
         };
         Ok(PostgresConnection {
             client,
+            io,
             ps_mode: opts.ps_mode,
             tls,
             sql: String::with_capacity(256),
@@ -460,8 +491,7 @@ impl Connection for PostgresConnection {
     async fn prepare(&mut self, sql: &str) -> Result<PostgresStatement, DbError> {
         Ok(match self.ps_mode {
             PsMode::Auto => PostgresStatement::Prepared(
-                self.client
-                    .prepare(&numbered(sql))
+                drive(&mut self.io, self.client.prepare(&numbered(sql)))
                     .await
                     .map_err(db_error)?,
             ),
@@ -477,12 +507,19 @@ impl Connection for PostgresConnection {
     ) -> Result<(), DbError> {
         match statement {
             PostgresStatement::Prepared(st) => {
-                let b = bound(params);
-                let rows = self.client.query(st, &refs(&b)).await.map_err(db_error)?;
-                for r in rows {
-                    each(&mut PostgresRow::new(r));
-                }
-                Ok(())
+                // `query_raw` over the borrowed params, its rows taken as they stream:
+                // no Vec of params, of `&dyn ToSql` or of rows per statement (`query`
+                // builds all three).
+                let client = &self.client;
+                let request = async move {
+                    let rows = client.query_raw(st, bound(params)).await?;
+                    let mut rows = std::pin::pin!(rows);
+                    while let Some(r) = rows.try_next().await? {
+                        each(&mut PostgresRow::new(r));
+                    }
+                    Ok(())
+                };
+                drive(&mut self.io, request).await.map_err(db_error)
             }
             PostgresStatement::Text(sql) => {
                 let mut out = std::mem::take(&mut self.sql);
@@ -501,10 +538,11 @@ impl Connection for PostgresConnection {
     ) -> Result<u64, DbError> {
         match statement {
             PostgresStatement::Prepared(st) => {
-                let b = bound(params);
-                self.client.execute(st, &refs(&b)).await.map_err(db_error)
+                drive(&mut self.io, self.client.execute_raw(st, bound(params)))
+                    .await
+                    .map_err(db_error)
             }
-            PostgresStatement::Text(sql) => self.execute_text(&sql.clone(), params).await,
+            PostgresStatement::Text(sql) => self.execute_text(sql, params).await,
         }
     }
 
@@ -533,18 +571,27 @@ impl Connection for PostgresConnection {
         I: Iterator<Item = Result<Vec<u8>, DbError>> + Send,
     {
         use futures_util::SinkExt as _;
-        let sink = self.client.copy_in(sql).await.map_err(db_error)?;
+        let sink = drive(&mut self.io, self.client.copy_in(sql))
+            .await
+            .map_err(db_error)?;
         let mut sink = std::pin::pin!(sink);
         for chunk in chunks {
-            sink.send(bytes::Bytes::from(chunk?))
+            drive(&mut self.io, sink.send(bytes::Bytes::from(chunk?)))
                 .await
                 .map_err(db_error)?;
         }
-        sink.as_mut().finish().await.map_err(db_error)
+        drive(&mut self.io, sink.as_mut().finish())
+            .await
+            .map_err(db_error)
     }
 
     async fn close(self) {
-        drop(self.client);
+        // Dropping the client queues Terminate; the I/O then sends it and ends.
+        let PostgresConnection { client, io, .. } = self;
+        drop(client);
+        if let Some(io) = io {
+            let _ = io.await;
+        }
     }
 }
 
