@@ -437,8 +437,7 @@ mod tests {
         let text = "host=mysql://u:a-long-password@h port=5432";
         assert_eq!(target(text), "(invalid URL)");
         let e = pg_config(&ConnectOptions::new(text))
-            .err()
-            .expect("not a postgres:// URL")
+            .expect_err("not a postgres:// URL")
             .to_string();
         assert!(!e.contains("a-long-password"), "{e}");
         assert!(e.contains("is not a postgres:// URL"), "{e}");
