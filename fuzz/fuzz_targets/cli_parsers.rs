@@ -116,11 +116,21 @@ fn url(text: &str) {
     check("postgres target", &pg_target(text));
 }
 
-/// The value of a `password=` parameter (PostgreSQL's query parameter or
-/// key-value form), up to `&`, whitespace or the end, when it is 8+ characters,
-/// without `%` (it would be decoded) and appears once in the text.
+/// The value of a `password=` parameter (in a URL's query, after `?` or `&`;
+/// in the key-value form, at the start or after whitespace), up to `&`,
+/// whitespace or the end, when it is 8+ characters, without `%` (it would be
+/// decoded) and appears once in the text. Elsewhere (e.g. inside a URL's host)
+/// `password=` is no parameter.
 fn password_param(text: &str) -> Option<&str> {
-    let start = text.find("password=")? + "password=".len();
+    let in_url = text.contains("://");
+    let start = text.match_indices("password=").map(|(i, _)| i).find(|&i| {
+        let before = text[..i].chars().next_back();
+        if in_url {
+            text[..i].contains('?') && matches!(before, Some('?' | '&'))
+        } else {
+            before.is_none_or(char::is_whitespace)
+        }
+    })? + "password=".len();
     let rest = &text[start..];
     let end = rest
         .find(|c: char| c == '&' || c.is_whitespace())
