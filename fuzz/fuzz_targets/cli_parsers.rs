@@ -103,6 +103,17 @@ fn url(text: &str) {
     }
     check("target", &target(text));
     check("redact", &redact(text));
+    // tokio-postgres ends the credentials at the first '@' (the url crate at the
+    // last): the password it would hide is its own reading's.
+    let pg_passwords: Vec<&str> = [pg_password_of(text), password_param(text)]
+        .into_iter()
+        .flatten()
+        .collect();
+    let check = |what: &str, message: &str| {
+        for p in &pg_passwords {
+            assert!(!message.contains(p), "{what} shows the password: {message}");
+        }
+    };
     match pg_config(&ConnectOptions::new(text)) {
         Ok(cfg) => {
             assert!(
@@ -114,6 +125,22 @@ fn url(text: &str) {
         Err(e) => check("pg_config's error", &e.to_string()),
     }
     check("postgres target", &pg_target(text));
+}
+
+/// The password of a `postgres://` URL as tokio-postgres reads it: after the
+/// first `:` of the text up to the first `@` after `://`, when it is 8+
+/// characters and appears once in the text.
+fn pg_password_of(text: &str) -> Option<&str> {
+    let rest = text
+        .strip_prefix("postgres://")
+        .or_else(|| text.strip_prefix("postgresql://"))?;
+    let creds = &rest[..rest.find('@')?];
+    let (_, password) = creds.split_once(':')?;
+    (password.len() >= 8
+        && !password.contains('*')
+        && text.matches(password).count() == 1
+        && !FIXED.contains(password))
+    .then_some(password)
 }
 
 /// The value of a `password=` parameter (in a URL's query, after `?` or `&`;
