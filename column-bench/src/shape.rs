@@ -464,7 +464,19 @@ async fn read_lengths(
 }
 
 /// The URL with its password replaced by `***`, for messages.
+///
+/// Text that holds `password` (a `password=` parameter, a key-value
+/// connection string `host=h password=secret`), or is not a URL with an
+/// authority (`SCHEME://...`) and could hold credentials (an `@` or a `:`, as
+/// a mistyped `mysql:/u:secret@h`), is not echoed: `(not shown: not a
+/// SCHEME://USER:PASSWORD@HOST URL)` instead (found by fuzz/fuzz_targets/cli_parsers.rs, input
+/// `fuzz/regressions/cli_parsers/password-in-kv-string-redact`).
 pub fn redact(url: &str) -> String {
+    const HIDDEN: &str = "(not shown: not a SCHEME://USER:PASSWORD@HOST URL)";
+    // A `password=` parameter (anywhere) is not masked piecewise: hidden whole.
+    if url.to_ascii_lowercase().contains("password") {
+        return HIDDEN.to_string();
+    }
     match (url.find("://"), url.rfind('@')) {
         (Some(s), Some(at)) if at > s => {
             let creds = &url[s + 3..at];
@@ -473,6 +485,8 @@ pub fn redact(url: &str) -> String {
                 None => url.to_string(),
             }
         }
+        (Some(_), _) => url.to_string(),
+        _ if url.contains(['@', ':']) => HIDDEN.to_string(),
         _ => url.to_string(),
     }
 }
@@ -534,5 +548,22 @@ mod tests {
             "mysql://u:***@127.0.0.1:3306/db"
         );
         assert_eq!(redact("mysql://h/db"), "mysql://h/db");
+    }
+
+    /// Fuzz finding (cli_parsers): text that is no URL was echoed whole,
+    /// password included.
+    #[test]
+    fn redact_never_echoes_credentials_of_text_that_is_no_url() {
+        for text in [
+            "host=127.0.0.1 port=5432 user=encbench password=kv-form-secret dbname=postgres",
+            "mysql:/u:kv-form-secret@127.0.0.1/db",
+            "u:kv-form-secret@127.0.0.1",
+            "mysql://127.0.0.1/db?password=kv-form-secret",
+            "mysql://u:p@127.0.0.1/db?password=kv-form-secret",
+        ] {
+            let r = redact(text);
+            assert!(!r.contains("kv-form-secret"), "{text:?} -> {r:?}");
+        }
+        assert_eq!(redact("localhost/db"), "localhost/db");
     }
 }

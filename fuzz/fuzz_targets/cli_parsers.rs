@@ -1,15 +1,19 @@
 //! The text parsers of the command lines: column-bench `--columns`,
 //! `--schema-file` (its text) and `--mix`; oltp `--mysql-url` (the options
-//! `mysql_opts` builds, `target`) and column-bench's URL redaction.
+//! `mysql_opts` builds, `target`), `--pgsql-url` (the tokio-postgres `Config`
+//! `pg_config` builds, its `target`) and column-bench's URL redaction. Every URL
+//! input goes to both drivers' parsers.
 //!
 //! - Never a panic.
 //! - An accepted shape: every column named once, lengths at most
 //!   `MAX_VALUE_LEN`, MIN <= MAX; the values generated for it have those lengths.
 //! - An accepted mix: queries per transaction finite and > 0, counts finite
 //!   and >= 0.
-//! - An accepted `--mysql-url` never names a Unix socket.
-//! - No password of a URL (8+ characters, found nowhere else in the URL) in an
-//!   error message of oltp or column-bench, in `target`, or in `redact`.
+//! - An accepted `--mysql-url` never names a Unix socket; an accepted
+//!   `--pgsql-url` is a `postgres://` or `postgresql://` URL.
+//! - No password of a URL (8+ characters, found nowhere else in the URL; the
+//!   credentials' or a `password=` parameter's) in an error message of oltp or
+//!   column-bench, in either `target`, or in `redact`.
 //!
 //! Input: parser selector, then the text.
 #![no_main]
@@ -18,6 +22,7 @@ use column_bench::capacity::Mix;
 use column_bench::shape::{Lengths, MAX_VALUE_LEN, Shape, plaintexts, redact};
 use encbench_oltp::driver::ConnectOptions;
 use encbench_oltp::driver::mysql::{mysql_opts, target};
+use encbench_oltp::driver::postgres::{pg_config, target as pg_target};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -80,9 +85,12 @@ fn mix(text: &str) {
 }
 
 fn url(text: &str) {
-    let password = password_of(text);
+    let passwords: Vec<&str> = [password_of(text), password_param(text)]
+        .into_iter()
+        .flatten()
+        .collect();
     let check = |what: &str, message: &str| {
-        if let Some(p) = password {
+        for p in &passwords {
             assert!(!message.contains(p), "{what} shows the password: {message}");
         }
     };
@@ -95,6 +103,71 @@ fn url(text: &str) {
     }
     check("target", &target(text));
     check("redact", &redact(text));
+    // tokio-postgres ends the credentials at the first '@' (the url crate at the
+    // last): the password it would hide is its own reading's.
+    let pg_passwords: Vec<&str> = [pg_password_of(text), password_param(text)]
+        .into_iter()
+        .flatten()
+        .collect();
+    let check = |what: &str, message: &str| {
+        for p in &pg_passwords {
+            assert!(!message.contains(p), "{what} shows the password: {message}");
+        }
+    };
+    match pg_config(&ConnectOptions::new(text)) {
+        Ok(cfg) => {
+            assert!(
+                text.starts_with("postgres://") || text.starts_with("postgresql://"),
+                "an accepted --pgsql-url that is not a postgres:// URL"
+            );
+            let _ = (cfg.get_hosts(), cfg.get_ports(), cfg.get_dbname());
+        }
+        Err(e) => check("pg_config's error", &e.to_string()),
+    }
+    check("postgres target", &pg_target(text));
+}
+
+/// The password of a `postgres://` URL as tokio-postgres reads it: after the
+/// first `:` of the text up to the first `@` after `://`, when it is 8+
+/// characters and appears once in the text.
+fn pg_password_of(text: &str) -> Option<&str> {
+    let rest = text
+        .strip_prefix("postgres://")
+        .or_else(|| text.strip_prefix("postgresql://"))?;
+    let creds = &rest[..rest.find('@')?];
+    let (_, password) = creds.split_once(':')?;
+    (password.len() >= 8
+        && !password.contains('*')
+        && text.matches(password).count() == 1
+        && !FIXED.contains(password))
+    .then_some(password)
+}
+
+/// The value of a `password=` parameter (in a URL's query, after `?` or `&`;
+/// in the key-value form, at the start or after whitespace), up to `&`,
+/// whitespace or the end, when it is 8+ characters, without `%` (it would be
+/// decoded) and appears once in the text. Elsewhere (e.g. inside a URL's host)
+/// `password=` is no parameter.
+fn password_param(text: &str) -> Option<&str> {
+    let in_url = text.contains("://");
+    let start = text.match_indices("password=").map(|(i, _)| i).find(|&i| {
+        let before = text[..i].chars().next_back();
+        if in_url {
+            text[..i].contains('?') && matches!(before, Some('?' | '&'))
+        } else {
+            before.is_none_or(char::is_whitespace)
+        }
+    })? + "password=".len();
+    let rest = &text[start..];
+    let end = rest
+        .find(|c: char| c == '&' || c.is_whitespace())
+        .unwrap_or(rest.len());
+    let password = &rest[..end];
+    (password.len() >= 8
+        && !password.contains(['%', '*'])
+        && text.matches(password).count() == 1
+        && !FIXED.contains(password))
+    .then_some(password)
 }
 
 /// The password of `url` (between the first `:` after `://` and the last `@`,
@@ -122,4 +195,7 @@ const FIXED: &str = "--mysql-url is not a valid mysql:// URL: use mysql://USER:P
     the scheme is not mysql, cannot parse it: an unknown URL parameter, a URL parameter has an invalid value, \
     a URL parameter needs a feature this build lacks, invalid or incomplete \
     has ?socket=: oltp connects over TCP only (TLS and the measurements assume it); remove ?socket= and give HOST:PORT \
-    (invalid URL) :***";
+    (invalid URL) :*** \
+    is not a postgres:// URL: use postgres://USER:PASS@HOST:PORT/DB is not a valid postgres:// URL \
+    invalid connection string: unexpected EOF unterminated parameter invalid value for option unknown option \
+    @localhost:5432/";

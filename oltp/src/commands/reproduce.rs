@@ -187,7 +187,7 @@ async fn reproduce_one(
             println!("tls-bench footprint: not run: {e}");
         }
     }
-    let server = Lease::open(None, &base, false, Profile::Default).await?;
+    let server = Lease::open(None, &base, crate::at_rest::AtRest::Off, Profile::Default).await?;
     let outcome = measure(
         a,
         id,

@@ -76,12 +76,11 @@ pub enum PostgresStatement {
 pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
     let url = &opts.url;
     if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        // In fixed words: text that is no URL (a key-value string) is not echoed, not even
+        // as `target` (fuzz/regressions/cli_parsers/password-in-pg-kv-host).
         return Err(DbError::new(
             ErrorKind::Other,
-            format!(
-                "--pgsql-url {:?} is not a postgres:// URL: use postgres://USER:PASS@HOST:PORT/DB",
-                target(url)
-            ),
+            "--pgsql-url is not a postgres:// URL: use postgres://USER:PASS@HOST:PORT/DB",
         ));
     }
     if let Some(key) = ssl_parameter(url) {
@@ -188,8 +187,14 @@ fn tls_connect_error(e: tokio_postgres::Error) -> DbError {
     }
 }
 
-/// `USER@HOST:PORT/DB` of `url`, for messages (never the password).
+/// `USER@HOST:PORT/DB` of `url`, for messages (never the password); `(invalid URL)` for
+/// text that is not a `postgres://` / `postgresql://` URL (tokio-postgres would parse a
+/// key-value string, whose `host=` may hold anything: found by
+/// fuzz/fuzz_targets/cli_parsers.rs).
 pub fn target(url: &str) -> String {
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        return "(invalid URL)".to_string();
+    }
     match Config::from_str(url) {
         Ok(c) => {
             let host = match c.get_hosts().first() {
@@ -636,6 +641,29 @@ mod tests {
                 "postgres://u:p@h:5432/db?application_name=x"
             ))
             .is_ok()
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fuzz finding (cli_parsers, `fuzz/regressions/cli_parsers/password-in-pg-kv-host`):
+    /// a `--pgsql-url` that is a key-value string was described by `target`, which
+    /// printed its `host=` value whole, with a URL and its password inside.
+    #[test]
+    fn text_that_is_no_postgres_url_is_never_echoed() {
+        let text = "host=mysql://u:a-long-password@h port=5432";
+        assert_eq!(target(text), "(invalid URL)");
+        let e = pg_config(&ConnectOptions::new(text))
+            .expect_err("not a postgres:// URL")
+            .to_string();
+        assert!(!e.contains("a-long-password"), "{e}");
+        assert!(e.contains("is not a postgres:// URL"), "{e}");
+        assert_eq!(
+            target("postgres://u:a-long-password@127.0.0.1:5433/db"),
+            "u@127.0.0.1:5433/db"
         );
     }
 }
