@@ -643,11 +643,6 @@ mod tests {
             .is_ok()
         );
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     /// Fuzz finding (cli_parsers, `fuzz/regressions/cli_parsers/password-in-pg-kv-host`):
     /// a `--pgsql-url` that is a key-value string was described by `target`, which
