@@ -105,7 +105,7 @@ fn url(text: &str) {
     check("redact", &redact(text));
     // tokio-postgres ends the credentials at the first '@' (the url crate at the
     // last): the password it would hide is its own reading's.
-    let pg_passwords: Vec<&str> = [pg_password_of(text), password_param(text)]
+    let pg_passwords: Vec<&str> = [pg_password_of(text), pg_password_param(text)]
         .into_iter()
         .flatten()
         .collect();
@@ -168,6 +168,27 @@ fn password_param(text: &str) -> Option<&str> {
         && text.matches(password).count() == 1
         && !FIXED.contains(password))
     .then_some(password)
+}
+
+/// [`password_param`] as tokio-postgres reads a `postgres://` URL: its
+/// credentials run to the first `@` after `://`, past any `/` or `?`, so a
+/// `password=` before that `@` is part of the user name (which messages may
+/// show), not a parameter.
+fn pg_password_param(text: &str) -> Option<&str> {
+    let password = password_param(text)?;
+    let scheme_end = ["postgres://", "postgresql://"]
+        .into_iter()
+        .find(|s| text.starts_with(s))
+        .map(str::len);
+    if let Some(after) = scheme_end
+        && let Some(at) = text[after..].find('@')
+    {
+        let offset = password.as_ptr() as usize - text.as_ptr() as usize;
+        if offset < after + at {
+            return None;
+        }
+    }
+    Some(password)
 }
 
 /// The password of `url` (between the first `:` after `://` and the last `@`,
