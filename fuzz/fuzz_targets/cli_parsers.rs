@@ -137,11 +137,20 @@ fn pg_password_of(text: &str) -> Option<&str> {
     let creds = &rest[..rest.find('@')?];
     let (_, password) = creds.split_once(':')?;
     (password.len() >= 8
-        && !password.contains('*')
+        && !password.contains(PG_SEPARATORS)
         && text.matches(password).count() == 1
         && !FIXED.contains(password))
     .then_some(password)
 }
+
+/// Characters a PostgreSQL password must not hold for the check to count it:
+/// `target` prints `USER@HOST:PORT/DB`, so a password with a separator could
+/// be spelt by the other fields and a default port put together (found:
+/// `postgres://ec:yp:5432/@mgyp`, whose password `yp:5432/` is the end of
+/// `ec@mgyp:5432/`); `%` (decoded fields could spell it) and `*` (redact's
+/// mask). A password without them can appear in a message only inside one
+/// field, and the text holds it once: only by showing it.
+const PG_SEPARATORS: [char; 9] = ['@', ':', '/', '?', '#', '&', '=', '%', '*'];
 
 /// The value of a `password=` parameter (in a URL's query, after `?` or `&`;
 /// in the key-value form, at the start or after whitespace), up to `&`,
@@ -188,7 +197,7 @@ fn pg_password_param(text: &str) -> Option<&str> {
             return None;
         }
     }
-    Some(password)
+    (!password.contains(PG_SEPARATORS)).then_some(password)
 }
 
 /// The password of `url` (between the first `:` after `://` and the last `@`,
@@ -219,4 +228,4 @@ const FIXED: &str = "--mysql-url is not a valid mysql:// URL: use mysql://USER:P
     (invalid URL) :*** \
     is not a postgres:// URL: use postgres://USER:PASS@HOST:PORT/DB is not a valid postgres:// URL \
     invalid connection string: unexpected EOF unterminated parameter invalid value for option unknown option \
-    @localhost:5432/";
+    @localhost:5432/ (not shown: not a SCHEME://USER:PASSWORD@HOST URL)";

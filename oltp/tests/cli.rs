@@ -264,3 +264,27 @@ fn a_bad_server_pid_or_start_at_is_refused_before_anything_runs() {
         assert!(!json.exists(), "nothing written");
     }
 }
+
+#[test]
+fn one_file_for_both_json_out_and_svg_is_refused_before_the_run() {
+    // New-user finding: the chart silently overwrote the JSON (or the reverse).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let same = dir.path().join("same.out");
+    let same_s = same.to_str().expect("utf-8");
+    let args = [
+        "run",
+        "--mysql-url",
+        "mysql://u:p@127.0.0.1:1/db",
+        "--json-out",
+        same_s,
+        "--svg",
+        same_s,
+    ];
+    let out = oltp(dir.path(), &args);
+    let line = one_error_line(&args, &out);
+    assert!(
+        line.contains("--json-out and --svg are the same file") && !line.contains("cannot connect"),
+        "{line}"
+    );
+    assert!(!same.exists(), "nothing written");
+}

@@ -180,16 +180,17 @@ fn repeated_rounds_with_control_give_intervals_and_a_noise_floor() {
     let text = String::from_utf8_lossy(&bin.stdout);
     let header = text.lines().next().expect("header");
     // control, then decrypt_errors (since --on-decrypt-error), then the
-    // server's CPU and the measured window (schema 4), then the engine.
+    // server's CPU and the measured window (schema 4), then the engine, then
+    // the at-rest record's other fields (its mechanism is `at_rest`).
     assert!(
         header.ends_with(
-            ",control,decrypt_errors,server_cpu_s,server_cpu_us_per_query,total_cpu_us_per_query,server_cpu_unavailable,measured_window_start,measured_window_end,engine"
+            ",control,decrypt_errors,server_cpu_s,server_cpu_us_per_query,total_cpu_us_per_query,server_cpu_unavailable,measured_window_start,measured_window_end,engine,at_rest_crypto_driver,at_rest_control_of,at_rest_verified_no_plaintext"
         ),
         "{header}"
     );
     assert!(
-        text.lines().skip(1).all(|l| l.ends_with(",mariadb")),
-        "every row names the engine: {text}"
+        text.lines().skip(1).all(|l| l.ends_with(",mariadb,,,")),
+        "every row names the engine (and no at-rest mechanism): {text}"
     );
     assert_eq!(text.lines().filter(|l| l.contains(",true,0,")).count(), 1);
 }

@@ -57,17 +57,21 @@ impl Key {
     ///
     /// # Errors
     /// [`Error::KeySource`] when the file cannot be read (the message names the path
-    /// and the OS error) or is open to group or others ([`check_private_file`]);
-    /// [`Error::KeyHex`] when its text is not hex.
+    /// and the OS error) or, holding a key, is open to group or others
+    /// ([`check_private_file`]); [`Error::KeyHex`] when its text is not hex (checked
+    /// first, so a file that is no key file is not told to `chmod`).
     pub fn from_hex_file(path: &std::path::Path) -> Result<Key, Error> {
-        check_private_file(path)?;
         let text = Zeroizing::new(std::fs::read_to_string(path).map_err(|e| {
             Error::KeySource(format!(
                 "cannot read key file {}: {e}; give a readable file holding the key as hex",
                 path.display()
             ))
         })?);
-        Key::from_hex(&text)
+        // Parsed before the mode is checked: a file that holds no key (e.g.
+        // /etc/passwd given by mistake) is named as such, not told to chmod 600.
+        let key = Key::from_hex(&text)?;
+        check_private_file(path)?;
+        Ok(key)
     }
 
     /// Reads a key from the environment variable `name`, holding it as hex text.

@@ -23,14 +23,20 @@ pub fn default_key_file(base_dir: &Path, algorithm: Algorithm) -> PathBuf {
 /// Reads a key file (`ID;HEX` lines) and returns `(id, key)` pairs sorted by id.
 ///
 /// # Errors
-/// Unreadable file, a file open to group or others (the `chmod` to run), a
-/// malformed line (the message gives file and line number),
-/// a key of the wrong length for `algorithm`, duplicate ids, or no key at all.
+/// Unreadable file; a malformed line (the message gives file and line number),
+/// a key of the wrong length for `algorithm`, duplicate ids, or no key at all
+/// (all checked first); then a file of keys open to group or others (the
+/// `chmod` to run).
 pub fn read_key_file(path: &Path, algorithm: Algorithm) -> Result<Vec<(KeyId, Key)>> {
+    let text =
+        zeroize::Zeroizing::new(std::fs::read_to_string(path).with_context(|| {
+            format!("cannot read key file {}: check --key-file", path.display())
+        })?);
+    // Parsed before the mode is checked: a file that holds no keys (e.g. /etc/passwd
+    // given by mistake) is named as such, not told to `chmod 600`.
+    let keys = parse_key_file(&text, &path.display().to_string(), algorithm)?;
     encbench_crypto::check_private_file(path).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read key file {}: check --key-file", path.display()))?;
-    parse_key_file(&text, &path.display().to_string(), algorithm)
+    Ok(keys)
 }
 
 /// Parses the text of a key file (`ID;HEX` lines, `#` comments, blank lines
@@ -224,6 +230,39 @@ pub fn active_key_id(codec: &Codec) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// New-user finding: any file given as `--key-file` (e.g. /etc/passwd) was
+    /// told to `chmod 600`, because the mode was checked before the contents.
+    #[test]
+    fn a_file_open_to_others_is_told_to_chmod_only_when_it_holds_keys() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let write = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).expect("write");
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+            p
+        };
+        let not_keys = write("passwd", "root:x:0:0:root:/root:/bin/bash\n");
+        let e = format!(
+            "{:#}",
+            read_key_file(&not_keys, Algorithm::Aes256Gcm).expect_err("no keys")
+        );
+        assert!(e.contains("expected ID;HEX") && !e.contains("chmod"), "{e}");
+        let keys = write("k.keys", &format!("1;{}\n", "ab".repeat(32)));
+        let e = format!(
+            "{:#}",
+            read_key_file(&keys, Algorithm::Aes256Gcm).expect_err("mode 0644")
+        );
+        assert!(e.contains("chmod 600"), "{e}");
+        std::fs::set_permissions(&keys, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        assert_eq!(
+            read_key_file(&keys, Algorithm::Aes256Gcm)
+                .expect("0600")
+                .len(),
+            1
+        );
+    }
 
     /// Regression (fuzz/regressions/key_file/key-in-id-position): a line with
     /// the key before the `;` printed the key in the error.

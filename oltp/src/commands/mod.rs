@@ -102,6 +102,14 @@ pub async fn execute(cli: Cli) -> Result<bool> {
             if let Some(path) = &a.svg {
                 check_writable(path, "--svg")?;
             }
+            if let (Some(json), Some(svg)) = (&a.json_out, &a.svg)
+                && json == svg
+            {
+                bail!(
+                    "--json-out and --svg are the same file ({}): give each its own path",
+                    json.display()
+                );
+            }
             let mut servers = Vec::new();
             let mut cfgs = Vec::new();
             for (ma, mut cfg) in per_mode {
