@@ -338,7 +338,9 @@ fn at_rest_server_encrypts_tablespaces_and_runs() {
             "the finished run unregistered: {}",
             registration.display()
         );
-        let first = at_rest_args("run", &base_s, &["--time", "4"]);
+        // 10 s: long enough for the second process to start and be refused
+        // even on a loaded machine (4 s failed once at load ~160).
+        let first = at_rest_args("run", &base_s, &["--time", "10"]);
         let long = tokio::spawn(async move { cli(&first).await });
         // The first command registers before it starts (or attaches to) the
         // server; from then until its run ends, it is a user of the server.

@@ -17,7 +17,7 @@ use super::{AtRest, bindfs, ext4, gocryptfs, mounts};
 /// | `at-rest/key` | mode 0600: gocryptfs' password or fscrypt's raw 64-byte key, random, never printed |
 /// | `at-rest/cipher/` | gocryptfs' encrypted directory |
 /// | `at-rest/plain/` | bindfs' source directory (plaintext: the control) |
-/// | `at-rest/fs.img` | the ext4 image of `fscrypt` and `ext4-loop` (sparse, [`ext4::IMAGE_BYTES`]) |
+/// | `at-rest/fs.img` | the ext4 image of `fscrypt` and `ext4-loop` (sparse, `ext4::IMAGE_BYTES`, 8 GiB) |
 /// | `at-rest/fs.img.done` | present once `mkfs.ext4` has made the image (an image without it is made again) |
 /// | `at-rest/verified.json` | the plaintext search after the last prepare ([`super::Verification`]) |
 /// | `store/` | the mount point of the plaintext view |

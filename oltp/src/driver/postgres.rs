@@ -48,7 +48,7 @@ use super::{ConnectOptions, Connection, DbError, ErrorKind, Param, PsMode, Row, 
 type Io = Pin<Box<dyn Future<Output = Result<(), tokio_postgres::Error>> + Send>>;
 
 /// One `tokio-postgres` connection. Its I/O is not a task of its own: every request polls
-/// it in the caller's task ([`drive`]), so a statement costs no hop through the runtime's
+/// it in the caller's task (`drive`), so a statement costs no hop through the runtime's
 /// scheduler to another task and back (callgrind, crate README: pgbench section).
 pub struct PostgresConnection {
     client: Client,

@@ -1,6 +1,6 @@
 //! pgbench's built-in scripts, as PostgreSQL 15's pgbench defines them
 //! (`src/bin/pgbench/pgbench.c`, `builtin_script`), one file each
-//! ([`tpcb_like`], [`simple_update`], [`select_only`]), over the same
+//! (`tpcb_like`, `simple_update`, `select_only`), over the same
 //! [`Session`] and driver seam as sysbench's: the statements each prepares
 //! (here), the draws of its `\set` lines ([`Draws`]), and the statements as
 //! session methods.
