@@ -11,7 +11,7 @@
 //!   and >= 0.
 //! - An accepted `--mysql-url` never names a Unix socket; an accepted
 //!   `--pgsql-url` is a `postgres://` or `postgresql://` URL.
-//! - No password of a URL (8+ characters, found nowhere else in the URL; the
+//! - No password of a URL (8+ characters, no separator, found nowhere else in the URL; the
 //!   credentials' or a `password=` parameter's) in an error message of oltp or
 //!   column-bench, in either `target`, or in `redact`.
 //!
@@ -137,25 +137,27 @@ fn pg_password_of(text: &str) -> Option<&str> {
     let creds = &rest[..rest.find('@')?];
     let (_, password) = creds.split_once(':')?;
     (password.len() >= 8
-        && !password.contains(PG_SEPARATORS)
+        && !password.contains(SEPARATORS)
         && text.matches(password).count() == 1
         && !FIXED.contains(password))
     .then_some(password)
 }
 
-/// Characters a PostgreSQL password must not hold for the check to count it:
-/// `target` prints `USER@HOST:PORT/DB`, so a password with a separator could
-/// be spelt by the other fields and a default port put together (found:
-/// `postgres://ec:yp:5432/@mgyp`, whose password `yp:5432/` is the end of
-/// `ec@mgyp:5432/`); `%` (decoded fields could spell it) and `*` (redact's
-/// mask). A password without them can appear in a message only inside one
-/// field, and the text holds it once: only by showing it.
-const PG_SEPARATORS: [char; 9] = ['@', ':', '/', '?', '#', '&', '=', '%', '*'];
+/// Characters a password must not hold for the check to count it: both
+/// drivers' `target` print `USER@HOST:PORT` (PostgreSQL's with `/DB`), so a
+/// password with a separator could be spelt by the other fields and a default
+/// port put together (found: `postgres://ec:yp:5432/@mgyp`, whose password
+/// `yp:5432/` is the end of `ec@mgyp:5432/`; and `mysql://uolna:mysql:330@hotapmysql:`,
+/// whose password `mysql:330` is inside `uolna@hotapmysql:3306`); `%` (decoded
+/// fields could spell it) and `*` (redact's mask). A password without them can
+/// appear in a message only inside one field, and the text holds it once: only
+/// by showing it.
+const SEPARATORS: [char; 9] = ['@', ':', '/', '?', '#', '&', '=', '%', '*'];
 
 /// The value of a `password=` parameter (in a URL's query, after `?` or `&`;
 /// in the key-value form, at the start or after whitespace), up to `&`,
-/// whitespace or the end, when it is 8+ characters, without `%` (it would be
-/// decoded) and appears once in the text. Elsewhere (e.g. inside a URL's host)
+/// whitespace or the end, when it is 8+ characters, without a [`SEPARATORS`]
+/// character (`%` would be decoded) and appears once in the text. Elsewhere (e.g. inside a URL's host)
 /// `password=` is no parameter.
 fn password_param(text: &str) -> Option<&str> {
     let in_url = text.contains("://");
@@ -173,7 +175,7 @@ fn password_param(text: &str) -> Option<&str> {
         .unwrap_or(rest.len());
     let password = &rest[..end];
     (password.len() >= 8
-        && !password.contains(['%', '*'])
+        && !password.contains(SEPARATORS)
         && text.matches(password).count() == 1
         && !FIXED.contains(password))
     .then_some(password)
@@ -197,7 +199,7 @@ fn pg_password_param(text: &str) -> Option<&str> {
             return None;
         }
     }
-    (!password.contains(PG_SEPARATORS)).then_some(password)
+    Some(password)
 }
 
 /// The password of `url` (between the first `:` after `://` and the last `@`,
@@ -212,9 +214,8 @@ fn password_of(url: &str) -> Option<&str> {
         return None;
     }
     let (_, password) = creds.split_once(':')?;
-    // A '*' could meet redact's mask ("***") and the host after it.
     (password.len() >= 8
-        && !password.contains('*')
+        && !password.contains(SEPARATORS)
         && url.matches(password).count() == 1
         && !FIXED.contains(password))
     .then_some(password)
