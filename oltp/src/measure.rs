@@ -163,6 +163,25 @@ pub struct Aggregate {
     /// Latency per statement kind, indexed like [`StatementKind::ALL`]; `None`
     /// for kinds that never completed.
     pub statements: [Option<Box<StatementStats>>; 17],
+    /// Statements of the event under way (kind, latency in µs): held until the
+    /// event is counted ([`Aggregate::record_event`], [`Aggregate::keep_statements`])
+    /// or dropped with it ([`Aggregate::rewind`]), so that an event outside the
+    /// measured window leaves no trace.
+    pending: Vec<(StatementKind, u64)>,
+}
+
+/// The counters of an [`Aggregate`] before an event ([`Aggregate::mark`]), to
+/// take the event back out ([`Aggregate::rewind`]) when it completed outside
+/// the measured window.
+#[derive(Clone, Copy, Debug)]
+pub struct Mark {
+    events: u64,
+    read: u64,
+    write: u64,
+    other: u64,
+    errors: u64,
+    decrypt_errors: u64,
+    reconnects: u64,
 }
 
 impl Default for Aggregate {
@@ -189,20 +208,59 @@ impl Aggregate {
             last_event_end: None,
             per_worker: Vec::new(),
             statements: Default::default(),
+            pending: Vec::with_capacity(64),
+        }
+    }
+
+    /// The counters now, before an event.
+    pub fn mark(&self) -> Mark {
+        Mark {
+            events: self.events,
+            read: self.read,
+            write: self.write,
+            other: self.other,
+            errors: self.errors,
+            decrypt_errors: self.decrypt_errors,
+            reconnects: self.reconnects,
+        }
+    }
+
+    /// Takes back everything recorded since `mark` (counters and the pending
+    /// statements): the event that followed completed outside the measured
+    /// window (during the warm-up, or after the deadline).
+    pub fn rewind(&mut self, mark: &Mark) {
+        self.events = mark.events;
+        self.read = mark.read;
+        self.write = mark.write;
+        self.other = mark.other;
+        self.errors = mark.errors;
+        self.decrypt_errors = mark.decrypt_errors;
+        self.reconnects = mark.reconnects;
+        self.pending.clear();
+    }
+
+    /// Moves the pending statements into the statement table: those of an
+    /// event that did not complete but counts (cut short by the error that
+    /// ended its worker, or by Ctrl-C), or of a completed one.
+    pub fn keep_statements(&mut self) {
+        for (kind, us) in self.pending.drain(..) {
+            let slot = &mut self.statements[kind as usize];
+            let st = slot.get_or_insert_with(|| Box::new(StatementStats::new()));
+            st.count += 1;
+            st.latency_us.saturating_record(us);
         }
     }
 
     /// Records one completed statement of `kind` that took `latency` (a
     /// statement that failed is not recorded: it is counted as an error of
     /// its kind, and in neither read/write/other nor here).
+    /// It joins the statement table when its event is counted
+    /// ([`Aggregate::record_event`]).
     pub fn record_statement(&mut self, kind: StatementKind, latency: Duration) {
-        let slot = &mut self.statements[kind as usize];
-        let st = slot.get_or_insert_with(|| Box::new(StatementStats::new()));
-        st.count += 1;
         let us = u64::try_from(latency.as_micros())
             .unwrap_or(u64::MAX)
             .max(1);
-        st.latency_us.saturating_record(us);
+        self.pending.push((kind, us));
     }
 
     /// Queries of every kind so far.
@@ -210,8 +268,10 @@ impl Aggregate {
         self.read + self.write + self.other
     }
 
-    /// Records one completed event that took `latency` and ended at `end`.
+    /// Records one completed event that took `latency` and ended at `end`, with
+    /// its statements.
     pub fn record_event(&mut self, latency: Duration, end: std::time::Instant) {
+        self.keep_statements();
         self.events += 1;
         self.last_event_end = Some(end);
         let ns = u64::try_from(latency.as_nanos())
@@ -242,6 +302,13 @@ impl Aggregate {
         }
         self.exec_time += other.exec_time;
         self.last_event_end = self.last_event_end.max(other.last_event_end);
+        // A finished worker has none pending; were there any, they count.
+        for &(kind, us) in &other.pending {
+            let slot = &mut self.statements[kind as usize];
+            let st = slot.get_or_insert_with(|| Box::new(StatementStats::new()));
+            st.count += 1;
+            st.latency_us.saturating_record(us);
+        }
         for (mine, theirs) in self.statements.iter_mut().zip(&other.statements) {
             if let Some(t) = theirs {
                 let m = mine.get_or_insert_with(|| Box::new(StatementStats::new()));
@@ -461,5 +528,37 @@ mod tests {
         let p95 = total.latency.value_at_quantile(0.95);
         assert!(p95 >= total.latency.min() && p95 <= total.latency.max());
         assert!(total.latency.max() >= 199_000_000);
+    }
+
+    #[test]
+    fn an_event_rewound_leaves_no_trace_and_a_recorded_one_keeps_its_statements() {
+        let mut a = Aggregate::new();
+        let end = std::time::Instant::now();
+        a.record_statement(StatementKind::PointSelect, Duration::from_micros(50));
+        a.read += 1;
+        a.record_event(Duration::from_micros(60), end);
+        let mark = a.mark();
+        // An event outside the window: two statements, an ignored error.
+        a.record_statement(StatementKind::PointSelect, Duration::from_micros(70));
+        a.record_statement(StatementKind::Commit, Duration::from_micros(10));
+        a.read += 1;
+        a.other += 1;
+        a.errors += 1;
+        a.rewind(&mark);
+        assert_eq!((a.events, a.read, a.other, a.errors), (1, 1, 0, 0));
+        let point = a.statements[StatementKind::PointSelect as usize]
+            .as_ref()
+            .expect("the recorded event's statement");
+        assert_eq!(point.count, 1);
+        assert!(a.statements[StatementKind::Commit as usize].is_none());
+        // Statements of an event cut short count when kept.
+        a.record_statement(StatementKind::Commit, Duration::from_micros(10));
+        a.keep_statements();
+        assert_eq!(
+            a.statements[StatementKind::Commit as usize]
+                .as_ref()
+                .map(|s| s.count),
+            Some(1)
+        );
     }
 }

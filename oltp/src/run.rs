@@ -312,7 +312,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             }
         })
     });
-    let joined = tokio::task::spawn_blocking(move || {
+    let mut join = tokio::task::spawn_blocking(move || {
         workers
             .into_iter()
             .map(|w| {
@@ -321,8 +321,25 @@ pub(crate) async fn run_one<C: Connection + 'static>(
                 })
             })
             .collect::<Vec<_>>()
-    })
-    .await
+    });
+    // The window ends at the deadline (events that complete after it are not
+    // counted, worker.rs), so the CPU is read then, not when the last worker
+    // has finished its event; a run that ends before it (an error, Ctrl-C)
+    // is read at its end, below.
+    let deadline = (connect_error.is_none() && late.is_none() && !cfg.time.is_zero())
+        .then(|| start + cfg.time);
+    let mut at_deadline = None;
+    let joined = match deadline {
+        Some(d) => tokio::select! {
+            j = &mut join => j,
+            () = tokio::time::sleep_until(d.into()) => {
+                let cpu = process_cpu_time();
+                at_deadline = Some((cpu, server_cpu_time(&cfg.server_cpu)));
+                join.await
+            }
+        },
+        None => join.await,
+    }
     .context("worker join task panicked")?;
     if let Some(r) = &reporter {
         r.abort();
@@ -359,13 +376,23 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     }
     // A run that stopped early is measured up to its last completed event, so the
     // time spent retrying a dead server does not dilute the rates.
+    let stopped = first_error.is_some() || interrupted.load(Ordering::SeqCst);
+    let at_deadline = at_deadline.filter(|_| !stopped);
+    // The workers may all be done before the timer above fires (it can be a
+    // millisecond late): the run still measured exactly its window.
+    let reached = !stopped && deadline.is_some_and(|d| Instant::now() >= d);
     let elapsed = match (&first_error, total.last_event_end) {
         (Some(_), Some(end)) => end.duration_since(start).as_secs_f64(),
+        _ if reached => cfg.time.as_secs_f64(),
         _ => start.elapsed().as_secs_f64(),
     };
-    let cpu = (process_cpu_time().saturating_sub(cpu0)).as_secs_f64();
+    let (cpu1, server1) = match at_deadline {
+        Some((cpu, server)) => (cpu, server),
+        None => (process_cpu_time(), server_cpu_time(&cfg.server_cpu)),
+    };
+    let cpu = (cpu1.saturating_sub(cpu0)).as_secs_f64();
     let server_cpu = server0.and_then(|s0| {
-        let s1 = server_cpu_time(&cfg.server_cpu)?;
+        let s1 = server1?;
         // The tree's time only grows; less at the end means a process left it
         // (reaped by another process), and the difference would be wrong.
         s1.checked_sub(s0).map(|d| d.as_secs_f64()).ok_or_else(|| {

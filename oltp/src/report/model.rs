@@ -550,8 +550,8 @@ pub(crate) mod fixtures {
             let mut w = Aggregate::new();
             for i in 0..fast + slow {
                 let ms = if i < fast { 1 } else { 10 };
-                w.record_event(Duration::from_millis(ms), end);
                 w.record_statement(StatementKind::PointSelect, Duration::from_micros(ms * 100));
+                w.record_event(Duration::from_millis(ms), end);
                 w.read += 1;
                 w.other += 2;
             }
