@@ -250,6 +250,7 @@ pub fn data_set(a: &DataArgs) -> Result<DataSet> {
         tables: a.tables,
         table_size: a.table_size,
         columns: Columns::parse(&a.encrypt_columns, &a.deterministic)?,
+        at_rest: a.at_rest_mode(),
     })
 }
 
