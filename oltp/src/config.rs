@@ -350,6 +350,13 @@ impl RunConfig {
             );
         }
         let tls_mode = modes.first().copied().unwrap_or_default();
+        if let Some(ca) = &a.data.tls_ca
+            && !modes.is_empty()
+        {
+            // Both drivers' check, before any connection: mysql_async would
+            // only fail at the handshake, as if the server were at fault.
+            crate::driver::pg_tls::roots_of(ca).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
         if !(a.rate.is_finite() && a.rate >= 0.0) {
             bail!("--rate {}: give events per second, 0 or more", a.rate);
         }

@@ -288,3 +288,49 @@ fn one_file_for_both_json_out_and_svg_is_refused_before_the_run() {
     );
     assert!(!same.exists(), "nothing written");
 }
+
+/// `oltp ARGS` against an unreachable URL (`--mysql-url`, or `--pgsql-url`
+/// when ARGS has `--db-driver pgsql`): refused in one line (exit 1) holding
+/// every needle, before any connection.
+fn refused_before_connecting(args: &[&str], needles: &[&str]) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut a = args.to_vec();
+    if args.contains(&"pgsql") {
+        a.extend(["--pgsql-url", "postgres://u:p@127.0.0.1:1/postgres"]);
+    } else {
+        a.extend(["--mysql-url", "mysql://u:p@127.0.0.1:1/db"]);
+    }
+    let out = oltp(dir.path(), &a);
+    let line = one_error_line(&a, &out);
+    assert_eq!(out.status.code(), Some(1), "{a:?}: {line}");
+    for n in needles {
+        assert!(line.contains(n), "{a:?}: {n:?} not in {line}");
+    }
+    assert!(
+        !line.contains("cannot connect") && !line.contains("refused"),
+        "{a:?}: refused first: {line}"
+    );
+}
+
+#[test]
+fn a_missing_tls_ca_is_named_before_connecting_with_either_driver() {
+    // New-user finding: MariaDB's error blamed the server.
+    for driver in ["mysql", "pgsql"] {
+        refused_before_connecting(
+            &[
+                "run",
+                "--db-driver",
+                driver,
+                "--tls",
+                "on",
+                "--tls-ca",
+                "/nonexistent/ca.pem",
+            ],
+            &[
+                "--tls-ca /nonexistent/ca.pem: ",
+                "No such file or directory",
+                "give the PEM file of the CA that signed the server's certificate",
+            ],
+        );
+    }
+}
