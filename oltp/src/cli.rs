@@ -196,11 +196,11 @@ pub struct DataArgs {
     /// database of its own). Default: sbtest.
     #[arg(long, value_name = "DB")]
     pub pgsql_db: Option<String>,
-    /// Number of tables (sbtest1..sbtestN).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    /// sysbench workloads: number of tables (sbtest1..sbtestN).
+    #[arg(long, default_value_t = DEFAULT_TABLES, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub tables: u32,
-    /// Rows per table.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
+    /// sysbench workloads: rows per table.
+    #[arg(long, default_value_t = DEFAULT_TABLE_SIZE, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
     pub table_size: u32,
     /// Key file for column encryption: lines ID;HEX (MariaDB file_key_management
     /// format); the highest id is active. Default: <base-dir>/keys/<algorithm>.keys,
@@ -268,7 +268,25 @@ pub struct DataArgs {
     pub profile: Profile,
 }
 
+/// `--tables`' default (sysbench's).
+pub const DEFAULT_TABLES: u32 = 1;
+/// `--table-size`'s default (sysbench's).
+pub const DEFAULT_TABLE_SIZE: u32 = 10_000;
+
 impl DataArgs {
+    /// The sysbench-only flags among these (`--tables`, `--table-size`) set
+    /// to other than their defaults: a pgbench workload sizes its tables with
+    /// `--scale` and refuses them.
+    pub fn sysbench_flags_changed(&self) -> Vec<&'static str> {
+        [
+            (self.tables != DEFAULT_TABLES, "--tables"),
+            (self.table_size != DEFAULT_TABLE_SIZE, "--table-size"),
+        ]
+        .into_iter()
+        .filter_map(|(changed, flag)| changed.then_some(flag))
+        .collect()
+    }
+
     /// The `--at-rest` modes, in order, duplicates dropped (`off` when none).
     pub fn at_rest_modes(&self) -> Vec<AtRest> {
         let mut out: Vec<AtRest> = Vec::new();

@@ -121,6 +121,30 @@ pub fn check_pgbench_flags(
     Ok(())
 }
 
+/// Refuses sysbench's flags (`changed`: those set to other than their
+/// defaults, e.g. `--tables`, `--range-size`) with a pgbench `workload`,
+/// whose scripts do not read them and whose tables `--scale` sizes; a sysbench
+/// workload takes them all.
+///
+/// # Errors
+/// One line naming the first such flag and pgbench's equivalent, or that it
+/// does not apply.
+pub fn check_sysbench_only(workload: Workload, changed: &[&str]) -> Result<()> {
+    let Some(flag) = changed.first().filter(|_| workload.is_pgbench()) else {
+        return Ok(());
+    };
+    let fix = match *flag {
+        "--tables" | "--table-size" => {
+            "pgbench's tables are sized by --scale N (N branches, 10 x N tellers, 100,000 x N accounts)"
+        }
+        _ => "it does not apply to pgbench's scripts",
+    };
+    bail!(
+        "{flag} is a sysbench option, not read by {}: {fix}; omit {flag}",
+        workload.name()
+    );
+}
+
 /// Longest wait `--start-at` accepts: 24 hours (a later time is a typo, or
 /// a job for a scheduler).
 pub const MAX_START_AT_WAIT: Duration = Duration::from_secs(24 * 3600);
@@ -372,6 +396,12 @@ impl RunConfig {
             &a.data,
             encrypts.iter().any(|e| e.algorithm().is_some()),
         )?;
+        let mut sysbench_only = a.data.sysbench_flags_changed();
+        sysbench_only.extend(a.options.sysbench_flags_changed());
+        if a.rand_type != RandType::Special {
+            sysbench_only.push("--rand-type");
+        }
+        check_sysbench_only(a.workload, &sysbench_only)?;
         if a.time == 0 && a.events == 0 {
             bail!("--time 0 needs --events N (otherwise the run never ends)");
         }

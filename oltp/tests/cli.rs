@@ -313,6 +313,34 @@ fn refused_before_connecting(args: &[&str], needles: &[&str]) {
 }
 
 #[test]
+fn sysbench_only_flags_are_refused_with_a_pgbench_workload() {
+    // New-user finding: they were accepted and recorded in pgbench runs.
+    let pg = ["--db-driver", "pgsql", "--workload", "pgbench_select_only"];
+    let scale = "pgbench's tables are sized by --scale N";
+    let na = "it does not apply to pgbench's scripts";
+    for (cmd, flag, value, fix) in [
+        ("run", "--tables", "4", scale),
+        ("run", "--table-size", "500", scale),
+        ("prepare", "--tables", "2", scale),
+        ("run", "--range-size", "5", na),
+        ("run", "--point-selects", "3", na),
+        ("run", "--rand-type", "uniform", na),
+        ("prepare", "--secondary", "on", na),
+    ] {
+        let mut a = vec![cmd, flag, value];
+        a.extend(pg);
+        refused_before_connecting(
+            &a,
+            &[
+                &format!("{flag} is a sysbench option, not read by pgbench_select_only"),
+                fix,
+                &format!("omit {flag}"),
+            ],
+        );
+    }
+}
+
+#[test]
 fn a_missing_tls_ca_is_named_before_connecting_with_either_driver() {
     // New-user finding: MariaDB's error blamed the server.
     for driver in ["mysql", "pgsql"] {
