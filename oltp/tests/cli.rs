@@ -313,6 +313,42 @@ fn refused_before_connecting(args: &[&str], needles: &[&str]) {
 }
 
 #[test]
+fn a_value_listed_twice_in_a_list_flag_is_refused() {
+    // New-user finding: --threads 1,1 silently became one run.
+    let fix = "give each value once";
+    for (args, needle) in [
+        (
+            &["run", "--threads", "1,8,1"][..],
+            "--threads lists 1 twice",
+        ),
+        (
+            &["run", "--encrypt", "none,ring:aes-256-gcm,ring:aes-256-gcm"],
+            "--encrypt lists ring:aes-256-gcm twice",
+        ),
+        (
+            &["prepare", "--encrypt", "none,none"],
+            "--encrypt lists none twice",
+        ),
+        (&["run", "--tls", "off,off"], "--tls lists off twice"),
+        // on is verify-identity: the same level twice.
+        (
+            &["run", "--tls", "on,verify-identity"],
+            "--tls lists verify-identity twice",
+        ),
+        (
+            &["run", "--at-rest", "off,innodb,innodb"],
+            "--at-rest lists innodb twice",
+        ),
+        (
+            &["cleanup", "--at-rest", "off,off"],
+            "--at-rest lists off twice",
+        ),
+    ] {
+        refused_before_connecting(args, &[needle, fix]);
+    }
+}
+
+#[test]
 fn sysbench_only_flags_are_refused_with_a_pgbench_workload() {
     // New-user finding: they were accepted and recorded in pgbench runs.
     let pg = ["--db-driver", "pgsql", "--workload", "pgbench_select_only"];
