@@ -90,20 +90,20 @@ pub struct ReproduceArgs {
     /// Test only: measured seconds per run instead of the report's.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub time: Option<u64>,
-    /// Test only: warm-up seconds per run.
+    /// Test only: warm-up seconds per run (default: the report's).
     #[arg(long, value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub warmup: Option<u64>,
-    /// Test only: interleaved rounds (1 gives no %).
+    /// Test only: interleaved rounds (1 gives no %; default: the report's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: Option<u32>,
-    /// Test only: thread counts, comma separated.
+    /// Test only: thread counts, comma separated (default: the report's).
     #[arg(long, value_delimiter = ',', value_name = "LIST",
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub threads: Option<Vec<u32>>,
-    /// Test only: tables.
+    /// Test only: tables (default: the report's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub tables: Option<u32>,
-    /// Test only: rows per table.
+    /// Test only: rows per table (default: the report's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
     pub table_size: Option<u32>,
 }
@@ -453,7 +453,8 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u32).range(1..=i64::from(schema::pgbench::MAX_SCALE)))]
     pub scale: Option<u32>,
     /// Measured duration of each run in seconds (0: no limit, give --events).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    #[arg(long, default_value_t = 10, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub time: u64,
     /// Events (transactions) per run, all threads together (0: no limit).
     #[arg(long, default_value_t = 0)]
@@ -461,14 +462,16 @@ pub struct RunArgs {
     /// Open loop: events per second for all threads together, arriving at
     /// exponential intervals (each thread takes 1/threads of them); an event's
     /// latency starts at its arrival, so queueing counts. 0: closed loop.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_name = "PER_SECOND")]
     pub rate: f64,
     /// Seconds of unmeasured load before each run's measured window.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    #[arg(long, default_value_t = 0, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub warmup: u64,
     /// Print a line like sysbench's every N seconds (tps, qps, r/w/o per second,
     /// p95 latency in ms, errors and reconnects per second); 0: none.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    #[arg(long, default_value_t = 0, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub report_interval: u64,
     #[command(flatten)]
     #[allow(missing_docs)]
