@@ -115,6 +115,28 @@ fn cycle(driver: &str, mode: AtRest) {
             .map(str::to_string)
             .collect();
         prepare.extend(strings(&["--base-dir", utf8(&base)]));
+        if driver == "pgsql" {
+            // pgbench's tables likewise (no --tables: a pgbench run refuses it).
+            let pgbench = strings(&[
+                "run",
+                "--db-driver",
+                driver,
+                "--base-dir",
+                utf8(&base),
+                "--at-rest",
+                mode.name(),
+                "--workload",
+                "pgbench_select_only",
+                "--time",
+                "1",
+            ]);
+            let e = cli(&pgbench).await.expect_err("pgbench run before prepare");
+            let want = format!(
+                "run `oltp prepare --workload pgbench_select_only --scale 1 --encrypt none --db-driver pgsql --at-rest {}` first",
+                mode.name()
+            );
+            assert!(e.contains(&want), "{e}");
+        }
         let r = cli(&prepare).await;
         assert_eq!(r, Ok(true), "{named} --base-dir ...");
         let run = [

@@ -54,7 +54,7 @@ pub fn cleanup_command(dialect: Dialect, data: &DataSet, encrypt: Encrypt) -> St
         encrypt.name(),
         layout_flags(data, encrypt),
         dialect.flags(&data.db),
-        at_rest_flag(data)
+        at_rest_flag(data.at_rest)
     )
 }
 
@@ -67,13 +67,14 @@ pub fn prepare_command(dialect: Dialect, data: &DataSet, encrypt: Encrypt) -> St
         encrypt.name(),
         layout_flags(data, encrypt),
         dialect.flags(&data.db),
-        at_rest_flag(data)
+        at_rest_flag(data.at_rest)
     )
 }
 
-/// ` --at-rest MODE` for a data set on an at-rest mode's server; empty for `off`.
-fn at_rest_flag(data: &DataSet) -> String {
-    match data.at_rest {
+/// ` --at-rest MODE` for tables on `mode`'s server (each mode has its own), as
+/// the suggested commands end; empty for `off`.
+pub(crate) fn at_rest_flag(mode: AtRest) -> String {
+    match mode {
         AtRest::Off => String::new(),
         mode => format!(" --at-rest {}", mode.name()),
     }
