@@ -224,9 +224,15 @@ pub struct Cli {
     #[arg(long, value_enum, default_value = "text")]
     pub output: Output,
 
-    /// Also write the SVG chart of ns per value against value size to FILE.
+    /// Also write the SVG chart of ns per value against value size to FILE
+    /// (atomically, at the end).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+
+    /// Also write the JSON report (as --output json prints it) to FILE,
+    /// atomically at the end, while --output goes to stdout; not the --svg file.
+    #[arg(long, value_name = "FILE")]
+    pub json_out: Option<PathBuf>,
 
     /// Never show the progress bar (it only shows on a terminal anyway).
     #[arg(long)]
@@ -350,23 +356,38 @@ fn dedup<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
 }
 
 /// Runs the command line: `--list-backends`, or a measurement printed in the
-/// chosen format (and the SVG chart written atomically).
+/// chosen format (and the SVG chart and the JSON report written atomically).
 ///
 /// # Errors
-/// Invalid flags, a failed measurement, or an output file that cannot be written.
+/// Invalid flags (`--json-out` and `--svg` on one file among them), a failed
+/// measurement, or an output file that cannot be written.
 pub fn execute(cli: &Cli) -> Result<String> {
     if cli.list_backends {
         return Ok(list_backends());
     }
     let cfg = cli.config()?;
+    // Fail on an unwritable path before the run, not after it.
     if let Some(p) = &cli.svg {
-        // Fail on an unwritable path before the run, not after it.
         output::check_writable(p, "--svg")?;
+    }
+    if let Some(p) = &cli.json_out {
+        output::check_writable(p, "--json-out")?;
+    }
+    if let (Some(json), Some(svg)) = (&cli.json_out, &cli.svg)
+        && json == svg
+    {
+        invalid!(
+            "--json-out and --svg are the same file ({}): give each its own path",
+            json.display()
+        );
     }
     let progress = !cli.no_progress && std::io::stderr().is_terminal();
     let report = crate::bench::run(&cfg, progress)?;
     if let Some(p) = &cli.svg {
         output::write_atomically(p, report.to_svg()?.as_bytes(), "--svg")?;
+    }
+    if let Some(p) = &cli.json_out {
+        output::write_atomically(p, report.to_json()?.as_bytes(), "--json-out")?;
     }
     render(&report, cli.output)
 }

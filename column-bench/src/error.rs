@@ -28,7 +28,7 @@ pub enum Error {
         /// The driver's error.
         error: mysql_async::Error,
         /// `: ` and what to do, or empty.
-        fix: &'static str,
+        fix: String,
     },
     /// A backend could not set a key up, seal or open.
     #[error("{context}")]

@@ -351,13 +351,15 @@ async fn from_mysql_async(src: &MysqlSource) -> Result<Shape> {
     check_identifier("database", &db)?;
     check_identifier("--table", &table)?;
     let where_ = redact(&src.url);
+    let url_db = opts.db_name().map(str::to_string);
     let mut conn = match tokio::time::timeout(CONNECT_TIMEOUT, mysql_async::Conn::new(opts)).await {
         Ok(Ok(c)) => c,
         Ok(Err(error)) => {
+            let fix = connect_fix(&error, url_db.as_deref());
             return Err(Error::Mysql {
                 context: format!("cannot connect to --from-mysql {where_}"),
                 error,
-                fix: ": start the server or fix host, port, user and password in the URL",
+                fix,
             });
         }
         Err(_) => invalid!(
@@ -368,6 +370,21 @@ async fn from_mysql_async(src: &MysqlSource) -> Result<Shape> {
     let result = read_lengths(&mut conn, &db, &table, src).await;
     let _ = conn.disconnect().await;
     result
+}
+
+/// MariaDB's and MySQL's `ER_BAD_DB_ERROR` (SQLSTATE 42000): the connection
+/// names a database the server does not have.
+const ER_BAD_DB_ERROR: u16 = 1049;
+
+/// What to do about a refused connection (`error`) to a URL that names the
+/// database `url_db`: `: ` and the fix.
+fn connect_fix(error: &mysql_async::Error, url_db: Option<&str>) -> String {
+    match (error, url_db) {
+        (mysql_async::Error::Server(e), Some(db)) if e.code == ER_BAD_DB_ERROR => format!(
+            ": the URL's database {db} does not exist on that server: end the URL with /DATABASE of an existing one (or create {db})"
+        ),
+        _ => ": start the server or fix host, port, user and password in the URL".to_string(),
+    }
 }
 
 async fn read_lengths(
@@ -386,7 +403,7 @@ async fn read_lengths(
         .map_err(|error| Error::Mysql {
             context: format!("cannot read the columns of {db}.{table}"),
             error,
-            fix: "",
+            fix: String::new(),
         })?;
     if known.is_empty() {
         invalid!(
@@ -428,7 +445,7 @@ async fn read_lengths(
     let rows: Vec<mysql_async::Row> = conn.query(sql).await.map_err(|error| Error::Mysql {
         context: format!("cannot read value lengths from {db}.{table}"),
         error,
-        fix: "",
+        fix: String::new(),
     })?;
     if rows.is_empty() {
         invalid!(

@@ -709,3 +709,55 @@ fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
         assert!(String::from_utf8_lossy(&o.stdout).contains("column-bench"));
     }
 }
+
+#[test]
+fn json_out_writes_the_json_report_while_the_output_goes_to_stdout() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("report.json");
+    let json_s = json.to_str().expect("utf-8");
+    let text = tiny(&["--json-out", json_s]);
+    assert!(text.contains("Proxy capacity"), "text on stdout: {text}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("--json-out written"))
+            .expect("the file is JSON");
+    assert_eq!(report["tool"]["name"], "column-bench", "{report}");
+    let results = report["results"].as_array().expect("results");
+    assert!(
+        results
+            .iter()
+            .any(|r| r["backend"] == "ring" && r["column"] == "c"),
+        "{results:?}"
+    );
+    // No temporary file is left beside it.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("report.json")]);
+
+    // One file for both, or a missing directory: refused before the run, nothing written.
+    let same = dir.path().join("same.out");
+    let same_s = same.to_str().expect("utf-8");
+    let missing = dir.path().join("no/such/r.json");
+    for (extra, needle) in [
+        (
+            vec!["--json-out", same_s, "--svg", same_s],
+            "--json-out and --svg are the same file",
+        ),
+        (
+            vec!["--json-out", missing.to_str().expect("utf-8")],
+            "--json-out",
+        ),
+    ] {
+        let mut a: Vec<&str> = QUICK.to_vec();
+        a.extend(TINY);
+        a.extend(&extra);
+        let o = column_bench(&a);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{extra:?} must fail");
+        assert!(o.stdout.is_empty(), "{extra:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{extra:?}: {err}");
+    }
+    assert!(!same.exists() && !missing.exists());
+}

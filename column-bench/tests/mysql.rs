@@ -122,8 +122,15 @@ fn from_mysql_reads_real_lengths_and_oltp_results_compare_with_the_model() {
     let r = json(&column_bench(&a));
     assert_eq!(lengths(&r), vec![("pad".to_string(), 92.0)]);
 
-    // Errors that need a server: unknown table, unknown column, no database.
+    // Errors that need a server: unknown table, unknown column, no database,
+    // a database the server does not have (new-user finding: it was blamed on
+    // host, port, user and password).
+    let no_db_url = format!("{url}nosuchdb");
     for (extra, needle) in [
+        (
+            vec!["--from-mysql", no_db_url.as_str(), "--table", "sbtest1"],
+            "the URL's database nosuchdb does not exist on that server: end the URL with /DATABASE of an existing one",
+        ),
         (
             vec!["--from-mysql", url.as_str(), "--table", "sbtest.nosuch"],
             "does not exist",
@@ -152,6 +159,13 @@ fn from_mysql_reads_real_lengths_and_oltp_results_compare_with_the_model() {
             "{err}"
         );
         assert!(err.contains(needle), "{extra:?}: {err}");
+        assert!(!err.contains("fix host"), "{extra:?}: {err}");
+        if extra[1] == no_db_url {
+            assert!(
+                err.contains("ERROR 1049 (42000): Unknown database 'nosuchdb'"),
+                "the server's error: {err}"
+            );
+        }
     }
 
     // oltp run, plaintext and encrypted, then the model beside it.

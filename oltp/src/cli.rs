@@ -90,20 +90,20 @@ pub struct ReproduceArgs {
     /// Test only: measured seconds per run instead of the report's.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub time: Option<u64>,
-    /// Test only: warm-up seconds per run.
+    /// Test only: warm-up seconds per run (default: the report's).
     #[arg(long, value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub warmup: Option<u64>,
-    /// Test only: interleaved rounds (1 gives no %).
+    /// Test only: interleaved rounds (1 gives no %; default: the report's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: Option<u32>,
-    /// Test only: thread counts, comma separated.
+    /// Test only: thread counts, comma separated (default: the report's).
     #[arg(long, value_delimiter = ',', value_name = "LIST",
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub threads: Option<Vec<u32>>,
-    /// Test only: tables.
+    /// Test only: tables (default: the report's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub tables: Option<u32>,
-    /// Test only: rows per table.
+    /// Test only: rows per table (default: the report's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
     pub table_size: Option<u32>,
 }
@@ -196,11 +196,11 @@ pub struct DataArgs {
     /// database of its own). Default: sbtest.
     #[arg(long, value_name = "DB")]
     pub pgsql_db: Option<String>,
-    /// Number of tables (sbtest1..sbtestN).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    /// sysbench workloads: number of tables (sbtest1..sbtestN).
+    #[arg(long, default_value_t = DEFAULT_TABLES, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub tables: u32,
-    /// Rows per table.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
+    /// sysbench workloads: rows per table.
+    #[arg(long, default_value_t = DEFAULT_TABLE_SIZE, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
     pub table_size: u32,
     /// Key file for column encryption: lines ID;HEX (MariaDB file_key_management
     /// format); the highest id is active. Default: <base-dir>/keys/<algorithm>.keys,
@@ -268,7 +268,25 @@ pub struct DataArgs {
     pub profile: Profile,
 }
 
+/// `--tables`' default (sysbench's).
+pub const DEFAULT_TABLES: u32 = 1;
+/// `--table-size`'s default (sysbench's).
+pub const DEFAULT_TABLE_SIZE: u32 = 10_000;
+
 impl DataArgs {
+    /// The sysbench-only flags among these (`--tables`, `--table-size`) set
+    /// to other than their defaults: a pgbench workload sizes its tables with
+    /// `--scale` and refuses them.
+    pub fn sysbench_flags_changed(&self) -> Vec<&'static str> {
+        [
+            (self.tables != DEFAULT_TABLES, "--tables"),
+            (self.table_size != DEFAULT_TABLE_SIZE, "--table-size"),
+        ]
+        .into_iter()
+        .filter_map(|(changed, flag)| changed.then_some(flag))
+        .collect()
+    }
+
     /// The `--at-rest` modes, in order, duplicates dropped (`off` when none).
     pub fn at_rest_modes(&self) -> Vec<AtRest> {
         let mut out: Vec<AtRest> = Vec::new();
@@ -435,7 +453,8 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u32).range(1..=i64::from(schema::pgbench::MAX_SCALE)))]
     pub scale: Option<u32>,
     /// Measured duration of each run in seconds (0: no limit, give --events).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    #[arg(long, default_value_t = 10, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub time: u64,
     /// Events (transactions) per run, all threads together (0: no limit).
     #[arg(long, default_value_t = 0)]
@@ -443,14 +462,16 @@ pub struct RunArgs {
     /// Open loop: events per second for all threads together, arriving at
     /// exponential intervals (each thread takes 1/threads of them); an event's
     /// latency starts at its arrival, so queueing counts. 0: closed loop.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_name = "PER_SECOND")]
     pub rate: f64,
     /// Seconds of unmeasured load before each run's measured window.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    #[arg(long, default_value_t = 0, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub warmup: u64,
     /// Print a line like sysbench's every N seconds (tps, qps, r/w/o per second,
     /// p95 latency in ms, errors and reconnects per second); 0: none.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    #[arg(long, default_value_t = 0, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub report_interval: u64,
     #[command(flatten)]
     #[allow(missing_docs)]

@@ -121,6 +121,30 @@ pub fn check_pgbench_flags(
     Ok(())
 }
 
+/// Refuses sysbench's flags (`changed`: those set to other than their
+/// defaults, e.g. `--tables`, `--range-size`) with a pgbench `workload`,
+/// whose scripts do not read them and whose tables `--scale` sizes; a sysbench
+/// workload takes them all.
+///
+/// # Errors
+/// One line naming the first such flag and pgbench's equivalent, or that it
+/// does not apply.
+pub fn check_sysbench_only(workload: Workload, changed: &[&str]) -> Result<()> {
+    let Some(flag) = changed.first().filter(|_| workload.is_pgbench()) else {
+        return Ok(());
+    };
+    let fix = match *flag {
+        "--tables" | "--table-size" => {
+            "pgbench's tables are sized by --scale N (N branches, 10 x N tellers, 100,000 x N accounts)"
+        }
+        _ => "it does not apply to pgbench's scripts",
+    };
+    bail!(
+        "{flag} is a sysbench option, not read by {}: {fix}; omit {flag}",
+        workload.name()
+    );
+}
+
 /// Longest wait `--start-at` accepts: 24 hours (a later time is a typo, or
 /// a job for a scheduler).
 pub const MAX_START_AT_WAIT: Duration = Duration::from_secs(24 * 3600);
@@ -229,6 +253,13 @@ pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
             }
         }
     }
+    check_unique(
+        "--at-rest",
+        &a.at_rest
+            .iter()
+            .map(|m| m.name().to_string())
+            .collect::<Vec<_>>(),
+    )?;
     for mode in a.at_rest_modes() {
         check_available(mode, a.db_driver == DbDriver::Pgsql, a.url().is_some())?;
     }
@@ -250,6 +281,7 @@ pub fn data_set(a: &DataArgs) -> Result<DataSet> {
         tables: a.tables,
         table_size: a.table_size,
         columns: Columns::parse(&a.encrypt_columns, &a.deterministic)?,
+        at_rest: a.at_rest_mode(),
     })
 }
 
@@ -297,19 +329,42 @@ fn check_db_name(flag: &str, db: &str) -> Result<()> {
     Ok(())
 }
 
-/// `--encrypt`'s list, parsed, each checked against the layout, duplicates dropped.
+/// Refuses a value that a LIST flag (`--threads`, `--encrypt`, `--tls`,
+/// `--at-rest`) names twice: each value is one run (or one server) of the
+/// grid, so a repeated one would silently become one run, and `--repeat N` is
+/// how a grid runs N times. `names` are the values as the user's words spell
+/// them, in order.
 ///
 /// # Errors
-/// An unknown name, or a layout the algorithm cannot store.
+/// One line naming the flag and the value listed twice, e.g. `--threads lists
+/// 1 twice: ...`.
+pub fn check_unique(flag: &str, names: &[String]) -> Result<()> {
+    for (i, n) in names.iter().enumerate() {
+        if names[..i].contains(n) {
+            bail!(
+                "{flag} lists {n} twice: give each value once (each is one run of the grid; --repeat N runs the grid N times)"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `--encrypt`'s list, parsed, each checked against the layout, each named once.
+///
+/// # Errors
+/// An unknown name, a name listed twice ([`check_unique`]), or a layout the
+/// algorithm cannot store.
 pub fn parse_encrypts(list: &[String], columns: Columns) -> Result<Vec<Encrypt>> {
     let mut out: Vec<Encrypt> = Vec::new();
     for item in list {
         let e = Encrypt::parse(item.trim())?;
         columns.check(e)?;
-        if !out.iter().any(|o| o.name() == e.name()) {
-            out.push(e);
-        }
+        out.push(e);
     }
+    check_unique(
+        "--encrypt",
+        &out.iter().map(Encrypt::name).collect::<Vec<_>>(),
+    )?;
     if out.is_empty() {
         bail!("--encrypt is empty: give none or BACKEND:ALGORITHM");
     }
@@ -327,6 +382,17 @@ impl RunConfig {
     pub fn from_args(a: &RunArgs) -> Result<RunConfig> {
         let data = data_set(&a.data)?;
         let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
+        check_unique(
+            "--threads",
+            &a.threads.iter().map(u32::to_string).collect::<Vec<_>>(),
+        )?;
+        check_unique(
+            "--tls",
+            &a.tls
+                .iter()
+                .map(|m| m.map_or("off", crate::driver::TlsMode::name).to_string())
+                .collect::<Vec<_>>(),
+        )?;
         if a.workload == Workload::SelectRandomPoints
             && data.columns.k == ColumnMode::Randomized
             && encrypts.iter().any(|e| e.algorithm().is_some())
@@ -349,6 +415,13 @@ impl RunConfig {
             );
         }
         let tls_mode = modes.first().copied().unwrap_or_default();
+        if let Some(ca) = &a.data.tls_ca
+            && !modes.is_empty()
+        {
+            // Both drivers' check, before any connection: mysql_async would
+            // only fail at the handshake, as if the server were at fault.
+            crate::driver::pg_tls::roots_of(ca).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
         if !(a.rate.is_finite() && a.rate >= 0.0) {
             bail!("--rate {}: give events per second, 0 or more", a.rate);
         }
@@ -364,6 +437,12 @@ impl RunConfig {
             &a.data,
             encrypts.iter().any(|e| e.algorithm().is_some()),
         )?;
+        let mut sysbench_only = a.data.sysbench_flags_changed();
+        sysbench_only.extend(a.options.sysbench_flags_changed());
+        if a.rand_type != RandType::Special {
+            sysbench_only.push("--rand-type");
+        }
+        check_sysbench_only(a.workload, &sysbench_only)?;
         if a.time == 0 && a.events == 0 {
             bail!("--time 0 needs --events N (otherwise the run never ends)");
         }
@@ -380,13 +459,9 @@ impl RunConfig {
             url: a.data.url().unwrap_or_default().to_string(),
             data,
             workload: a.workload,
-            threads: {
-                // A repeated count would pair every ciphertext run with the first plaintext one.
-                let mut t = a.threads.clone();
-                let mut seen = std::collections::HashSet::new();
-                t.retain(|n| seen.insert(*n));
-                t
-            },
+            // Each count once (check_unique above): a repeated one would pair
+            // every ciphertext run with the first plaintext one.
+            threads: a.threads.clone(),
             encrypts,
             time: Duration::from_secs(a.time),
             events: a.events,
@@ -397,11 +472,7 @@ impl RunConfig {
             options: a.options,
             rand_type: a.rand_type,
             rand_seed: a.rand_seed,
-            tls: {
-                let mut t: Vec<bool> = a.tls.iter().map(Option::is_some).collect();
-                t.dedup();
-                t
-            },
+            tls: a.tls.iter().map(Option::is_some).collect(),
             tls_mode,
             tls_ca: match (&a.data.tls_ca, &a.data.url().map(str::to_string)) {
                 (Some(ca), _) => Some(ca.clone()),

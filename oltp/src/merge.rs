@@ -289,10 +289,10 @@ fn check_same_data_set(a: &ClientReport, b: &ClientReport) -> Result<()> {
         });
         if let Some(rb) = other {
             bail!(
-                "{} encrypted columns [{}] with {} where {} encrypted [{}]: merge reports of clients on the same data set (--columns)",
+                "{}'s {} runs encrypted columns [{}] where {}'s encrypted [{}]: merge reports of clients on the same data set (the same --encrypt-columns and --deterministic)",
                 b.file.display(),
-                rb.settings.encrypted_columns,
                 rb.settings.encrypt,
+                rb.settings.encrypted_columns,
                 a.file.display(),
                 ra.settings.encrypted_columns
             );
@@ -673,8 +673,12 @@ mod tests {
             0,
         );
         let e = refused(&[a, b]);
+        // New-user finding: this sentence was garbled and named a --columns
+        // flag that oltp does not have.
         assert!(
-            e.contains("b.json encrypted columns [k (deterministic), c, pad] with rustcrypto"),
+            e.starts_with(
+                "b.json's rustcrypto:aes-256-gcm runs encrypted columns [k (deterministic), c, pad] where a.json's encrypted [c, pad]: merge reports of clients on the same data set (the same --encrypt-columns and --deterministic)"
+            ),
             "{e}"
         );
     }

@@ -86,6 +86,7 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
                 e,
                 fillers,
                 want,
+                cfg.data.at_rest,
             )
             .await?;
             let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;

@@ -5,7 +5,8 @@
 //! store) for a `c` value known from the seed: absent for the encrypting modes, found for
 //! the controls (which proves the search can find it). The mount is gone once the last
 //! command stops the server, is made again by `oltp server start` and `cleanup`, and
-//! `server stop` removes it. Refusals before anything starts: luks without device-mapper,
+//! `server stop` removes it; a run before prepare names the prepare command
+//! of this mode's server, which the test then runs. Refusals before anything starts: luks without device-mapper,
 //! innodb with PostgreSQL, a filesystem mode with a URL, not root, and (on a machine
 //! without /dev/fuse) the FUSE modes; never a silent skip.
 
@@ -93,8 +94,51 @@ fn cycle(driver: &str, mode: AtRest) {
         return;
     }
     runtime().block_on(async {
-        let r = cli(&args("prepare", driver, &base, mode, &[])).await;
-        assert_eq!(r, Ok(true), "prepare --at-rest {}", mode.name());
+        // Before any prepare, run names the prepare of this mode's server; the
+        // test prepares with the very command it names (new-user finding: it
+        // left --at-rest out, which prepares another server).
+        let e = cli(&args("run", driver, &base, mode, &["--time", "1"]))
+            .await
+            .expect_err("run before prepare");
+        let named = e
+            .split_once("run `")
+            .and_then(|(_, rest)| rest.split_once("` first"))
+            .map(|(cmd, _)| cmd.to_string())
+            .unwrap_or_else(|| panic!("no prepare command in: {e}"));
+        assert!(
+            named.ends_with(&format!(" --at-rest {}", mode.name())),
+            "{named}"
+        );
+        let mut prepare: Vec<String> = named
+            .split_whitespace()
+            .skip(1) // "oltp"
+            .map(str::to_string)
+            .collect();
+        prepare.extend(strings(&["--base-dir", utf8(&base)]));
+        if driver == "pgsql" {
+            // pgbench's tables likewise (no --tables: a pgbench run refuses it).
+            let pgbench = strings(&[
+                "run",
+                "--db-driver",
+                driver,
+                "--base-dir",
+                utf8(&base),
+                "--at-rest",
+                mode.name(),
+                "--workload",
+                "pgbench_select_only",
+                "--time",
+                "1",
+            ]);
+            let e = cli(&pgbench).await.expect_err("pgbench run before prepare");
+            let want = format!(
+                "run `oltp prepare --workload pgbench_select_only --scale 1 --encrypt none --db-driver pgsql --at-rest {}` first",
+                mode.name()
+            );
+            assert!(e.contains(&want), "{e}");
+        }
+        let r = cli(&prepare).await;
+        assert_eq!(r, Ok(true), "{named} --base-dir ...");
         let run = [
             "--time",
             "1",

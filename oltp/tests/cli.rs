@@ -288,3 +288,113 @@ fn one_file_for_both_json_out_and_svg_is_refused_before_the_run() {
     );
     assert!(!same.exists(), "nothing written");
 }
+
+/// `oltp ARGS` against an unreachable URL (`--mysql-url`, or `--pgsql-url`
+/// when ARGS has `--db-driver pgsql`): refused in one line (exit 1) holding
+/// every needle, before any connection.
+fn refused_before_connecting(args: &[&str], needles: &[&str]) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut a = args.to_vec();
+    if args.contains(&"pgsql") {
+        a.extend(["--pgsql-url", "postgres://u:p@127.0.0.1:1/postgres"]);
+    } else {
+        a.extend(["--mysql-url", "mysql://u:p@127.0.0.1:1/db"]);
+    }
+    let out = oltp(dir.path(), &a);
+    let line = one_error_line(&a, &out);
+    assert_eq!(out.status.code(), Some(1), "{a:?}: {line}");
+    for n in needles {
+        assert!(line.contains(n), "{a:?}: {n:?} not in {line}");
+    }
+    assert!(
+        !line.contains("cannot connect") && !line.contains("refused"),
+        "{a:?}: refused first: {line}"
+    );
+}
+
+#[test]
+fn a_value_listed_twice_in_a_list_flag_is_refused() {
+    // New-user finding: --threads 1,1 silently became one run.
+    let fix = "give each value once";
+    for (args, needle) in [
+        (
+            &["run", "--threads", "1,8,1"][..],
+            "--threads lists 1 twice",
+        ),
+        (
+            &["run", "--encrypt", "none,ring:aes-256-gcm,ring:aes-256-gcm"],
+            "--encrypt lists ring:aes-256-gcm twice",
+        ),
+        (
+            &["prepare", "--encrypt", "none,none"],
+            "--encrypt lists none twice",
+        ),
+        (&["run", "--tls", "off,off"], "--tls lists off twice"),
+        // on is verify-identity: the same level twice.
+        (
+            &["run", "--tls", "on,verify-identity"],
+            "--tls lists verify-identity twice",
+        ),
+        (
+            &["run", "--at-rest", "off,innodb,innodb"],
+            "--at-rest lists innodb twice",
+        ),
+        (
+            &["cleanup", "--at-rest", "off,off"],
+            "--at-rest lists off twice",
+        ),
+    ] {
+        refused_before_connecting(args, &[needle, fix]);
+    }
+}
+
+#[test]
+fn sysbench_only_flags_are_refused_with_a_pgbench_workload() {
+    // New-user finding: they were accepted and recorded in pgbench runs.
+    let pg = ["--db-driver", "pgsql", "--workload", "pgbench_select_only"];
+    let scale = "pgbench's tables are sized by --scale N";
+    let na = "it does not apply to pgbench's scripts";
+    for (cmd, flag, value, fix) in [
+        ("run", "--tables", "4", scale),
+        ("run", "--table-size", "500", scale),
+        ("prepare", "--tables", "2", scale),
+        ("run", "--range-size", "5", na),
+        ("run", "--point-selects", "3", na),
+        ("run", "--rand-type", "uniform", na),
+        ("prepare", "--secondary", "on", na),
+    ] {
+        let mut a = vec![cmd, flag, value];
+        a.extend(pg);
+        refused_before_connecting(
+            &a,
+            &[
+                &format!("{flag} is a sysbench option, not read by pgbench_select_only"),
+                fix,
+                &format!("omit {flag}"),
+            ],
+        );
+    }
+}
+
+#[test]
+fn a_missing_tls_ca_is_named_before_connecting_with_either_driver() {
+    // New-user finding: MariaDB's error blamed the server.
+    for driver in ["mysql", "pgsql"] {
+        refused_before_connecting(
+            &[
+                "run",
+                "--db-driver",
+                driver,
+                "--tls",
+                "on",
+                "--tls-ca",
+                "/nonexistent/ca.pem",
+            ],
+            &[
+                "--tls-ca /nonexistent/ca.pem: ",
+                "No such file or directory",
+                "give the PEM file of the CA that signed the server's certificate",
+            ],
+        );
+    }
+}

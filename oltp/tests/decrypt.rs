@@ -52,6 +52,7 @@ async fn prepare_tampered(url: &str, base: &Path, db: &str) {
         tables: 1,
         table_size: 10,
         columns: Columns::default(),
+        at_rest: Default::default(),
     }
     .database(Encrypt::parse(AEAD).expect("algorithm"));
     let mut c = conn(url, Some(&database)).await;
@@ -282,6 +283,7 @@ fn a_null_in_an_encrypted_column_is_a_counted_integrity_failure() {
             tables: 1,
             table_size: 10,
             columns: Columns::default(),
+            at_rest: Default::default(),
         }
         .database(Encrypt::parse(AEAD).expect("algorithm"));
         let mut c = conn(&shared.url, Some(&database)).await;

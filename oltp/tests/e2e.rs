@@ -445,6 +445,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
             tables: TABLES,
             table_size: ROWS,
             columns: Default::default(),
+            at_rest: Default::default(),
         },
         workload: encbench_oltp::workload::Workload::OltpReadOnly,
         threads: vec![THREADS],

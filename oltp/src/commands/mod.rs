@@ -58,6 +58,17 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                 data,
                 encrypts.iter().any(|e| e.algorithm().is_some()),
             )?;
+            let mut sysbench_only = data.sysbench_flags_changed();
+            for (changed, flag) in [
+                (!a.auto_inc, "--auto-inc"),
+                (a.secondary, "--secondary"),
+                (!a.create_secondary, "--create-secondary"),
+            ] {
+                if changed {
+                    sysbench_only.push(flag);
+                }
+            }
+            crate::config::check_sysbench_only(a.workload, &sysbench_only)?;
             // Each mode is a server of its own: prepared in turn.
             for m in modes {
                 let a = PrepareArgs {

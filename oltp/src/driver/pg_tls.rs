@@ -57,8 +57,13 @@ pub fn connector(tls: &TlsOptions) -> Result<MakeRustlsConnect, DbError> {
     Ok(MakeRustlsConnect::new(config))
 }
 
-/// The certificates of PEM file `ca`.
-fn roots_of(ca: &Path) -> Result<RootCertStore, DbError> {
+/// The certificates of PEM file `ca` (`--tls-ca`; also checked by
+/// [`crate::config::RunConfig::from_args`] for MySQL before connecting).
+///
+/// # Errors
+/// The file is missing or unreadable, or holds no CA certificate
+/// ([`ErrorKind::Tls`]: one line naming the file and the fix).
+pub fn roots_of(ca: &Path) -> Result<RootCertStore, DbError> {
     let bad = |why: String| {
         DbError::new(
             ErrorKind::Tls,

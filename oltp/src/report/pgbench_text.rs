@@ -1,6 +1,7 @@
 //! Text: a run of a pgbench workload in pgbench 15's final-report layout
 //! (`printResults` of `src/bin/pgbench/pgbench.c`), with oltp's own lines
-//! (encryption, TLS, engine, CPU) after it.
+//! (encryption, TLS and its level, engine, CPU, and `INCOMPLETE RUN:` for a
+//! run that stopped early) after it.
 
 use std::fmt::Write as _;
 
@@ -11,8 +12,10 @@ impl RunResult {
     /// query mode, clients, threads, duration, transactions processed and
     /// failed, latency average and stddev (ms), initial connection time and
     /// tps without it; then what pgbench does not print (encryption, TLS,
-    /// server, client and server CPU per transaction). A result without
-    /// pgbench settings gets the lines it has.
+    /// and its level, server, client and server CPU per transaction), and
+    /// for a run that stopped early the `INCOMPLETE RUN:` lines of sysbench's
+    /// layout (its duration then says so). A result without pgbench settings
+    /// gets the lines it has.
     pub fn to_pgbench_text(&self) -> String {
         let st = &self.settings;
         let pg = st.pgbench.as_ref();
@@ -26,7 +29,16 @@ impl RunResult {
         let _ = writeln!(s, "number of clients: {}", st.threads);
         let _ = writeln!(s, "number of threads: {}", st.threads);
         let _ = writeln!(s, "maximum number of tries: 1");
-        let _ = writeln!(s, "duration: {:.0} s", self.time_s);
+        let _ = writeln!(
+            s,
+            "duration: {:.0} s{}",
+            self.time_s,
+            if self.error.is_some() {
+                " (stopped early: see INCOMPLETE RUN below)"
+            } else {
+                ""
+            }
+        );
         let _ = writeln!(
             s,
             "number of transactions actually processed: {}",
@@ -72,9 +84,12 @@ impl RunResult {
             } else {
                 format!(" ({})", st.encrypted_columns)
             },
-            st.tls
-                .as_ref()
-                .map_or("off".to_string(), |t| format!("{} {}", t.version, t.cipher)),
+            st.tls.as_ref().map_or("off".to_string(), |t| format!(
+                "{} {} ({})",
+                t.version,
+                t.cipher,
+                t.mode.name()
+            )),
             st.engine,
             st.server_version,
             st.database
@@ -102,9 +117,7 @@ impl RunResult {
             }
             None => s.push('\n'),
         }
-        if let Some(e) = &self.error {
-            let _ = writeln!(s, "stopped early: {e}");
-        }
+        s.push_str(&self.incomplete_text());
         s
     }
 }
@@ -153,6 +166,36 @@ mod tests {
             "latency stddev = ",
             "initial connection time = 12.500 ms",
             " (without initial connection time)",
+        ] {
+            assert!(text.contains(line), "{line:?} missing in\n{text}");
+        }
+        assert!(!text.contains("INCOMPLETE"), "{text}");
+        assert!(!text.contains("stopped early"), "{text}");
+    }
+
+    #[test]
+    fn pgbench_layout_names_the_tls_level_and_an_incomplete_run() {
+        let mut st = settings(2, "none");
+        st.workload = "pgbench_select_only".into();
+        st.pgbench = Some(PgbenchRun {
+            script: "select-only".into(),
+            scale: 1,
+            query_mode: "simple".into(),
+            initial_connection_ms: 1.0,
+        });
+        st.tls = Some(crate::report::model::TlsInfo {
+            version: "TLSv1.3".into(),
+            cipher: "TLS_AES_256_GCM_SHA384".into(),
+            mode: crate::driver::TlsMode::VerifyCa,
+        });
+        let mut r = run(st, 10, 20);
+        r.error = Some("interrupted (Ctrl-C or SIGTERM)".into());
+        r.complete = false;
+        let text = r.to_text();
+        for line in [
+            "tls: TLSv1.3 TLS_AES_256_GCM_SHA384 (verify-ca)",
+            " s (stopped early: see INCOMPLETE RUN below)\n",
+            "INCOMPLETE RUN: interrupted (Ctrl-C or SIGTERM)\n",
         ] {
             assert!(text.contains(line), "{line:?} missing in\n{text}");
         }

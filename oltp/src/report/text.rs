@@ -208,6 +208,14 @@ impl RunResult {
                 );
             }
         }
+        s.push_str(&self.incomplete_text());
+        s
+    }
+
+    /// The lines of a run that stopped early, in both layouts: `INCOMPLETE
+    /// RUN: <why>`, and how many events it cut short; empty for a complete run.
+    pub(super) fn incomplete_text(&self) -> String {
+        let mut s = String::new();
         if let Some(e) = &self.error {
             let _ = writeln!(s, "INCOMPLETE RUN: {e}");
             if self.interrupted_events > 0 {

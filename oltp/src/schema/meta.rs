@@ -5,6 +5,7 @@
 
 use anyhow::{Result, bail};
 
+use crate::at_rest::AtRest;
 use crate::columns::{Columns, Encrypt};
 use crate::driver::Connection;
 
@@ -49,23 +50,34 @@ impl Meta {
 /// as a user types it.
 pub fn cleanup_command(dialect: Dialect, data: &DataSet, encrypt: Encrypt) -> String {
     format!(
-        "oltp cleanup --encrypt {}{}{}",
+        "oltp cleanup --encrypt {}{}{}{}",
         encrypt.name(),
         layout_flags(data, encrypt),
-        dialect.flags(&data.db)
+        dialect.flags(&data.db),
+        at_rest_flag(data.at_rest)
     )
 }
 
 /// `oltp prepare` of `data` for `encrypt` on a `dialect` server, as a user types it.
 pub fn prepare_command(dialect: Dialect, data: &DataSet, encrypt: Encrypt) -> String {
     format!(
-        "oltp prepare --tables {} --table-size {} --encrypt {}{}{}",
+        "oltp prepare --tables {} --table-size {} --encrypt {}{}{}{}",
         data.tables,
         data.table_size,
         encrypt.name(),
         layout_flags(data, encrypt),
-        dialect.flags(&data.db)
+        dialect.flags(&data.db),
+        at_rest_flag(data.at_rest)
     )
+}
+
+/// ` --at-rest MODE` for tables on `mode`'s server (each mode has its own), as
+/// the suggested commands end; empty for `off`.
+pub(crate) fn at_rest_flag(mode: AtRest) -> String {
+    match mode {
+        AtRest::Off => String::new(),
+        mode => format!(" --at-rest {}", mode.name()),
+    }
 }
 
 fn layout_flags(data: &DataSet, encrypt: Encrypt) -> String {
@@ -325,4 +337,34 @@ async fn not_prepared<C: Connection>(
     }
     admin.close().await;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_commands_name_the_at_rest_server_of_the_data_set() {
+        let mut data = DataSet {
+            db: "sbtest".into(),
+            tables: 2,
+            table_size: 500,
+            columns: Columns::default(),
+            at_rest: AtRest::Off,
+        };
+        assert_eq!(
+            prepare_command(Dialect::Mysql, &data, Encrypt::None),
+            "oltp prepare --tables 2 --table-size 500 --encrypt none"
+        );
+        // New-user finding: the mode was left out, naming another server's prepare.
+        data.at_rest = AtRest::Gocryptfs;
+        assert_eq!(
+            prepare_command(Dialect::Postgres, &data, Encrypt::None),
+            "oltp prepare --tables 2 --table-size 500 --encrypt none --db-driver pgsql --at-rest gocryptfs"
+        );
+        assert_eq!(
+            cleanup_command(Dialect::Mysql, &data, Encrypt::None),
+            "oltp cleanup --encrypt none --at-rest gocryptfs"
+        );
+    }
 }

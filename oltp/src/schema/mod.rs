@@ -20,6 +20,7 @@
 use anyhow::Result;
 use encbench_crypto::Algorithm;
 
+use crate::at_rest::AtRest;
 use crate::columns::{Columns, Encrypt};
 use crate::driver::{ConnectOptions, Connection, mysql, postgres};
 
@@ -58,6 +59,10 @@ pub struct DataSet {
     /// Which columns encrypted tables encrypt, and how (`--encrypt-columns`,
     /// `--deterministic`).
     pub columns: Columns,
+    /// The at-rest mode of the server that holds the tables (`--at-rest`; each
+    /// mode has a private server of its own), named in the `prepare` and
+    /// `cleanup` commands that messages suggest.
+    pub at_rest: AtRest,
 }
 
 impl DataSet {

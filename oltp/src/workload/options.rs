@@ -109,6 +109,40 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// The flags of the options set to other than sysbench's defaults
+    /// ([`Options::default`]), in `--help` order, `--db-ps-mode` left out (it
+    /// applies to every workload): what a pgbench workload, whose scripts do
+    /// not read them, refuses.
+    pub fn sysbench_flags_changed(&self) -> Vec<&'static str> {
+        let d = Options::default();
+        [
+            (self.range_size != d.range_size, "--range-size"),
+            (self.point_selects != d.point_selects, "--point-selects"),
+            (self.simple_ranges != d.simple_ranges, "--simple-ranges"),
+            (self.sum_ranges != d.sum_ranges, "--sum-ranges"),
+            (self.order_ranges != d.order_ranges, "--order-ranges"),
+            (
+                self.distinct_ranges != d.distinct_ranges,
+                "--distinct-ranges",
+            ),
+            (self.index_updates != d.index_updates, "--index-updates"),
+            (
+                self.non_index_updates != d.non_index_updates,
+                "--non-index-updates",
+            ),
+            (self.delete_inserts != d.delete_inserts, "--delete-inserts"),
+            (self.range_selects != d.range_selects, "--range-selects"),
+            (self.skip_trx != d.skip_trx, "--skip-trx"),
+            (self.auto_inc != d.auto_inc, "--auto-inc"),
+            (self.random_points != d.random_points, "--random-points"),
+        ]
+        .into_iter()
+        .filter_map(|(changed, flag)| changed.then_some(flag))
+        .collect()
+    }
+}
+
 /// Workload parameters: the data set's shape and sysbench's options.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Params {

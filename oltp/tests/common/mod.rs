@@ -260,6 +260,7 @@ pub fn data_set(db: &str, columns: Columns) -> DataSet {
         tables: TABLES,
         table_size: ROWS,
         columns,
+        at_rest: Default::default(),
     }
 }
 

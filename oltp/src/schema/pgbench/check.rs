@@ -5,8 +5,10 @@
 
 use anyhow::{Result, bail};
 
+use crate::at_rest::AtRest;
 use crate::columns::{Codec, Encrypt};
 use crate::driver::{Connection, Row as _};
+use crate::schema::meta::at_rest_flag;
 use crate::schema::{Dialect, STATE_DONE, connect, database_exists, scalar};
 
 use super::{
@@ -113,7 +115,8 @@ pub async fn check_not_prepared<C: Connection>(url: &str, p: &PgbenchPrepare) ->
 
 /// Checks that `db` on the server of `url` (`admin` is connected to it)
 /// holds pgbench's four tables, finished, for `encrypt` with `fillers`, and
-/// of scale `want` when given. Returns the tables' scale
+/// of scale `want` when given; the commands its errors suggest name
+/// `at_rest`'s server. Returns the tables' scale
 /// (`count(*)` of `pgbench_branches`, as pgbench reads it) and a connection
 /// to the database.
 ///
@@ -130,10 +133,15 @@ pub async fn check_prepared<C: Connection>(
     encrypt: Encrypt,
     fillers: Fillers,
     want: Option<u32>,
+    at_rest: AtRest,
 ) -> Result<(u32, C)> {
     let scale_hint = want.unwrap_or(1);
-    let prepare = prepare_command(workload, scale_hint, base_db, encrypt, fillers);
-    let cleanup = cleanup_command(base_db, encrypt, fillers);
+    let mode = at_rest_flag(at_rest);
+    let prepare = format!(
+        "{}{mode}",
+        prepare_command(workload, scale_hint, base_db, encrypt, fillers)
+    );
+    let cleanup = format!("{}{mode}", cleanup_command(base_db, encrypt, fillers));
     if !database_exists(admin, Dialect::Postgres, db).await? {
         bail!("{db} has no pgbench tables: run `{prepare}` first");
     }
@@ -191,7 +199,7 @@ pub async fn check_prepared<C: Connection>(
         && w != scale
     {
         bail!(
-            "{db}'s pgbench tables have scale {scale} (count(*) of pgbench_branches), the run asks for --scale {w}: use --scale {scale}, or run `{cleanup}` and `{}`",
+            "{db}'s pgbench tables have scale {scale} (count(*) of pgbench_branches), the run asks for --scale {w}: use --scale {scale}, or run `{cleanup}` and `{}{mode}`",
             prepare_command(workload, w, base_db, encrypt, fillers)
         );
     }
