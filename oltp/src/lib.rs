@@ -17,6 +17,7 @@ pub mod columns;
 pub mod commands;
 pub mod config;
 pub mod driver;
+pub mod io_failure;
 pub mod measure;
 mod merge;
 mod preflight;

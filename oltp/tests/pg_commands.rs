@@ -14,35 +14,12 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use encbench_oltp::driver::{ConnectOptions, Connection, PostgresConnection};
 use encbench_oltp::server::postgres::PgServer;
 
 /// Rows per table.
 const SIZE: u32 = 200;
 /// Tables per data set.
 const TABLES_PG: u32 = 2;
-
-async fn pg(url: &str, db: Option<&str>) -> PostgresConnection {
-    let mut opts = ConnectOptions::new(url);
-    opts.database = db.map(str::to_string);
-    PostgresConnection::connect(&opts)
-        .await
-        .unwrap_or_else(|e| panic!("connect to {db:?}: {e}"))
-}
-
-/// The single value of `sql` on database `db` (None: the URL's).
-async fn scalar(url: &str, db: Option<&str>, sql: &str) -> Option<String> {
-    let mut c = pg(url, db).await;
-    let v = c
-        .query_text(sql)
-        .await
-        .unwrap_or_else(|e| panic!("{sql}: {e}"))
-        .into_iter()
-        .next()
-        .and_then(|r| r.into_iter().next().flatten());
-    c.close().await;
-    v
-}
 
 /// `prepare|run|cleanup` flags of the data set `db` on `url`, keys in `base`.
 fn data_args<'a>(cmd: &'a str, url: &'a str, base: &'a Path, db: &'a str) -> Vec<String> {
@@ -94,16 +71,16 @@ fn prepare_run_and_cleanup_on_postgresql() {
     );
     assert!(!e.contains('\n'), "one line: {e}");
     runtime().block_on(async {
-        let rows = scalar(url, Some("pgcmd_aes_256_gcm"), "SELECT COUNT(*) FROM sbtest2").await;
+        let rows = pg_scalar(url, Some("pgcmd_aes_256_gcm"), "SELECT COUNT(*) FROM sbtest2").await;
         assert_eq!(rows, Some(SIZE.to_string()));
-        let c_type = scalar(
+        let c_type = pg_scalar(
             url,
             Some("pgcmd_aes_256_gcm"),
             "SELECT data_type::text FROM information_schema.columns WHERE table_name = 'sbtest1' AND column_name = 'c'",
         )
         .await;
         assert_eq!(c_type.as_deref(), Some("bytea"), "envelopes in bytea");
-        let state = scalar(url, Some(db), "SELECT value FROM encbench_meta WHERE name = 'state'").await;
+        let state = pg_scalar(url, Some(db), "SELECT value FROM encbench_meta WHERE name = 'state'").await;
         assert_eq!(state.as_deref(), Some("done"));
     });
     for workload in ["oltp_read_only", "oltp_read_write"] {
@@ -145,14 +122,14 @@ fn prepare_run_and_cleanup_on_postgresql() {
     let cleanup = data_args("cleanup", url, base.path(), db);
     assert_eq!(runtime().block_on(cli(&cleanup)), Ok(true), "cleanup");
     runtime().block_on(async {
-        let enc = scalar(
+        let enc = pg_scalar(
             url,
             None,
             "SELECT datname::text FROM pg_database WHERE datname = 'pgcmd_aes_256_gcm'",
         )
         .await;
         assert_eq!(enc, None, "the encrypted database is dropped");
-        let left = scalar(
+        let left = pg_scalar(
             url,
             Some(db),
             "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND (table_name LIKE 'sbtest%' OR table_name = 'encbench_meta')",
@@ -275,7 +252,7 @@ fn oltp_insert_leaves_the_id_to_serial() {
     let prepare = data_args("prepare", url, base, db);
     assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
     let count = |t: u32| async move {
-        scalar(url, Some(db), &format!("SELECT COUNT(*) FROM sbtest{t}"))
+        pg_scalar(url, Some(db), &format!("SELECT COUNT(*) FROM sbtest{t}"))
             .await
             .and_then(|n| n.parse::<u64>().ok())
             .expect("count")
@@ -308,7 +285,7 @@ fn oltp_insert_leaves_the_id_to_serial() {
         after - before >= inserted,
         "{before} + {inserted} > {after}"
     );
-    let max_id = runtime().block_on(scalar(url, Some(db), "SELECT MAX(id) FROM sbtest1"));
+    let max_id = runtime().block_on(pg_scalar(url, Some(db), "SELECT MAX(id) FROM sbtest1"));
     let max_id: u32 = max_id.and_then(|v| v.parse().ok()).expect("max id");
     assert!(
         max_id >= SIZE,

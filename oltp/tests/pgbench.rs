@@ -15,22 +15,16 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use encbench_oltp::driver::{ConnectOptions, Connection, PostgresConnection, Row as _};
+use encbench_oltp::driver::{Connection, PostgresConnection, Row as _};
 use encbench_oltp::schema::pgbench::{Table, open_filler};
 
 /// Stock pgbench of PostgreSQL 15 (the machine image's; Debian's `postgresql-15`).
 const PGBENCH: &str = "/usr/lib/postgresql/15/bin/pgbench";
 
-async fn pg(url: &str, db: &str) -> PostgresConnection {
-    PostgresConnection::connect(&ConnectOptions::new(url).database(db))
-        .await
-        .unwrap_or_else(|e| panic!("connect to {db}: {e}"))
-}
-
 /// Every row of `sql` on `db`, columns as text.
 fn rows(url: &str, db: &str, sql: &str) -> Vec<Vec<Option<String>>> {
     runtime().block_on(async {
-        let mut c = pg(url, db).await;
+        let mut c = pg(url, Some(db)).await;
         let r = c
             .query_text(sql)
             .await
@@ -42,10 +36,8 @@ fn rows(url: &str, db: &str, sql: &str) -> Vec<Vec<Option<String>>> {
 
 /// The single value of `sql` on `db`.
 fn value(url: &str, db: &str, sql: &str) -> String {
-    rows(url, db, sql)
-        .into_iter()
-        .next()
-        .and_then(|r| r.into_iter().next().flatten())
+    runtime()
+        .block_on(pg_scalar(url, Some(db), sql))
         .unwrap_or_else(|| panic!("{sql}: no value"))
 }
 
@@ -104,7 +96,7 @@ fn refused(args: &[String]) -> String {
 /// Creates database `db` (empty).
 fn create_db(url: &str, db: &str) {
     runtime().block_on(async {
-        let mut c = pg(url, "postgres").await;
+        let mut c = pg(url, Some("postgres")).await;
         c.simple(&format!("CREATE DATABASE {db}"))
             .await
             .expect("create database");
@@ -427,7 +419,7 @@ fn encrypted_fillers_give_the_plaintext_results() {
     // Every accounts filler is an envelope of pgbench's 84 blanks bound to its aid.
     let codec = codec(base.path(), AEAD, encbench_oltp::columns::Columns::DEFAULT);
     runtime().block_on(async {
-        let mut c = pg(s.url(), enc_db).await;
+        let mut c = pg(s.url(), Some(enc_db)).await;
         let mut fillers: Vec<(i64, Vec<u8>)> = Vec::new();
         c.simple_query(
             "SELECT aid, filler FROM pgbench_accounts WHERE aid IN (1, 2, 50000, 100000) ORDER BY aid",

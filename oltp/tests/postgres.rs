@@ -29,14 +29,6 @@ const SIZE: u32 = 200;
 /// Tables per data set.
 const TABLES_PG: u32 = 2;
 
-async fn pg(url: &str, db: Option<&str>) -> PostgresConnection {
-    let mut opts = ConnectOptions::new(url);
-    opts.database = db.map(str::to_string);
-    PostgresConnection::connect(&opts)
-        .await
-        .unwrap_or_else(|e| panic!("connect to {db:?}: {e}"))
-}
-
 /// The plaintext codec, or [`AEAD`]'s with a key file created in `base`.
 fn codec_of(base: &Path, encrypt: &str) -> Codec {
     let e = Encrypt::parse(encrypt).expect("encrypt");

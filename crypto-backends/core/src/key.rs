@@ -12,8 +12,8 @@ pub type KeyId = u32;
 
 /// Refuses a key file that its group or other users may read or write (any of
 /// the mode bits `0o077`), as ssh refuses such a private key; the message
-/// gives the `chmod` to run. A file that cannot be examined is left to the
-/// read that follows, which names the OS error.
+/// gives the `chmod` to run. A file that cannot be examined passes: reading it
+/// ([`read_key_file`]) names the OS error.
 ///
 /// # Errors
 /// [`Error::KeySource`] naming the path and its mode.
@@ -31,6 +31,26 @@ pub fn check_private_file(path: &std::path::Path) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+/// Reads the key file at `path` and parses its text with `parse`, then refuses the file
+/// when its group or others may read or write it ([`check_private_file`]). Parsed
+/// first: a file that holds no key (e.g. /etc/passwd given by mistake) is named as
+/// such, not told to `chmod 600`. The file's text is zeroized after parsing. Used by
+/// [`Key::from_hex_file`] and by oltp's key files (`ID;HEX` lines).
+///
+/// # Errors
+/// `unreadable`'s error when the file cannot be read, `parse`'s error, then
+/// [`Error::KeySource`] (into `E`) from [`check_private_file`].
+pub fn read_key_file<T, E: From<Error>>(
+    path: &std::path::Path,
+    unreadable: impl FnOnce(std::io::Error) -> E,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<T, E> {
+    let text = Zeroizing::new(std::fs::read_to_string(path).map_err(unreadable)?);
+    let parsed = parse(&text)?;
+    check_private_file(path)?;
+    Ok(parsed)
 }
 
 /// Secret key bytes, zeroized on drop. `Debug` prints the length only.
@@ -61,17 +81,13 @@ impl Key {
     /// ([`check_private_file`]); [`Error::KeyHex`] when its text is not hex (checked
     /// first, so a file that is no key file is not told to `chmod`).
     pub fn from_hex_file(path: &std::path::Path) -> Result<Key, Error> {
-        let text = Zeroizing::new(std::fs::read_to_string(path).map_err(|e| {
+        let unreadable = |e| {
             Error::KeySource(format!(
                 "cannot read key file {}: {e}; give a readable file holding the key as hex",
                 path.display()
             ))
-        })?);
-        // Parsed before the mode is checked: a file that holds no key (e.g.
-        // /etc/passwd given by mistake) is named as such, not told to chmod 600.
-        let key = Key::from_hex(&text)?;
-        check_private_file(path)?;
-        Ok(key)
+        };
+        read_key_file(path, unreadable, Key::from_hex)
     }
 
     /// Reads a key from the environment variable `name`, holding it as hex text.

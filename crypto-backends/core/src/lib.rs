@@ -36,7 +36,7 @@ pub use aead::{
 };
 pub use algorithm::Algorithm;
 pub use error::Error;
-pub use key::{Key, KeyId, Keyring, check_private_file};
+pub use key::{Key, KeyId, Keyring, check_private_file, read_key_file};
 
 /// Fills `nonce` with random bytes from the operating system's CSPRNG
 /// (`getrandom(2)` on Linux).

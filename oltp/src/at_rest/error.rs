@@ -3,6 +3,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::io_failure::IoFailure;
+
 /// Why an at-rest mode cannot be used, mounted or verified.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -29,16 +31,8 @@ pub enum AtRestError {
         detail: String,
     },
     /// A file operation or system call failed.
-    #[error("cannot {action} {}: {source}", path.display())]
-    Io {
-        /// What was being done.
-        action: &'static str,
-        /// The file or directory.
-        path: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: io::Error,
-    },
+    #[error(transparent)]
+    Io(IoFailure),
     /// The plaintext search found the known value in an encrypting mode's backing store.
     #[error(
         "--at-rest {mode}: a known plaintext value of sbtest1 was found on the host's disk in {}: the data is not encrypted at rest",
@@ -68,10 +62,5 @@ pub(super) fn io(
     action: &'static str,
     path: &Path,
 ) -> impl FnOnce(io::Error) -> AtRestError + use<> {
-    let path = path.to_path_buf();
-    move |source| AtRestError::Io {
-        action,
-        path,
-        source,
-    }
+    IoFailure::on(action, path, AtRestError::Io)
 }

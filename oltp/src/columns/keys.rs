@@ -28,15 +28,15 @@ pub fn default_key_file(base_dir: &Path, algorithm: Algorithm) -> PathBuf {
 /// (all checked first); then a file of keys open to group or others (the
 /// `chmod` to run).
 pub fn read_key_file(path: &Path, algorithm: Algorithm) -> Result<Vec<(KeyId, Key)>> {
-    let text =
-        zeroize::Zeroizing::new(std::fs::read_to_string(path).with_context(|| {
-            format!("cannot read key file {}: check --key-file", path.display())
-        })?);
-    // Parsed before the mode is checked: a file that holds no keys (e.g. /etc/passwd
-    // given by mistake) is named as such, not told to `chmod 600`.
-    let keys = parse_key_file(&text, &path.display().to_string(), algorithm)?;
-    encbench_crypto::check_private_file(path).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(keys)
+    let unreadable = |e| {
+        anyhow::Error::new(e).context(format!(
+            "cannot read key file {}: check --key-file",
+            path.display()
+        ))
+    };
+    encbench_crypto::read_key_file(path, unreadable, |text| {
+        parse_key_file(text, &path.display().to_string(), algorithm)
+    })
 }
 
 /// Parses the text of a key file (`ID;HEX` lines, `#` comments, blank lines

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::{CryptoProvider, aws_lc_rs};
+use rustls::crypto::aws_lc_rs;
 use rustls::pki_types::pem::PemObject as _;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
@@ -45,8 +45,14 @@ pub fn connector(tls: &TlsOptions) -> Result<MakeRustlsConnect, DbError> {
         .map_err(|e| DbError::new(ErrorKind::Other, format!("--tls: {e}")))?;
     let verifier: Arc<dyn ServerCertVerifier> = match tls.mode {
         TlsMode::VerifyIdentity => webpki,
-        TlsMode::VerifyCa => Arc::new(ChainOnly(webpki)),
-        TlsMode::Required => Arc::new(AnyCertificate(provider.clone())),
+        TlsMode::VerifyCa => Arc::new(Relaxed {
+            webpki,
+            checked: Checked::Chain,
+        }),
+        TlsMode::Required => Arc::new(Relaxed {
+            webpki,
+            checked: Checked::Nothing,
+        }),
     };
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
@@ -87,12 +93,28 @@ pub fn roots_of(ca: &Path) -> Result<RootCertStore, DbError> {
     Ok(roots)
 }
 
-/// `--tls verify-ca`: the web PKI verifier with the host-name check left out. rustls checks
-/// the chain first and the name last, so a name error means the chain passed.
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
+/// What a level below `verify-identity` still checks of the server's certificate.
+#[derive(Debug, Clone, Copy)]
+enum Checked {
+    /// `--tls verify-ca`: the chain to the CA, not the host name.
+    Chain,
+    /// `--tls required`: nothing (libpq's `sslmode=require`; open to an active man in the
+    /// middle).
+    Nothing,
+}
 
-impl ServerCertVerifier for ChainOnly {
+/// `--tls verify-ca` and `--tls required`: the web PKI verifier with the host-name check
+/// (`Checked::Chain`) or the whole certificate check (`Checked::Nothing`) left out. rustls
+/// checks the chain first and the name last, so a name error means the chain passed. The
+/// handshake's signatures are the web PKI verifier's checks, with the certificate's key, at
+/// every level.
+#[derive(Debug)]
+struct Relaxed {
+    webpki: Arc<WebPkiServerVerifier>,
+    checked: Checked,
+}
+
+impl ServerCertVerifier for Relaxed {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -101,10 +123,16 @@ impl ServerCertVerifier for ChainOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-        {
+        if let Checked::Nothing = self.checked {
+            return Ok(ServerCertVerified::assertion());
+        }
+        match self.webpki.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        ) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -118,7 +146,7 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        self.webpki.verify_tls12_signature(message, cert, dss)
     }
 
     fn verify_tls13_signature(
@@ -127,60 +155,10 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        self.webpki.verify_tls13_signature(message, cert, dss)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
-    }
-}
-
-/// `--tls required`: any certificate, the handshake's signatures still checked with its
-/// key (libpq's `sslmode=require`; open to an active man in the middle).
-#[derive(Debug)]
-struct AnyCertificate(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for AnyCertificate {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
+        self.webpki.supported_verify_schemes()
     }
 }

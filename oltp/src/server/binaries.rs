@@ -124,10 +124,10 @@ impl Binaries {
                     .then(|| cols.next()?.parse().ok())
                     .flatten()
             })
-            .ok_or_else(|| ServerError::Io {
-                action: "read the port of the server on",
-                path: layout.socket().to_path_buf(),
-                source: io::Error::other("no `port` in mariadb-admin variables"),
+            .ok_or_else(|| {
+                io_err("read the port of the server on", layout.socket())(io::Error::other(
+                    "no `port` in mariadb-admin variables",
+                ))
             })
     }
 }

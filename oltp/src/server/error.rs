@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::HOME_ENV;
 use super::layout::SOCKET_PATH_MAX;
+use crate::io_failure::IoFailure;
 
 /// Why a private server could not be started, stopped, killed or leased.
 #[derive(Debug, thiserror::Error)]
@@ -39,16 +40,8 @@ pub enum ServerError {
         len: usize,
     },
     /// A file operation or running a program failed.
-    #[error("cannot {action} {}: {source}", path.display())]
-    Io {
-        /// What was being done, e.g. `create directory`, `run`.
-        action: &'static str,
-        /// The file, directory or program.
-        path: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: io::Error,
-    },
+    #[error(transparent)]
+    Io(IoFailure),
     /// `mariadb-install-db` or the bootstrap creating the benchmark user failed; the data
     /// directory was not created, so the next start tries again.
     #[error("{summary}; see {}{log_tail}", log.display())]
@@ -209,10 +202,5 @@ pub(super) fn io_err(
     action: &'static str,
     path: &Path,
 ) -> impl FnOnce(io::Error) -> ServerError + use<> {
-    let path = path.to_path_buf();
-    move |source| ServerError::Io {
-        action,
-        path,
-        source,
-    }
+    IoFailure::on(action, path, ServerError::Io)
 }

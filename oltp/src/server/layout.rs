@@ -272,11 +272,8 @@ impl Layout {
     /// [`ServerError::Io`] when the file cannot be written.
     pub fn record_args(&self, args: &[String]) -> Result<()> {
         let path = self.args_file();
-        let json = serde_json::to_string(args).map_err(|e| ServerError::Io {
-            action: "write",
-            path: path.clone(),
-            source: std::io::Error::other(e),
-        })?;
+        let json = serde_json::to_string(args)
+            .map_err(|e| io_err("write", &path)(std::io::Error::other(e)))?;
         fs::write(&path, json).map_err(io_err("write", &path))
     }
 }

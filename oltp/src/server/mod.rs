@@ -99,10 +99,10 @@ impl PrivateServer {
         child: Option<Child>,
     ) -> Result<PrivateServer> {
         let path = layout.password_file();
-        let password = password::read(&path).ok_or_else(|| ServerError::Io {
-            action: "read the benchmark user's password from",
-            path,
-            source: std::io::Error::other("missing or empty"),
+        let password = password::read(&path).ok_or_else(|| {
+            io_err("read the benchmark user's password from", &path)(std::io::Error::other(
+                "missing or empty",
+            ))
         })?;
         Ok(PrivateServer {
             layout,

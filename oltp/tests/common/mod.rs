@@ -21,7 +21,7 @@ use encbench_oltp::columns::keys::load_codec;
 use encbench_oltp::columns::{Codec, Column, Columns, Encrypt};
 use encbench_oltp::commands::execute;
 use encbench_oltp::driver::mysql::mysql_opts;
-use encbench_oltp::driver::{ConnectOptions, PsMode};
+use encbench_oltp::driver::{ConnectOptions, Connection as _, PostgresConnection, PsMode};
 use encbench_oltp::schema::DataSet;
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use encbench_oltp::workload::{Params, Session, Workload};
@@ -83,6 +83,32 @@ pub fn start_server(dir: &Path) -> PrivateServer {
     start(&ServerConfig::new(dir))
 }
 
+/// A watchdog of the server `pid` whose base directory is `dir` (see
+/// [`SharedServer`]): when this test binary exits, it sends SIG`signal` (`TERM`:
+/// MariaDB's clean shutdown, `INT`: PostgreSQL's fast shutdown), SIGKILL after
+/// 60 s, and removes `dir`. Keep the pair alive as long as the server.
+fn watchdog(pid: u32, signal: &str, dir: &Path) -> (Child, ChildStdin) {
+    let script = r#"read _ignored
+kill -"$3" "$1" 2>/dev/null
+i=0
+while kill -0 "$1" 2>/dev/null && [ "$i" -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+kill -KILL "$1" 2>/dev/null
+rm -rf "$2""#;
+    let mut child = Command::new("sh")
+        .args(["-c", script, "sh"])
+        .arg(pid.to_string())
+        .arg(dir)
+        .arg(signal)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("start the shared server's watchdog");
+    let stdin = child.stdin.take().expect("watchdog stdin");
+    (child, stdin)
+}
+
 /// A private server shared by the tests of one test binary.
 ///
 /// Statics are never dropped, so the server's `Drop` never runs: a watchdog
@@ -103,29 +129,13 @@ impl SharedServer {
     pub fn start(cfg: impl FnOnce(&Path) -> ServerConfig) -> SharedServer {
         let dir = server_tempdir();
         let server = start(&cfg(dir.path()));
-        let script = r#"read _ignored
-kill -TERM "$1" 2>/dev/null
-i=0
-while kill -0 "$1" 2>/dev/null && [ "$i" -lt 600 ]; do sleep 0.1; i=$((i+1)); done
-kill -KILL "$1" 2>/dev/null
-rm -rf "$2""#;
-        let mut child = Command::new("sh")
-            .args(["-c", script, "sh"])
-            .arg(server.pid().to_string())
-            .arg(dir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("start the shared server's watchdog");
-        let stdin = child.stdin.take().expect("watchdog stdin");
+        let watchdog = watchdog(server.pid(), "TERM", dir.path());
         let url = server.url();
         SharedServer {
             server,
             dir,
             url,
-            _watchdog: (child, stdin),
+            _watchdog: watchdog,
         }
     }
 
@@ -476,31 +486,40 @@ pub fn shared_pg() -> &'static SharedPg {
     SERVER.get_or_init(|| {
         let dir = pg_tempdir();
         let server = start_pg(dir.path());
-        let script = r#"read _ignored
-kill -INT "$1" 2>/dev/null
-i=0
-while kill -0 "$1" 2>/dev/null && [ "$i" -lt 600 ]; do sleep 0.1; i=$((i+1)); done
-kill -KILL "$1" 2>/dev/null
-rm -rf "$2""#;
-        let mut child = Command::new("sh")
-            .args(["-c", script, "sh"])
-            .arg(server.pid().to_string())
-            .arg(dir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("start the shared PostgreSQL's watchdog");
-        let stdin = child.stdin.take().expect("watchdog stdin");
+        let watchdog = watchdog(server.pid(), "INT", dir.path());
         let url = server.url();
         SharedPg {
             server,
             dir,
             url,
-            _watchdog: (child, stdin),
+            _watchdog: watchdog,
         }
     })
+}
+
+/// A connection to database `db` of PostgreSQL `url` (`None`: the URL's); one that
+/// cannot connect fails the test.
+pub async fn pg(url: &str, db: Option<&str>) -> PostgresConnection {
+    let mut opts = ConnectOptions::new(url);
+    opts.database = db.map(str::to_string);
+    PostgresConnection::connect(&opts)
+        .await
+        .unwrap_or_else(|e| panic!("connect to {db:?}: {e}"))
+}
+
+/// The single value of `sql` on database `db` of PostgreSQL `url` (`None`: the URL's),
+/// as text; `None` for no row or SQL NULL.
+pub async fn pg_scalar(url: &str, db: Option<&str>, sql: &str) -> Option<String> {
+    let mut c = pg(url, db).await;
+    let v = c
+        .query_text(sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .into_iter()
+        .next()
+        .and_then(|r| r.into_iter().next().flatten());
+    c.close().await;
+    v
 }
 
 /// Waits (up to 120 s) until `db`'s prepare has written its loading mark and

@@ -4,7 +4,9 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::io_failure::IoFailure;
 use crate::server::ServerError;
+use crate::server::layout::SOCKET_PATH_MAX;
 
 /// Why the private PostgreSQL could not be started or stopped.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +43,7 @@ pub enum PgError {
     },
     /// The socket path would be too long.
     #[error(
-        "socket path {} is {len} bytes, over the 107-byte limit of Unix sockets: use a \
+        "socket path {} is {len} bytes, over the {SOCKET_PATH_MAX}-byte limit of Unix sockets: use a \
          shorter --base-dir",
         path.display()
     )]
@@ -52,16 +54,8 @@ pub enum PgError {
         len: usize,
     },
     /// A file operation or running a program failed.
-    #[error("cannot {action} {}: {source}", path.display())]
-    Io {
-        /// What was being done.
-        action: &'static str,
-        /// The file, directory or program.
-        path: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: io::Error,
-    },
+    #[error(transparent)]
+    Io(IoFailure),
     /// `initdb` failed; the data directory was not created, so the next start tries again.
     #[error("initdb failed ({status}); see {}{log_tail}", log.display())]
     InitFailed {
@@ -112,12 +106,7 @@ impl PgError {
         action: &'static str,
         path: &Path,
     ) -> impl FnOnce(io::Error) -> PgError + use<> {
-        let path = path.to_path_buf();
-        move |source| PgError::Io {
-            action,
-            path,
-            source,
-        }
+        IoFailure::on(action, path, PgError::Io)
     }
 }
 

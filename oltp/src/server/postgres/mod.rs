@@ -65,10 +65,10 @@ impl PgServer {
         started_here: bool,
     ) -> Result<PgServer> {
         let path = layout.password_file();
-        let password = layout.read_password().ok_or_else(|| PgError::Io {
-            action: "read the benchmark user's password from",
-            path,
-            source: std::io::Error::other("missing or empty"),
+        let password = layout.read_password().ok_or_else(|| {
+            PgError::io("read the benchmark user's password from", &path)(std::io::Error::other(
+                "missing or empty",
+            ))
         })?;
         Ok(PgServer {
             layout,

@@ -1,6 +1,7 @@
 //! pgbench's built-in scripts, as PostgreSQL 15's pgbench defines them
 //! (`src/bin/pgbench/pgbench.c`, `builtin_script`), one file each
-//! (`tpcb_like`, `simple_update`, `select_only`), over the same
+//! (`tpcb_like`, `simple_update`, `select_only`; `common` holds the
+//! statements the first two share), over the same
 //! [`Session`] and driver seam as sysbench's: the statements each prepares
 //! (here), the draws of its `\set` lines ([`Draws`]), and the statements as
 //! session methods.
@@ -38,6 +39,7 @@ use crate::schema::pgbench::{ACCOUNTS_PER_SCALE, BRANCHES_PER_SCALE, TELLERS_PER
 use super::session::Session;
 use super::{QueryError, Workload};
 
+mod common;
 pub(crate) mod select_only;
 pub(crate) mod simple_update;
 pub(crate) mod tpcb_like;
