@@ -234,6 +234,8 @@ pub async fn run_worker<C: Connection>(
             set_busy(true);
             t0
         };
+        // pgbench's schedule lag (`--rate`): from the arrival to this start.
+        let lag = limits.mean_interarrival.map(|_| t0.elapsed());
         let before = agg.counts();
         let mut lost_at = None;
         let outcome = one_event(
@@ -254,9 +256,12 @@ pub async fn run_worker<C: Connection>(
             Ok(true) => {
                 let end = Instant::now();
                 agg.record_event(end - t0, end);
-                live.add(&before, &agg, Some(end - t0));
+                if let Some(lag) = lag {
+                    agg.record_lag(lag);
+                }
+                live.add(&before, &agg, Some(end - t0), lag);
             }
-            Ok(false) => live.add(&before, &agg, None),
+            Ok(false) => live.add(&before, &agg, None, None),
             Err(e) => {
                 set_busy(false);
                 live.requeue(queue.len(), 0);
@@ -269,7 +274,7 @@ pub async fn run_worker<C: Connection>(
                     Some(lost) => agg.exec_time = lost.saturating_duration_since(start),
                     None => {
                         agg.exec_time = start.elapsed();
-                        live.add(&before, &agg, None);
+                        live.add(&before, &agg, None, None);
                     }
                 }
                 return (agg, Some(e));

@@ -66,7 +66,7 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                 };
                 let server = open_lease(&a.data).await?;
                 let outcome = match prepare::prepare(&a, &server.url).await {
-                    Ok(()) => at_rest::verify(&a),
+                    Ok(()) => at_rest::verify(&a, &server.url, !data.at_rest.is_empty()).await,
                     Err(e) => Err(e),
                 };
                 finish(server, outcome).await?;
