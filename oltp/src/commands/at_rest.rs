@@ -14,19 +14,19 @@ use crate::schema::connect;
 use crate::server::Layout;
 
 /// Searches the host's disk for row 1's `c` of the plaintext `sbtest1`: a filesystem
-/// mode's backing store; with `innodb`, and with `off` when `off_named` (`--at-rest off`
-/// given, as its control), the private MariaDB's data directory at `url` after
+/// mode's backing store; with `innodb`, and with `off` when `off_as_control` (the
+/// `--at-rest` list holds `innodb` too: `off` is its control), the private MariaDB's data directory at `url` after
 /// [`flush_for_search`]. Nothing for other modes, pgbench's tables or a server given by
 /// URL, and a note when no plaintext tables were prepared (nothing known to search for).
 ///
 /// # Errors
 /// An encrypting mode's store holds the value, a control's does not, the flush or the
 /// search fails.
-pub async fn verify(a: &PrepareArgs, url: &str, off_named: bool) -> Result<()> {
+pub async fn verify(a: &PrepareArgs, url: &str, off_as_control: bool) -> Result<()> {
     let mode = a.data.at_rest_mode();
     let engine_search = match mode {
         AtRest::Innodb => true,
-        AtRest::Off => off_named && a.data.db_driver == DbDriver::Mysql,
+        AtRest::Off => off_as_control && a.data.db_driver == DbDriver::Mysql,
         _ => false,
     };
     if !(mode.is_filesystem() || engine_search)

@@ -58,7 +58,9 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                 data,
                 encrypts.iter().any(|e| e.algorithm().is_some()),
             )?;
-            // Each mode is a server of its own: prepared in turn.
+            // Each mode is a server of its own: prepared in turn; `off` beside
+            // `innodb` is its control, searched too.
+            let off_as_control = modes.contains(&crate::at_rest::AtRest::Innodb);
             for m in modes {
                 let a = PrepareArgs {
                     data: a.data.with_at_rest(m),
@@ -66,7 +68,7 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                 };
                 let server = open_lease(&a.data).await?;
                 let outcome = match prepare::prepare(&a, &server.url).await {
-                    Ok(()) => at_rest::verify(&a, &server.url, !data.at_rest.is_empty()).await,
+                    Ok(()) => at_rest::verify(&a, &server.url, off_as_control).await,
                     Err(e) => Err(e),
                 };
                 finish(server, outcome).await?;
