@@ -514,6 +514,10 @@ fn report_interval_prints_pgbench_progress_lines_and_rate_adds_the_schedule_lag(
         &["--workload", "pgbench_select_only", "--scale", "1"],
     );
     assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
+    let lag_line = regex::Regex::new(
+        r"(?m)^rate limit schedule lag: avg (\d+\.\d{3}) \(max (\d+\.\d{3})\) ms$",
+    )
+    .expect("regex");
     for rate in [None, Some("200")] {
         let json = base.path().join("progress.json");
         let mut extra = vec![
@@ -532,7 +536,10 @@ fn report_interval_prints_pgbench_progress_lines_and_rate_adds_the_schedule_lag(
         if let Some(r) = rate {
             extra.extend(["--rate", r]);
         }
-        let out = oltp_bin(base.path(), &oltp_args("run", s.url(), base.path(), db, &extra));
+        let out = oltp_bin(
+            base.path(),
+            &oltp_args("run", s.url(), base.path(), db, &extra),
+        );
         let (stdout, stderr) = (
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr),
@@ -565,10 +572,6 @@ fn report_interval_prints_pgbench_progress_lines_and_rate_adds_the_schedule_lag(
             stdout.contains(&format!("latency stddev = {stddev:.3} ms")),
             "{stdout}"
         );
-        let lag_line = regex::Regex::new(
-            r"(?m)^rate limit schedule lag: avg (\d+\.\d{3}) \(max (\d+\.\d{3})\) ms$",
-        )
-        .expect("regex");
         match rate {
             None => {
                 assert!(!lag_line.is_match(&stdout), "closed loop: no lag\n{stdout}");

@@ -29,9 +29,7 @@ pub async fn verify(a: &PrepareArgs, url: &str, off_as_control: bool) -> Result<
         AtRest::Off => off_as_control && a.data.db_driver == DbDriver::Mysql,
         _ => false,
     };
-    if !(mode.is_filesystem() || engine_search)
-        || a.data.url().is_some()
-        || a.workload.is_pgbench()
+    if !(mode.is_filesystem() || engine_search) || a.data.url().is_some() || a.workload.is_pgbench()
     {
         return Ok(());
     }
@@ -80,7 +78,9 @@ async fn flush_for_search(url: &str, db: &str) -> Result<()> {
     let mut conn: MysqlConnection = connect(url, Some(db)).await?;
     conn.simple("FLUSH TABLES sbtest1 FOR EXPORT")
         .await
-        .with_context(|| format!("cannot flush {db}.sbtest1 before searching the data directory for plaintext"))?;
+        .with_context(|| {
+            format!("cannot flush {db}.sbtest1 before searching the data directory for plaintext")
+        })?;
     conn.simple("UNLOCK TABLES").await?;
     conn.close().await;
     Ok(())

@@ -437,49 +437,50 @@ impl RunResult {
             mean_stddev(agg.per_worker.iter().map(|(e, _)| *e as f64));
         let (exec_time_avg_s, exec_time_stddev_s) =
             mean_stddev(agg.per_worker.iter().map(|(_, t)| *t));
-        let mut r = RunResult {
-            settings,
-            round: 1,
-            control: false,
-            time_s,
-            transactions: agg.events,
-            tps: per_sec(agg.events),
-            qps: per_sec(total),
-            queries: Queries {
-                read: agg.read,
-                write: agg.write,
-                other: agg.other,
-                total,
-            },
-            errors: agg.errors,
-            decrypt_errors: agg.decrypt_errors,
-            reconnects: agg.reconnects,
-            interrupted_events: agg.interrupted,
-            latency_ms,
-            schedule_lag_ms: agg.lag.as_ref().filter(|h| !h.is_empty()).map(|h| {
-                ScheduleLagMs {
-                    avg: h.mean() * 1e-6,
-                    max: h.max() as f64 * 1e-6,
-                }
-            }),
-            latency_histogram: histogram_to_hex(&agg.latency),
-            statements,
-            fairness: Fairness {
-                events_avg,
-                events_stddev,
-                exec_time_avg_s,
-                exec_time_stddev_s,
-            },
-            client_cpu_s: cpu_s,
-            client_cpu_us_per_query: 0.0,
-            measured_window: window,
-            server_cpu_s: None,
-            server_cpu_us_per_query: None,
-            total_cpu_us_per_query: None,
-            server_cpu_unavailable: None,
-            complete: error.is_none(),
-            error,
-        };
+        let mut r =
+            RunResult {
+                settings,
+                round: 1,
+                control: false,
+                time_s,
+                transactions: agg.events,
+                tps: per_sec(agg.events),
+                qps: per_sec(total),
+                queries: Queries {
+                    read: agg.read,
+                    write: agg.write,
+                    other: agg.other,
+                    total,
+                },
+                errors: agg.errors,
+                decrypt_errors: agg.decrypt_errors,
+                reconnects: agg.reconnects,
+                interrupted_events: agg.interrupted,
+                latency_ms,
+                schedule_lag_ms: agg.lag.as_ref().filter(|h| !h.is_empty()).map(|h| {
+                    ScheduleLagMs {
+                        avg: h.mean() * 1e-6,
+                        max: h.max() as f64 * 1e-6,
+                    }
+                }),
+                latency_histogram: histogram_to_hex(&agg.latency),
+                statements,
+                fairness: Fairness {
+                    events_avg,
+                    events_stddev,
+                    exec_time_avg_s,
+                    exec_time_stddev_s,
+                },
+                client_cpu_s: cpu_s,
+                client_cpu_us_per_query: 0.0,
+                measured_window: window,
+                server_cpu_s: None,
+                server_cpu_us_per_query: None,
+                total_cpu_us_per_query: None,
+                server_cpu_unavailable: None,
+                complete: error.is_none(),
+                error,
+            };
         r.set_cpu(cpu_s, cpu.server_s);
         r
     }
