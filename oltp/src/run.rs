@@ -267,8 +267,9 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         })
     };
     // Interval lines: a task emits one per --report-interval; the state (the
-    // counters at the last line, the next line's number) is shared so the line
-    // of an interval that ends with the run is emitted after the join.
+    // counters at the last line, the next line's number, the last line's time)
+    // is shared so the line of an interval that ends with the run is emitted
+    // after the join.
     let interval_state = Arc::new(Mutex::new((live.read(), 1u32, start)));
     let emit = {
         let (observer, live, state) = (observer.clone(), live.clone(), interval_state.clone());
