@@ -469,7 +469,9 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub warmup: u64,
     /// Print a line like sysbench's every N seconds (tps, qps, r/w/o per second,
-    /// p95 latency in ms, errors and reconnects per second); 0: none.
+    /// p95 latency in ms, errors and reconnects per second); pgbench workloads
+    /// print pgbench 15's -P line instead (progress: T s, tps, lat and stddev
+    /// in ms, failed; lag in ms with --rate); 0: none.
     #[arg(long, default_value_t = 0, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub report_interval: u64,

@@ -153,6 +153,10 @@ pub struct Aggregate {
     pub interrupted: u64,
     /// Event latency in ns, from the start of an event to its commit.
     pub latency: Histogram<u64>,
+    /// `--rate`: schedule lag in ns (pgbench's "rate limit schedule lag"),
+    /// from an event's scheduled arrival to the moment its worker started it;
+    /// `None` in a closed loop.
+    pub lag: Option<Histogram<u64>>,
     /// Wall time this worker spent running events (up to the moment its
     /// connection was lost, when that ended it: not the reconnect window).
     pub exec_time: Duration,
@@ -204,6 +208,7 @@ impl Aggregate {
             interrupted: 0,
             latency: Histogram::new_with_bounds(HIST_LOW_NS, HIST_HIGH_NS, HIST_SIGFIG)
                 .expect("constant histogram bounds are valid"),
+            lag: None,
             exec_time: Duration::ZERO,
             last_event_end: None,
             per_worker: Vec::new(),
@@ -280,6 +285,14 @@ impl Aggregate {
         self.latency.saturating_record(ns);
     }
 
+    /// `--rate`: records the schedule lag of one completed event (its
+    /// start minus its scheduled arrival).
+    pub fn record_lag(&mut self, lag: Duration) {
+        self.lag
+            .get_or_insert_with(new_ns_histogram)
+            .saturating_record(ns_of(lag));
+    }
+
     /// Adds `other`'s counts and latencies to this one; a finished worker's
     /// aggregate is added as one entry of `per_worker`.
     pub fn merge(&mut self, other: &Aggregate) {
@@ -294,6 +307,12 @@ impl Aggregate {
         self.latency
             .add(&other.latency)
             .expect("histograms with the same bounds always merge");
+        if let Some(lag) = &other.lag {
+            self.lag
+                .get_or_insert_with(new_ns_histogram)
+                .add(lag)
+                .expect("histograms with the same bounds always merge");
+        }
         if other.per_worker.is_empty() {
             self.per_worker
                 .push((other.events, other.exec_time.as_secs_f64()));
@@ -335,9 +354,44 @@ pub struct Live {
     queued: AtomicU64,
     /// `--rate`: workers executing an event now.
     busy: AtomicU64,
-    /// Event latency (ns) since the last interval line; only kept with
-    /// `--report-interval`.
-    interval: Option<std::sync::Mutex<Histogram<u64>>>,
+    /// Event latency and (`--rate`) schedule lag, ns, since the last
+    /// interval line; only kept with `--report-interval`.
+    interval: Option<std::sync::Mutex<IntervalHistograms>>,
+}
+
+/// What [`Live`] keeps per interval: two HdrHistograms (ns).
+#[derive(Debug)]
+struct IntervalHistograms {
+    latency: Histogram<u64>,
+    lag: Histogram<u64>,
+}
+
+/// The latency figures of one `--report-interval` interval, ms (all 0
+/// without events or without interval tracking), from [`Live`]'s
+/// per-interval HdrHistograms.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct IntervalLatency {
+    /// Mean event latency, ms.
+    pub avg_ms: f64,
+    /// Standard deviation of the event latency, ms (pgbench's "stddev").
+    pub stddev_ms: f64,
+    /// 95th percentile of the event latency, ms (sysbench's "lat (ms,95%)").
+    pub p95_ms: f64,
+    /// `--rate`: mean schedule lag, ms (pgbench's "lag"); 0 in a closed loop.
+    pub lag_avg_ms: f64,
+}
+
+/// An empty event-latency histogram (ns, 1 µs to 1 hour, 3 digits).
+fn new_ns_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(HIST_LOW_NS, HIST_HIGH_NS, HIST_SIGFIG)
+        .expect("constant histogram bounds are valid")
+}
+
+/// `d` in ns for [`new_ns_histogram`] (at least its lowest value).
+fn ns_of(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos())
+        .unwrap_or(u64::MAX)
+        .max(HIST_LOW_NS)
 }
 
 impl Default for Live {
@@ -383,17 +437,24 @@ impl Live {
             queued: AtomicU64::new(0),
             busy: AtomicU64::new(0),
             interval: intervals.then(|| {
-                std::sync::Mutex::new(
-                    Histogram::new_with_bounds(HIST_LOW_NS, HIST_HIGH_NS, HIST_SIGFIG)
-                        .expect("constant histogram bounds are valid"),
-                )
+                std::sync::Mutex::new(IntervalHistograms {
+                    latency: new_ns_histogram(),
+                    lag: new_ns_histogram(),
+                })
             }),
         }
     }
 
     /// Adds what a worker's aggregate gained since `before` (a copy of its
-    /// counts taken earlier), and the latency of the event that just ended.
-    pub fn add(&self, before: &LiveCounts, now: &Aggregate, latency: Option<Duration>) {
+    /// counts taken earlier), and the latency and (`--rate`) schedule lag of
+    /// the event that just ended.
+    pub fn add(
+        &self,
+        before: &LiveCounts,
+        now: &Aggregate,
+        latency: Option<Duration>,
+        lag: Option<Duration>,
+    ) {
         let d = |a: u64, b: u64| a.saturating_sub(b);
         self.events
             .fetch_add(d(now.events, before.events), Ordering::Relaxed);
@@ -408,12 +469,11 @@ impl Live {
         self.reconnects
             .fetch_add(d(now.reconnects, before.reconnects), Ordering::Relaxed);
         if let (Some(h), Some(l)) = (&self.interval, latency) {
-            let ns = u64::try_from(l.as_nanos())
-                .unwrap_or(u64::MAX)
-                .max(HIST_LOW_NS);
-            h.lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .saturating_record(ns);
+            let mut h = h.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            h.latency.saturating_record(ns_of(l));
+            if let Some(lag) = lag {
+                h.lag.saturating_record(ns_of(lag));
+            }
         }
     }
 
@@ -458,19 +518,31 @@ impl Live {
         }
     }
 
-    /// The 95th percentile of event latency since the last call, ms (0 without
-    /// events or without interval tracking); resets the interval histogram.
-    pub fn take_interval_p95_ms(&self) -> f64 {
+    /// The latency figures since the last call (zeros without events or
+    /// without interval tracking); resets the interval histograms.
+    pub fn take_interval(&self) -> IntervalLatency {
         let Some(h) = &self.interval else {
-            return 0.0;
+            return IntervalLatency::default();
         };
         let mut h = h.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if h.is_empty() {
-            return 0.0;
+        if h.latency.is_empty() {
+            return IntervalLatency::default();
         }
-        let p = h.value_at_quantile(0.95).clamp(h.min(), h.max());
-        h.reset();
-        p as f64 / 1e6
+        let l = &h.latency;
+        let p95 = l.value_at_quantile(0.95).clamp(l.min(), l.max());
+        let out = IntervalLatency {
+            avg_ms: l.mean() / 1e6,
+            stddev_ms: l.stdev() / 1e6,
+            p95_ms: p95 as f64 / 1e6,
+            lag_avg_ms: if h.lag.is_empty() {
+                0.0
+            } else {
+                h.lag.mean() / 1e6
+            },
+        };
+        h.latency.reset();
+        h.lag.reset();
+        out
     }
 }
 

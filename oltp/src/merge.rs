@@ -15,7 +15,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::report::json::{self, check_schema};
 use crate::report::{
-    Fairness, LatencyMs, Queries, RunKey, RunResult, RunSettings, StatementLatency,
+    Fairness, LatencyMs, Queries, RunKey, RunResult, RunSettings, ScheduleLagMs, StatementLatency,
     WorkloadOptions, histogram_from_hex, histogram_to_hex,
 };
 use crate::report::{MeasuredWindow, overlap_pct};
@@ -443,6 +443,7 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
         reconnects: sum_u(&|r| r.reconnects),
         interrupted_events: sum_u(&|r| r.interrupted_events),
         latency_ms: LatencyMs::from_histogram(&latency, 1e-6),
+        schedule_lag_ms: merge_lag(group),
         latency_histogram: histogram_to_hex(&latency),
         statements,
         fairness: Fairness {
@@ -458,6 +459,20 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
     };
     merged.set_cpu(cpu, server_cpu);
     Ok(merged)
+}
+
+/// The clients' schedule lag together: the mean weighted by transactions
+/// and the largest (`None` unless every client ran with `--rate`).
+fn merge_lag(group: &[&RunResult]) -> Option<ScheduleLagMs> {
+    let lags = group
+        .iter()
+        .map(|r| r.schedule_lag_ms.map(|l| (l, r.transactions)))
+        .collect::<Option<Vec<_>>>()?;
+    let n: u64 = lags.iter().map(|(_, t)| t).sum();
+    (n > 0).then(|| ScheduleLagMs {
+        avg: lags.iter().map(|(l, t)| l.avg * *t as f64).sum::<f64>() / n as f64,
+        max: lags.iter().map(|(l, _)| l.max).fold(0.0, f64::max),
+    })
 }
 
 #[cfg(test)]

@@ -267,36 +267,53 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         })
     };
     // Interval lines: a task emits one per --report-interval; the state (the
-    // counters at the last line, the next line's number) is shared so the line
-    // of an interval that ends with the run is emitted after the join.
-    let interval_state = Arc::new(Mutex::new((live.read(), 1u32)));
+    // counters at the last line, the next line's number, the last line's time)
+    // is shared so the line of an interval that ends with the run is emitted
+    // after the join.
+    let interval_state = Arc::new(Mutex::new((live.read(), 1u32, start)));
     let emit = {
         let (observer, live, state) = (observer.clone(), live.clone(), interval_state.clone());
         let every = cfg.report_interval;
         let open_loop = cfg.rate > 0.0;
+        let pgbench = cfg.workload.is_pgbench();
         move || {
             let mut st = state
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             let now = live.read();
-            let mut line = interval_line(
-                (every * st.1).as_secs_f64(),
-                threads,
-                &st.0,
-                &now,
-                every.as_secs_f64(),
-                live.take_interval_p95_ms(),
-            );
-            if open_loop {
-                // sysbench 1.0 adds this line in --rate mode.
-                let (queue, busy) = live.queue();
-                line.push_str(&format!(
-                    "\n[ {}s ] queue length: {queue}, concurrency: {busy}",
-                    (every * st.1).as_secs()
-                ));
-            }
+            let at = Instant::now();
+            let lat = live.take_interval();
+            let line = if pgbench {
+                // pgbench's -P: the actual times, as pgbench prints them.
+                crate::report::pgbench_text::progress_line(
+                    at.duration_since(start).as_secs_f64(),
+                    at.duration_since(st.2).as_secs_f64(),
+                    &st.0,
+                    &now,
+                    &lat,
+                    open_loop,
+                )
+            } else {
+                let mut line = interval_line(
+                    (every * st.1).as_secs_f64(),
+                    threads,
+                    &st.0,
+                    &now,
+                    every.as_secs_f64(),
+                    lat.p95_ms,
+                );
+                if open_loop {
+                    // sysbench 1.0 adds this line in --rate mode.
+                    let (queue, busy) = live.queue();
+                    line.push_str(&format!(
+                        "\n[ {}s ] queue length: {queue}, concurrency: {busy}",
+                        (every * st.1).as_secs()
+                    ));
+                }
+                line
+            };
             observer.interval(&line);
-            *st = (now, st.1 + 1);
+            *st = (now, st.1 + 1, at);
         }
     };
     let reporter = (!cfg.report_interval.is_zero()).then(|| {

@@ -180,7 +180,7 @@ pub async fn run_worker<C: Connection>(
             let end = Instant::now();
             if done && end >= warm_end && limits.deadline.is_none_or(|d| end <= d) {
                 agg.record_event(end - t0, end);
-                live.add(&before, &agg, Some(end - t0));
+                live.add(&before, &agg, Some(end - t0), None);
             } else {
                 agg.rewind(&mark);
             }
@@ -254,6 +254,8 @@ pub async fn run_worker<C: Connection>(
             set_busy(true);
             t0
         };
+        // pgbench's schedule lag (`--rate`): from the arrival to this start.
+        let lag = limits.mean_interarrival.map(|_| t0.elapsed());
         let before = agg.counts();
         let mark = agg.mark();
         let mut lost_at = None;
@@ -280,11 +282,14 @@ pub async fn run_worker<C: Connection>(
                     break;
                 }
                 agg.record_event(end - t0, end);
-                live.add(&before, &agg, Some(end - t0));
+                if let Some(lag) = lag {
+                    agg.record_lag(lag);
+                }
+                live.add(&before, &agg, Some(end - t0), lag);
             }
             Ok(false) => {
                 agg.keep_statements();
-                live.add(&before, &agg, None);
+                live.add(&before, &agg, None, None);
             }
             Err(e) => {
                 agg.keep_statements();
@@ -299,7 +304,7 @@ pub async fn run_worker<C: Connection>(
                     Some(lost) => agg.exec_time = lost.saturating_duration_since(start),
                     None => {
                         agg.exec_time = start.elapsed();
-                        live.add(&before, &agg, None);
+                        live.add(&before, &agg, None, None);
                     }
                 }
                 return (agg, Some(e));

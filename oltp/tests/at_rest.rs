@@ -6,7 +6,8 @@
 //! the controls (which proves the search can find it). The mount is gone once the last
 //! command stops the server, is made again by `oltp server start` and `cleanup`, and
 //! `server stop` removes it; a run before prepare names the prepare command
-//! of this mode's server, which the test then runs. Refusals before anything starts: luks without device-mapper,
+//! of this mode's server, which the test then runs. `innodb` is verified on MariaDB's data directory after a
+//! flush, with `off` (named in the list) as its control. Refusals before anything starts: luks without device-mapper,
 //! innodb with PostgreSQL, a filesystem mode with a URL, not root, and (on a machine
 //! without /dev/fuse) the FUSE modes; never a silent skip.
 
@@ -394,4 +395,44 @@ fn a_list_of_modes_runs_in_interleaved_rounds_compared_with_their_controls() {
             m.name()
         );
     }
+}
+
+#[test]
+fn innodb_is_verified_on_the_data_directory_with_off_as_its_control() {
+    let dir = pg_tempdir();
+    let base = dir.path().join("home");
+    std::fs::create_dir(&base).expect("base dir");
+    let json = dir.path().join("r.json");
+    let mut prepare = args("prepare", "mysql", &base, AtRest::Off, &[]);
+    let i = prepare.iter().position(|x| x == "off").expect("the mode");
+    prepare[i] = "off,innodb".to_string();
+    let run = ["--time", "1", "--json-out", utf8(&json)];
+    runtime().block_on(async {
+        assert_eq!(cli(&prepare).await, Ok(true), "prepare off,innodb");
+        let r = cli(&args("run", "mysql", &base, AtRest::Innodb, &run)).await;
+        assert_eq!(r, Ok(true), "run --at-rest innodb");
+    });
+    let at_rest = &read_json(&json)["runs"][0]["at_rest"];
+    assert_eq!(at_rest["mechanism"], "innodb", "{at_rest}");
+    assert_eq!(at_rest["verified_no_plaintext"], true, "{at_rest}");
+    // What prepare recorded, and the data directories themselves (the servers have
+    // stopped: everything is on disk): absent under innodb, found under off.
+    let canary = plaintext_canary(DEFAULT_SEED, ROWS);
+    for mode in [AtRest::Innodb, AtRest::Off] {
+        let engine = engine_dir(&base, mode, "mysql");
+        let v = encbench_oltp::at_rest::Verification::read(&Store::new(&engine, mode))
+            .expect("prepare recorded its search");
+        let found = find_in_tree(&engine.join("data"), &canary).expect("search");
+        assert_eq!(v.searched, engine.join("data"), "{v:?}");
+        if mode == AtRest::Innodb {
+            assert_eq!(v.found_in, None, "innodb: no plaintext");
+            assert_eq!(found, None, "innodb: no plaintext after shutdown either");
+        } else {
+            assert!(v.found_in.is_some(), "off: the search finds the value");
+            assert!(found.is_some(), "off: plaintext in the data directory");
+        }
+    }
+    let mut cleanup = args("cleanup", "mysql", &base, AtRest::Off, &[]);
+    cleanup[i] = "off,innodb".to_string();
+    assert_eq!(runtime().block_on(cli(&cleanup)), Ok(true), "cleanup");
 }

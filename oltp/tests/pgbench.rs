@@ -6,7 +6,8 @@
 //! a scale that does not match the tables, a run before prepare and the flags pgbench
 //! workloads refuse are one-line errors; encrypted fillers give the plaintext tables'
 //! results after the same seeded transactions, and their envelopes open only for their
-//! own row. One private PostgreSQL per test binary (a test that cannot start it fails,
+//! own row; `--report-interval` prints pgbench 15's `progress:` lines (with `, lag` under
+//! `--rate`, whose final report gains the schedule-lag line). One private PostgreSQL per test binary (a test that cannot start it fails,
 //! never skips); scale 1, runs of 1 s or a few hundred transactions.
 
 #[allow(dead_code)]
@@ -480,4 +481,107 @@ fn encrypted_fillers_give_the_plaintext_results() {
         e.contains("pgb_enc_aes_256_gcm_kcp.pgbench_accounts.filler aid=1"),
         "{e}"
     );
+}
+
+/// pgbench 15's `-P` line (`printProgressReport`), captured: time, tps, latency
+/// average and stddev, failed, and with `-R` the lag.
+fn progress_regex(rate: bool) -> regex::Regex {
+    let lag = if rate { r", lag (\d+\.\d{3}) ms" } else { "" };
+    regex::Regex::new(&format!(
+        r"^progress: (\d+\.\d) s, (\d+\.\d) tps, lat (\d+\.\d{{3}}) ms stddev (\d+\.\d{{3}}), (\d+) failed{lag}$"
+    ))
+    .expect("regex")
+}
+
+#[test]
+fn report_interval_prints_pgbench_progress_lines_and_rate_adds_the_schedule_lag() {
+    let s = shared_pg();
+    let base = pg_tempdir();
+    let db = "pgb_progress";
+    let prepare = oltp_args(
+        "prepare",
+        s.url(),
+        base.path(),
+        db,
+        &["--workload", "pgbench_select_only", "--scale", "1"],
+    );
+    assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
+    let lag_line = regex::Regex::new(
+        r"(?m)^rate limit schedule lag: avg (\d+\.\d{3}) \(max (\d+\.\d{3})\) ms$",
+    )
+    .expect("regex");
+    for rate in [None, Some("200")] {
+        let json = base.path().join("progress.json");
+        let mut extra = vec![
+            "--workload",
+            "pgbench_select_only",
+            "--threads",
+            "2",
+            "--time",
+            "3",
+            "--report-interval",
+            "1",
+            "--no-progress",
+            "--json-out",
+            utf8(&json),
+        ];
+        if let Some(r) = rate {
+            extra.extend(["--rate", r]);
+        }
+        let out = oltp_bin(
+            base.path(),
+            &oltp_args("run", s.url(), base.path(), db, &extra),
+        );
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "run {rate:?}: {stderr}");
+        let re = progress_regex(rate.is_some());
+        let lines: Vec<&str> = stdout
+            .lines()
+            .chain(stderr.lines())
+            .filter(|l| l.starts_with("progress: "))
+            .collect();
+        // One line per whole second of a 3 s run, in pgbench's exact layout.
+        assert_eq!(lines.len(), 3, "{rate:?}: {stdout}\n{stderr}");
+        let mut last_at = 0.0;
+        for l in &lines {
+            let c = re
+                .captures(l)
+                .unwrap_or_else(|| panic!("not pgbench's -P line ({rate:?}): {l}"));
+            let at: f64 = c[1].parse().expect("time");
+            assert!(at >= 1.0 && at > last_at, "{l}");
+            last_at = at;
+            assert_eq!(&c[5], "0", "no failed transactions: {l}");
+        }
+        let report = read_json(&json);
+        let run = &report["runs"][0];
+        assert_eq!(run["complete"], true, "{run}");
+        // pgbench's stddev line, from the same HdrHistogram as the JSON's.
+        let stddev = run["latency_ms"]["stddev"].as_f64().expect("stddev");
+        assert!(
+            stdout.contains(&format!("latency stddev = {stddev:.3} ms")),
+            "{stdout}"
+        );
+        match rate {
+            None => {
+                assert!(!lag_line.is_match(&stdout), "closed loop: no lag\n{stdout}");
+                assert!(run.get("schedule_lag_ms").is_none(), "{run}");
+            }
+            Some(_) => {
+                let c = lag_line
+                    .captures(&stdout)
+                    .unwrap_or_else(|| panic!("no schedule lag line:\n{stdout}"));
+                let lag = &run["schedule_lag_ms"];
+                let (avg, max) = (
+                    lag["avg"].as_f64().expect("avg"),
+                    lag["max"].as_f64().expect("max"),
+                );
+                assert_eq!(&c[1], format!("{avg:.3}"), "text and JSON agree");
+                assert_eq!(&c[2], format!("{max:.3}"), "text and JSON agree");
+                assert!(avg >= 0.0 && avg <= max, "{lag}");
+            }
+        }
+    }
 }

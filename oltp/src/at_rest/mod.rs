@@ -22,7 +22,9 @@
 //! the machine cannot provide, refused before anything starts), `gocryptfs`, `bindfs`,
 //! `ext4` (the loop filesystem of `fscrypt` and `ext4-loop`), `fscrypt` (the kernel's
 //! policy ioctls), `mounts` (mount table, programs, mount/umount), `search` (the plaintext
-//! search of the backing store), `verify` (after prepare: the search, recorded), `record`
+//! search of the backing store), `verify` (after prepare: the search, recorded; for
+//! `innodb` and its control `off`, of the data directory once the table's pages are
+//! flushed), `record`
 //! (what a run reports), `error`.
 //!
 //! `luks` and `loop` need device-mapper (`/dev/mapper/control`); they are refused where it
@@ -47,7 +49,7 @@ pub use error::AtRestError;
 pub use record::record;
 pub use search::find_in_tree;
 pub use store::Store;
-pub use verify::{Verification, plaintext_canary, verify_after_prepare};
+pub use verify::{Verification, plaintext_canary, verify_after_prepare, verify_in};
 
 /// Where the server's data is kept at rest (`--at-rest MODE`); see the module docs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]

@@ -12,7 +12,8 @@ const INNODB_DRIVER: &str = "file_key_management AES_CBC (mariadbd's TLS library
 /// The at-rest record of a run in `mode` on the engine directory `engine_dir` (`None`:
 /// a server given by URL); `None` for `off`. The crypto driver: for fscrypt the kernel's
 /// (`/proc/crypto`), for gocryptfs its userspace implementation, `none` for the controls;
-/// `verified_no_plaintext` from the last prepare's search (`None`: never searched).
+/// `verified_no_plaintext` from the last prepare's search (`None`: never searched), for
+/// `innodb` the search of the data directory.
 pub fn record(mode: AtRest, engine_dir: Option<&Path>) -> Option<AtRestInfo> {
     let crypto_driver = match mode {
         AtRest::Off => return None,
@@ -23,7 +24,7 @@ pub fn record(mode: AtRest, engine_dir: Option<&Path>) -> Option<AtRestInfo> {
         AtRest::FusePassthrough | AtRest::Ext4Loop | AtRest::Loop => "none".to_string(),
     };
     let verified = engine_dir
-        .filter(|_| mode.is_filesystem())
+        .filter(|_| mode.is_filesystem() || mode == AtRest::Innodb)
         .and_then(|d| Verification::read(&Store::new(d, mode)))
         .map(|v| v.no_plaintext());
     Some(AtRestInfo {

@@ -59,15 +59,32 @@ pub fn verify_after_prepare(
     what: &str,
 ) -> Result<Verification, AtRestError> {
     store.sync()?;
-    let searched = store.backing();
-    let found_in = find_in_tree(&searched, canary)?;
+    verify_in(store, &store.backing(), canary, what)
+}
+
+/// Searches `searched` (a file or directory on the host's disk, whatever the caller
+/// flushed) for `canary` (described as `what`), records the outcome in `store`'s
+/// `verified.json` (creating `at-rest/`), and checks it against `store`'s mode: for
+/// `innodb` the server's data directory after its pages were flushed, and `off` as its
+/// control.
+///
+/// # Errors
+/// As [`verify_after_prepare`].
+pub fn verify_in(
+    store: &Store,
+    searched: &std::path::Path,
+    canary: &[u8],
+    what: &str,
+) -> Result<Verification, AtRestError> {
+    let found_in = find_in_tree(searched, canary)?;
     let v = Verification {
         mode: store.mode().name().to_string(),
         canary: what.to_string(),
-        searched: searched.clone(),
+        searched: searched.to_path_buf(),
         found_in: found_in.clone(),
     };
     let path = store.verified_file();
+    std::fs::create_dir_all(store.dir()).map_err(io("create", &store.dir()))?;
     let json = serde_json::to_vec_pretty(&v).map_err(|e| io("write", &path)(e.into()))?;
     std::fs::write(&path, json).map_err(io("write", &path))?;
     match (store.mode().encrypts(), found_in) {
@@ -77,7 +94,7 @@ pub fn verify_after_prepare(
         }),
         (false, None) => Err(AtRestError::ControlNotFound {
             mode: store.mode().name(),
-            path: searched,
+            path: searched.to_path_buf(),
         }),
         _ => Ok(v),
     }

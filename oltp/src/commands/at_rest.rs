@@ -1,22 +1,36 @@
-//! After `oltp prepare` with a filesystem `--at-rest` mode: the plaintext search of the
-//! host's disk ([`crate::at_rest::verify_after_prepare`]), said on stderr.
+//! After `oltp prepare` with an `--at-rest` mode: the plaintext search of the host's disk
+//! ([`crate::at_rest::verify_after_prepare`] for a filesystem mode's backing store;
+//! [`crate::at_rest::verify_in`] for `innodb` and its control `off`, of the private
+//! MariaDB's data directory once `sbtest1`'s pages are flushed), said on stderr.
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 
-use crate::at_rest::{Store, plaintext_canary, verify_after_prepare};
-use crate::cli::PrepareArgs;
+use crate::at_rest::{AtRest, Store, plaintext_canary, verify_after_prepare, verify_in};
+use crate::cli::{DbDriver, PrepareArgs};
 use crate::columns::Encrypt;
-use crate::config::{data_set, engine_dir, parse_encrypts};
+use crate::config::{data_set, engine_dir, parse_encrypts, server_base_dir};
+use crate::driver::{Connection, MysqlConnection};
+use crate::schema::connect;
+use crate::server::Layout;
 
-/// Searches the backing store of the private server's filesystem mode for row 1's `c` of
-/// the plaintext `sbtest1`; nothing for other modes or a server given by URL, and a note
-/// when no plaintext tables were prepared (nothing known to search for).
+/// Searches the host's disk for row 1's `c` of the plaintext `sbtest1`: a filesystem
+/// mode's backing store; with `innodb`, and with `off` when `off_as_control` (the
+/// `--at-rest` list holds `innodb` too: `off` is its control), the private MariaDB's data directory at `url` after
+/// [`flush_for_search`]. Nothing for other modes, pgbench's tables or a server given by
+/// URL, and a note when no plaintext tables were prepared (nothing known to search for).
 ///
 /// # Errors
-/// An encrypting mode's store holds the value, a control's does not, or the search fails.
-pub fn verify(a: &PrepareArgs) -> Result<()> {
+/// An encrypting mode's store holds the value, a control's does not, the flush or the
+/// search fails.
+pub async fn verify(a: &PrepareArgs, url: &str, off_as_control: bool) -> Result<()> {
     let mode = a.data.at_rest_mode();
-    if !mode.is_filesystem() || a.data.url().is_some() {
+    let engine_search = match mode {
+        AtRest::Innodb => true,
+        AtRest::Off => off_as_control && a.data.db_driver == DbDriver::Mysql,
+        _ => false,
+    };
+    if !(mode.is_filesystem() || engine_search) || a.data.url().is_some() || a.workload.is_pgbench()
+    {
         return Ok(());
     }
     let data = data_set(&a.data)?;
@@ -28,10 +42,17 @@ pub fn verify(a: &PrepareArgs) -> Result<()> {
         );
         return Ok(());
     }
-    let store = Store::new(&engine_dir(&a.data), mode);
+    let engine = engine_dir(&a.data);
+    let store = Store::new(&engine, mode);
     let canary = plaintext_canary(a.seed, data.table_size);
     let what = format!("{}.sbtest1 row 1 c (seed {})", data.db, a.seed);
-    let v = verify_after_prepare(&store, &canary, &what)?;
+    let v = if engine_search {
+        flush_for_search(url, &data.database(Encrypt::None)).await?;
+        let layout = Layout::new(server_base_dir(&a.data));
+        verify_in(&store, layout.data(), &canary, &what)?
+    } else {
+        verify_after_prepare(&store, &canary, &what)?
+    };
     eprintln!(
         "--at-rest {}: searched {} for {what}: {}",
         mode.name(),
@@ -41,5 +62,26 @@ pub fn verify(a: &PrepareArgs) -> Result<()> {
             Some(p) => format!("found in {} (a control stores plaintext)", p.display()),
         }
     );
+    Ok(())
+}
+
+/// Makes InnoDB write `db.sbtest1`'s pages to its `.ibd` file: `FLUSH TABLES sbtest1 FOR
+/// EXPORT` (which flushes the table's dirty pages and stops purge on it until `UNLOCK
+/// TABLES`), then `UNLOCK TABLES`. The redo log needs no flush: a commit has written it
+/// (with the profile's `innodb_flush_log_at_trx_commit` at 0 or 2, within a second, to
+/// the page cache, which the search reads). Why the flush is needed: oltp/README.md,
+/// "Encryption at rest".
+///
+/// # Errors
+/// The server cannot be reached or refuses the statements.
+async fn flush_for_search(url: &str, db: &str) -> Result<()> {
+    let mut conn: MysqlConnection = connect(url, Some(db)).await?;
+    conn.simple("FLUSH TABLES sbtest1 FOR EXPORT")
+        .await
+        .with_context(|| {
+            format!("cannot flush {db}.sbtest1 before searching the data directory for plaintext")
+        })?;
+    conn.simple("UNLOCK TABLES").await?;
+    conn.close().await;
     Ok(())
 }

@@ -69,7 +69,9 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                 }
             }
             crate::config::check_sysbench_only(a.workload, &sysbench_only)?;
-            // Each mode is a server of its own: prepared in turn.
+            // Each mode is a server of its own: prepared in turn; `off` beside
+            // `innodb` is its control, searched too.
+            let off_as_control = modes.contains(&crate::at_rest::AtRest::Innodb);
             for m in modes {
                 let a = PrepareArgs {
                     data: a.data.with_at_rest(m),
@@ -77,7 +79,7 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                 };
                 let server = open_lease(&a.data).await?;
                 let outcome = match prepare::prepare(&a, &server.url).await {
-                    Ok(()) => at_rest::verify(&a),
+                    Ok(()) => at_rest::verify(&a, &server.url, off_as_control).await,
                     Err(e) => Err(e),
                 };
                 finish(server, outcome).await?;

@@ -30,8 +30,8 @@ use serde::Serialize;
 
 pub use json::SCHEMA_VERSION;
 pub use model::{
-    Fairness, LatencyMs, PgbenchRun, Queries, RunResult, RunSettings, StatementLatency, TlsInfo,
-    WindowCpu, WorkloadOptions, histogram_from_hex, histogram_to_hex,
+    Fairness, LatencyMs, PgbenchRun, Queries, RunResult, RunSettings, ScheduleLagMs,
+    StatementLatency, TlsInfo, WindowCpu, WorkloadOptions, histogram_from_hex, histogram_to_hex,
 };
 pub use summary::{
     ComparisonRow, METRICS, Metric, MetricComparison, RunKey, Spread, SummaryRow, comparison,

@@ -203,6 +203,21 @@ pub struct LatencyMs {
     pub max: f64,
     /// Sum over all events, ms.
     pub sum: f64,
+    /// Standard deviation, ms (pgbench's "latency stddev"); 0 in results
+    /// written before the field.
+    #[serde(default)]
+    pub stddev: f64,
+}
+
+/// `--rate`: the schedule lag of a run, ms, as pgbench's "rate limit
+/// schedule lag: avg X (max Y) ms": from each event's scheduled arrival to
+/// the moment its worker started it (HdrHistogram, 3 digits).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ScheduleLagMs {
+    /// Mean over the run's completed events, ms.
+    pub avg: f64,
+    /// Largest, ms.
+    pub max: f64,
 }
 
 /// Latency of one statement kind over a run.
@@ -277,6 +292,10 @@ pub struct RunResult {
     pub interrupted_events: u64,
     /// Event latency, ms.
     pub latency_ms: LatencyMs,
+    /// `--rate`: the schedule lag (absent in a closed loop and in results
+    /// written before the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_lag_ms: Option<ScheduleLagMs>,
     /// The event latency HdrHistogram (ns), V2 deflate serialisation in hex, so
     /// that `oltp merge` can add several clients' histograms.
     pub latency_histogram: String,
@@ -356,6 +375,7 @@ impl LatencyMs {
                 p99: 0.0,
                 max: 0.0,
                 sum: 0.0,
+                stddev: 0.0,
             };
         }
         let (min, max) = (h.min(), h.max());
@@ -368,6 +388,7 @@ impl LatencyMs {
             p99: q(0.99),
             max: max as f64 * to_ms,
             sum: h.mean() * h.len() as f64 * to_ms,
+            stddev: h.stdev() * to_ms,
         }
     }
 }
@@ -416,43 +437,50 @@ impl RunResult {
             mean_stddev(agg.per_worker.iter().map(|(e, _)| *e as f64));
         let (exec_time_avg_s, exec_time_stddev_s) =
             mean_stddev(agg.per_worker.iter().map(|(_, t)| *t));
-        let mut r = RunResult {
-            settings,
-            round: 1,
-            control: false,
-            time_s,
-            transactions: agg.events,
-            tps: per_sec(agg.events),
-            qps: per_sec(total),
-            queries: Queries {
-                read: agg.read,
-                write: agg.write,
-                other: agg.other,
-                total,
-            },
-            errors: agg.errors,
-            decrypt_errors: agg.decrypt_errors,
-            reconnects: agg.reconnects,
-            interrupted_events: agg.interrupted,
-            latency_ms,
-            latency_histogram: histogram_to_hex(&agg.latency),
-            statements,
-            fairness: Fairness {
-                events_avg,
-                events_stddev,
-                exec_time_avg_s,
-                exec_time_stddev_s,
-            },
-            client_cpu_s: cpu_s,
-            client_cpu_us_per_query: 0.0,
-            measured_window: window,
-            server_cpu_s: None,
-            server_cpu_us_per_query: None,
-            total_cpu_us_per_query: None,
-            server_cpu_unavailable: None,
-            complete: error.is_none(),
-            error,
-        };
+        let mut r =
+            RunResult {
+                settings,
+                round: 1,
+                control: false,
+                time_s,
+                transactions: agg.events,
+                tps: per_sec(agg.events),
+                qps: per_sec(total),
+                queries: Queries {
+                    read: agg.read,
+                    write: agg.write,
+                    other: agg.other,
+                    total,
+                },
+                errors: agg.errors,
+                decrypt_errors: agg.decrypt_errors,
+                reconnects: agg.reconnects,
+                interrupted_events: agg.interrupted,
+                latency_ms,
+                schedule_lag_ms: agg.lag.as_ref().filter(|h| !h.is_empty()).map(|h| {
+                    ScheduleLagMs {
+                        avg: h.mean() * 1e-6,
+                        max: h.max() as f64 * 1e-6,
+                    }
+                }),
+                latency_histogram: histogram_to_hex(&agg.latency),
+                statements,
+                fairness: Fairness {
+                    events_avg,
+                    events_stddev,
+                    exec_time_avg_s,
+                    exec_time_stddev_s,
+                },
+                client_cpu_s: cpu_s,
+                client_cpu_us_per_query: 0.0,
+                measured_window: window,
+                server_cpu_s: None,
+                server_cpu_us_per_query: None,
+                total_cpu_us_per_query: None,
+                server_cpu_unavailable: None,
+                complete: error.is_none(),
+                error,
+            };
         r.set_cpu(cpu_s, cpu.server_s);
         r
     }

@@ -1,11 +1,13 @@
 //! Text: a run of a pgbench workload in pgbench 15's final-report layout
 //! (`printResults` of `src/bin/pgbench/pgbench.c`), with oltp's own lines
 //! (encryption, TLS and its level, engine, CPU, and `INCOMPLETE RUN:` for a
-//! run that stopped early) after it.
+//! run that stopped early) after it; and the `--report-interval` line in the
+//! layout of pgbench 15's `-P` (`printProgressReport`).
 
 use std::fmt::Write as _;
 
 use super::model::{RunResult, histogram_from_hex};
+use crate::measure::{IntervalLatency, LiveCounts};
 
 impl RunResult {
     /// The run as pgbench 15 reports it: transaction type, scaling factor,
@@ -58,6 +60,13 @@ impl RunResult {
         let _ = writeln!(s, "latency average = {:.3} ms", self.latency_ms.avg);
         if let Some(sd) = latency_stddev_ms(self) {
             let _ = writeln!(s, "latency stddev = {sd:.3} ms");
+        }
+        if let Some(lag) = &self.schedule_lag_ms {
+            let _ = writeln!(
+                s,
+                "rate limit schedule lag: avg {:.3} (max {:.3}) ms",
+                lag.avg, lag.max
+            );
         }
         if st.rate > 0.0 {
             let _ = writeln!(
@@ -122,6 +131,34 @@ impl RunResult {
     }
 }
 
+/// One `--report-interval` line of a pgbench workload, as pgbench 15's `-P`
+/// prints it: `progress: 5.0 s, 1234.5 tps, lat 6.472 ms stddev 1.234, 0
+/// failed`, and with `--rate` (`open_loop`) `, lag 0.123 ms`. `at_s` is the
+/// time since the run's start, s; `secs` the interval's length, s; `before`
+/// and `now` the live counters at its ends (failed: the ignored errors, which
+/// pgbench counts as failed transactions); `lat` its latencies.
+pub fn progress_line(
+    at_s: f64,
+    secs: f64,
+    before: &LiveCounts,
+    now: &LiveCounts,
+    lat: &IntervalLatency,
+    open_loop: bool,
+) -> String {
+    let events = now.events.saturating_sub(before.events);
+    let mut s = format!(
+        "progress: {at_s:.1} s, {:.1} tps, lat {:.3} ms stddev {:.3}, {} failed",
+        events as f64 / secs.max(1e-9),
+        lat.avg_ms,
+        lat.stddev_ms,
+        now.errors.saturating_sub(before.errors)
+    );
+    if open_loop {
+        let _ = write!(s, ", lag {:.3} ms", lat.lag_avg_ms);
+    }
+    s
+}
+
 /// pgbench's description of a built-in script (`builtin_script[].desc`).
 fn builtin_title(script: &str) -> &str {
     match script {
@@ -141,6 +178,8 @@ fn latency_stddev_ms(r: &RunResult) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    use super::progress_line;
+    use crate::measure::{IntervalLatency, LiveCounts};
     use crate::report::PgbenchRun;
     use crate::report::model::fixtures::{run, settings};
 
@@ -199,5 +238,33 @@ mod tests {
         ] {
             assert!(text.contains(line), "{line:?} missing in\n{text}");
         }
+    }
+
+    #[test]
+    fn progress_line_is_pgbench_15s() {
+        let before = LiveCounts {
+            events: 100,
+            errors: 1,
+            ..LiveCounts::default()
+        };
+        let now = LiveCounts {
+            events: 6272,
+            errors: 3,
+            ..LiveCounts::default()
+        };
+        let lat = IntervalLatency {
+            avg_ms: 6.4721,
+            stddev_ms: 1.2344,
+            p95_ms: 9.0,
+            lag_avg_ms: 0.1234,
+        };
+        assert_eq!(
+            progress_line(10.0, 5.0, &before, &now, &lat, false),
+            "progress: 10.0 s, 1234.4 tps, lat 6.472 ms stddev 1.234, 2 failed"
+        );
+        assert_eq!(
+            progress_line(10.0, 5.0, &before, &now, &lat, true),
+            "progress: 10.0 s, 1234.4 tps, lat 6.472 ms stddev 1.234, 2 failed, lag 0.123 ms"
+        );
     }
 }

@@ -5,6 +5,8 @@
 //! primary keys. [`META_TABLE`] says `state=loading` before the first table
 //! and `done` after the last step.
 
+use std::time::Instant;
+
 use anyhow::{Result, anyhow};
 
 use crate::columns::{Codec, Encrypt};
@@ -35,12 +37,28 @@ pub struct PgbenchPrepare {
     pub key_id: u32,
 }
 
+/// How long each of `pgbench -i`'s steps took, as pgbench 15 prints them after
+/// `done in`: what `oltp prepare` prints, so the two can be compared step by step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LoadTimes {
+    /// Creating the database when missing (pgbench needs it made beforehand), s.
+    pub create_database_s: f64,
+    /// `create tables` (the mark table with it), s.
+    pub create_tables_s: f64,
+    /// `client-side generate`: the COPYs and their commit, s.
+    pub generate_s: f64,
+    /// `vacuum`: `VACUUM ANALYZE` of each table, s.
+    pub vacuum_s: f64,
+    /// `primary keys`, s.
+    pub primary_keys_s: f64,
+}
+
 /// Rows of `pgbench_accounts` per COPY chunk sent.
 const CHUNK_ROWS: u32 = 10_000;
 
 /// Loads pgbench's tables into `p.db` on the PostgreSQL server of `url`,
-/// fillers sealed with `codec`. `progress` is called with the accounts rows
-/// sent so far by each chunk.
+/// fillers sealed with `codec`, and says how long each step took. `progress`
+/// is called with the accounts rows sent so far by each chunk.
 ///
 /// # Errors
 /// The database already holds pgbench tables (run `cleanup`), the server is
@@ -51,7 +69,7 @@ pub async fn prepare(
     p: &PgbenchPrepare,
     codec: &Codec,
     progress: &(dyn Fn(u64) + Send + Sync),
-) -> Result<()> {
+) -> Result<LoadTimes> {
     if Dialect::of_url(url) != Dialect::Postgres {
         anyhow::bail!(
             "pgbench's tables need PostgreSQL (fillfactor, COPY, VACUUM): add --db-driver pgsql"
@@ -60,6 +78,7 @@ pub async fn prepare(
     check_not_prepared::<PostgresConnection>(url, p).await?;
     let cleanup = cleanup_command(&p.base_db, p.encrypt, p.fillers);
     let loading = async {
+        let t = Instant::now();
         let mut server: PostgresConnection = connect(url, None).await?;
         if !database_exists(&mut server, Dialect::Postgres, &p.db).await? {
             server
@@ -70,10 +89,14 @@ pub async fn prepare(
                 .await?;
         }
         server.close().await;
+        let create_database_s = t.elapsed().as_secs_f64();
         let mut conn: PostgresConnection = connect(url, Some(&p.db)).await?;
-        load(&mut conn, p, codec, progress).await?;
+        let times = load(&mut conn, p, codec, progress).await?;
         conn.close().await;
-        anyhow::Ok(())
+        anyhow::Ok(LoadTimes {
+            create_database_s,
+            ..times
+        })
     };
     loading.await.map_err(|e| {
         let lost = e.chain().any(|c| {
@@ -93,7 +116,13 @@ async fn load<C: Connection>(
     p: &PgbenchPrepare,
     codec: &Codec,
     progress: &(dyn Fn(u64) + Send + Sync),
-) -> Result<()> {
+) -> Result<LoadTimes> {
+    let mut times = LoadTimes::default();
+    let mut step = Instant::now();
+    let mut lap = |into: &mut f64| {
+        *into = step.elapsed().as_secs_f64();
+        step = Instant::now();
+    };
     let fillers = p.encrypt.algorithm().map(|_| p.fillers);
     // The mark first: until it says done, run and prepare refuse these tables.
     conn.simple(&format!(
@@ -113,6 +142,7 @@ async fn load<C: Connection>(
         conn.simple(&t.create_sql(p.scale, p.fillfactor, fillers))
             .await?;
     }
+    lap(&mut times.create_tables_s);
     // Branches and tellers: (key, bid, 0, NULL filler), as pgbench inserts them.
     let branches = p.scale * BRANCHES_PER_SCALE;
     let mut rows = Vec::with_capacity(branches as usize * 8);
@@ -185,6 +215,7 @@ async fn load<C: Connection>(
     )
     .await?;
     conn.simple("COMMIT").await?;
+    lap(&mut times.generate_s);
     // pgbench's "vacuum" step, then "primary keys".
     for t in [
         Table::Branches,
@@ -194,12 +225,14 @@ async fn load<C: Connection>(
     ] {
         conn.simple(&format!("vacuum analyze {}", t.name())).await?;
     }
+    lap(&mut times.vacuum_s);
     for t in [Table::Branches, Table::Tellers, Table::Accounts] {
         if let Some(key) = t.key() {
             conn.simple(&format!("alter table {} add primary key ({key})", t.name()))
                 .await?;
         }
     }
+    lap(&mut times.primary_keys_s);
     let entries = [
         (
             "algorithm",
@@ -222,7 +255,7 @@ async fn load<C: Connection>(
         &[Param::Text(STATE_DONE.as_bytes())],
     )
     .await?;
-    Ok(())
+    Ok(times)
 }
 
 /// Appends the decimal digits of `n`.

@@ -29,7 +29,7 @@ mod load;
 pub use check::{
     PgbenchMeta, check_keys, check_not_prepared, check_prepared, drop_tables, read_meta,
 };
-pub use load::{PgbenchPrepare, prepare};
+pub use load::{LoadTimes, PgbenchPrepare, prepare};
 
 /// pgbench's `naccounts`: rows of `pgbench_accounts` per scale unit.
 pub const ACCOUNTS_PER_SCALE: u32 = 100_000;
