@@ -13,7 +13,7 @@ use clap::Parser as _;
 use serde_json::Value;
 
 use crate::at_rest::{AtRest, check_available};
-use crate::cli::{Cli, Command, PrepareArgs, ReproduceArgs, RunArgs};
+use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, ReproduceArgs, RunArgs};
 use crate::config::{RunConfig, base_dir, data_set, parse_encrypts};
 use crate::driver::{Connection, MysqlConnection, PostgresConnection};
 use crate::report::{Report, RunKey, RunResult};
@@ -401,16 +401,89 @@ async fn measure_by_commands(
     extras: &mut Extras,
     interrupted: &AtomicBool,
 ) -> Result<bool> {
+    // 001: every mode's server started once and held to the end, so the
+    // commands inside find it running and use it (the loads are timed
+    // without a server start). 004 holds none: each run restarts the server
+    // with its profile.
+    let mut held: Vec<(AtRest, Lease)> = Vec::new();
+    if plan.servers == Servers::PerCommand {
+        for step in &plan.data_sets {
+            let pa = prepare_args(plan, a, step)?;
+            let mode = pa.data.at_rest_mode();
+            if held.iter().any(|(m, _)| *m == mode) {
+                continue;
+            }
+            match super::open_lease(&pa.data).await {
+                Ok(l) => held.push((mode, l)),
+                Err(e) => {
+                    for (_, l) in held {
+                        let _ = l.finish().await;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+    }
+    let outcome = measure_steps(
+        a,
+        id,
+        published,
+        plan,
+        base,
+        out,
+        repro,
+        extras,
+        interrupted,
+        &held,
+    )
+    .await;
+    let mut stopped = Ok(());
+    for (_, l) in held {
+        let r = l.finish().await;
+        if stopped.is_ok() {
+            stopped = r;
+        }
+    }
+    let complete = outcome?;
+    stopped?;
+    Ok(complete)
+}
+
+/// The steps of [`measure_by_commands`], with the servers it holds.
+#[allow(clippy::too_many_arguments)]
+async fn measure_steps(
+    a: &ReproduceArgs,
+    id: ReportId,
+    published: &Published,
+    plan: &Plan,
+    base: &Path,
+    out: &Path,
+    repro: &mut Reproduction,
+    extras: &mut Extras,
+    interrupted: &AtomicBool,
+    held: &[(AtRest, Lease)],
+) -> Result<bool> {
+    let held_url = |pa: &PrepareArgs| {
+        held.iter()
+            .find(|(m, _)| *m == pa.data.at_rest_mode())
+            .map(|(_, l)| l.url.clone())
+    };
     let mut missing: Vec<&DataSetStep> = Vec::new();
     for step in &plan.data_sets {
         let pa = prepare_args(plan, a, step)?;
-        let lease = super::open_lease(&pa.data).await?;
-        let got = if plan.db.is_empty() {
-            verify_pgbench(&lease.url, &pa).await
-        } else {
-            verify(&lease.url, &pa).await
+        let got = match held_url(&pa) {
+            Some(url) => verify_pgbench(&url, &pa).await,
+            None => {
+                let lease = super::open_lease(&pa.data).await?;
+                let got = if plan.db.is_empty() {
+                    verify_pgbench(&lease.url, &pa).await
+                } else {
+                    verify(&lease.url, &pa).await
+                };
+                lease.finish().await?;
+                got
+            }
         };
-        lease.finish().await?;
         let what = step_name(plan, &pa);
         match got? {
             Ok(db) => println!("reusing data set {db} ({what}): verified, prepare finished"),
@@ -436,11 +509,27 @@ async fn measure_by_commands(
         }
         let pa = prepare_args(plan, a, step)?;
         // An unfinished or different data set of the same name goes first.
-        run_command(&cleanup_argv(plan, a, step)).await?;
-        let t0 = std::time::Instant::now();
-        if !run_command(&prepare_argv(plan, a, step)).await? {
-            bail!("oltp prepare of {} stopped", step_name(plan, &pa));
-        }
+        let t0 = match held_url(&pa) {
+            Some(url) => {
+                let ca = CleanupArgs {
+                    data: pa.data.clone(),
+                    encrypt: vec![step.encrypt.clone()],
+                };
+                super::cleanup::cleanup(&ca, &url).await?;
+                let t0 = std::time::Instant::now();
+                super::prepare::prepare(&pa, &url).await?;
+                super::at_rest::verify(&pa)?;
+                t0
+            }
+            None => {
+                run_command(&cleanup_argv(plan, a, step)).await?;
+                let t0 = std::time::Instant::now();
+                if !run_command(&prepare_argv(plan, a, step)).await? {
+                    bail!("oltp prepare of {} stopped", step_name(plan, &pa));
+                }
+                t0
+            }
+        };
         let secs = t0.elapsed().as_secs_f64();
         if id == ReportId::R001 && pa.scale == Some(extras.at_rest.cached) {
             extras.at_rest.loads.push((pa.data.at_rest_mode(), secs));

@@ -304,7 +304,7 @@ fn load_row(f: &Figure, figure: String, cx: &Context, m: AtRest, r: AtRest) -> R
         figure,
         f,
         format!(
-            "one timed load per mode ({}: {b:.1} s, {}: {a:.1} s, server start and mount included), no interval: ours {pct:+.1}% is shown, not judged",
+            "one timed load per mode ({}: {b:.1} s, {}: {a:.1} s), no interval: ours {pct:+.1}% is shown, not judged",
             m.name(),
             r.name()
         ),
@@ -332,7 +332,7 @@ pub fn setup_differences(cx: &Context, spec: &ScaleSpec) -> Vec<String> {
                 .map_or("not run (quick mode)".to_string(), |l| format!("{l}, about 3 GiB"))
         ),
         format!(
-            "The large load: the report loaded 29 GB; here the load is `oltp prepare`'s pgbench -i of scale {} per mode (COPY of {} accounts, then indexes and VACUUM), timed once per mode including the server's start and the mount.",
+            "The large load: the report loaded 29 GB; here the load is `oltp prepare`'s pgbench -i of scale {} per mode (COPY of {} accounts, then indexes and VACUUM), timed once per mode, on the mode's server already running on its mount.",
             cx.cached,
             u64::from(cx.cached) * 100_000
         ),
