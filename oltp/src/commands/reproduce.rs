@@ -629,7 +629,7 @@ async fn measure_steps(
 /// The command's own.
 fn run_command(
     argv: &[String],
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<bool>> + '_>> {
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<bool>> + Send + '_>> {
     Box::pin(async move {
         let cli = Cli::try_parse_from(argv)
             .map_err(|e| anyhow::anyhow!("internal: {}: {}", argv.join(" "), e.kind()))?;

@@ -175,7 +175,7 @@ pub fn setup_differences(spec: &ScaleSpec, quick: bool) -> Vec<String> {
             "{} tables x {} rows (about {} MiB on disk) on both sides, where the report's cached and IO-bound tests used different data sets (3-6 M vs 16-32 M rows per table); the IO-bound data set here still fits the OS page cache, so a buffer-pool miss is a copy from RAM, not an SSD read.",
             spec.tables,
             spec.table_size,
-            u64::from(spec.tables) * u64::from(spec.table_size) * PLAIN_BYTES_PER_ROW >> 20
+            (u64::from(spec.tables) * u64::from(spec.table_size) * PLAIN_BYTES_PER_ROW) >> 20
         ),
         format!(
             "One server, restarted with the other profile between the runs, rotated per round ({} rounds); InnoDB dumps and reloads its buffer pool at restart (MariaDB's defaults), and {} s of warm-up precede each run.",
