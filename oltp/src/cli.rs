@@ -64,8 +64,8 @@ pub enum Command {
 }
 
 /// `oltp reproduce --help`'s epilogue.
-pub const REPRODUCE_HELP: &str = "Reports: 000 (column encryption, DSC), 003 (SSL, yaSSL study); 001 and 004 are not built yet; all runs each built one in turn (DIR/ID/).
-The test-only overrides (--time, --warmup, --repeat, --threads, --tables, --table-size) shrink a run; a run with them is not the report's scale.
+pub const REPRODUCE_HELP: &str = "Reports: 000 (column encryption, DSC), 001 (encryption at rest, PostgreSQL pgbench), 003 (SSL, yaSSL study), 004 (RDS cached vs IO-bound); all runs each one in turn (DIR/ID/).
+The test-only overrides (--time, --warmup, --repeat, --threads, --tables, --table-size, --scale) shrink a run; a run with them is not the report's scale.
 Exit codes: 0 complete, 1 failed (bad input, checks, server), 3 stopped early (Ctrl-C, a failed run): the rows so far are written, marked partial.";
 
 /// `oltp reproduce`.
@@ -106,6 +106,10 @@ pub struct ReproduceArgs {
     /// Test only: rows per table (default: the report's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
     pub table_size: Option<u32>,
+    /// Test only: pgbench scale of 001's cached data set (the large one is
+    /// then left out, as in quick mode).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=21_474))]
+    pub scale: Option<u32>,
 }
 
 /// `oltp merge`.

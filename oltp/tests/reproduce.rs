@@ -1,11 +1,12 @@
 //! `oltp reproduce ID`: the contract (`--out DIR` gets report.md, report.json,
-//! report.html; report.json's fields), bad input (unknown id, a report not
-//! built yet, a missing server package, a data set that does not fit, Ctrl-C
+//! report.html; report.json's fields) for every report, bad input (unknown
+//! id, a missing server package, a data set that does not fit, Ctrl-C
 //! mid-way), re-use of a prepared data set, and report.html rendered in
 //! headless Chromium.
 //!
-//! Every run here is the `oltp` binary on its own private MariaDB (one base
-//! directory for the whole file, so one data directory is initialised once),
+//! Every run here is the `oltp` binary on its own private MariaDB (001: the
+//! private PostgreSQL of every at-rest mode; one base directory for the
+//! whole file, so each data directory is initialised once),
 //! shrunk with the test-only overrides (`--time 1 --warmup 0 --repeat 2
 //! --threads ...`). The tests that use the server take one lock, so they run
 //! one at a time. Nothing asserts a timing or an effect's size: only shapes,
@@ -25,8 +26,7 @@ use serde_json::Value;
 /// The base directory every test of this file shares (one private server).
 fn home() -> &'static Path {
     static HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
-    HOME.get_or_init(|| tempfile::tempdir().expect("tempdir"))
-        .path()
+    HOME.get_or_init(common::server_tempdir).path()
 }
 
 /// One test at a time on the shared private server.
@@ -89,19 +89,6 @@ fn an_unknown_id_lists_the_valid_ones() {
             1,
             "Error: unknown report id \"002\": give one of 000, 001, 003, 004, or all".to_string()
         )
-    );
-}
-
-#[test]
-fn report_001_says_it_is_not_built_yet() {
-    let o = oltp(&["001", "--quick"], &[]);
-    let (code, e) = one_line_error(&o);
-    assert_eq!(code, 1);
-    assert!(
-        e.starts_with(
-            "Error: report 001 (encryption at rest on PostgreSQL, pgbench) is not built yet"
-        ),
-        "{e}"
     );
 }
 
@@ -511,4 +498,236 @@ fn report_000_compares_both_backends_and_checks_the_identity() {
         4,
         "QPS and RT per workload"
     );
+}
+
+/// Rows of `rows` whose figure contains every one of `parts`.
+fn rows_with<'a>(rows: &'a [Value], parts: &[&str]) -> Vec<&'a Value> {
+    rows.iter()
+        .filter(|r| {
+            let f = r["figure"].as_str().unwrap_or("");
+            parts.iter().all(|p| f.contains(p))
+        })
+        .collect()
+}
+
+#[test]
+fn report_001_runs_every_at_rest_mode_and_says_what_cannot_run_here() {
+    let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = tempfile::tempdir().expect("tempdir");
+    let o = oltp(
+        &[
+            "001",
+            "--quick",
+            "--scale",
+            "1",
+            "--time",
+            "1",
+            "--warmup",
+            "0",
+            "--repeat",
+            "2",
+            "--out",
+            out.path().to_str().expect("utf8"),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    let j = read_json(&out.path().join("report.json"));
+    assert_eq!(
+        (
+            j["report"].as_str(),
+            j["partial"].as_bool(),
+            j["quick"].as_bool()
+        ),
+        (Some("001"), Some(false), Some(true))
+    );
+    assert!(j["machine"].is_object());
+    let rows = check_rows(&j);
+    // As root with /dev/fuse and loop devices (the at-rest tests' machine), all
+    // five modes run: two mechanisms, each against off and its control.
+    let refused = j["measurements"]["at_rest_refused"]
+        .as_object()
+        .expect("refused");
+    assert!(!refused.contains_key("gocryptfs") && !refused.contains_key("fscrypt"));
+    let luks = rows_with(rows, &["(ours: luks)"]);
+    assert_eq!(luks.len(), 4, "one per standalone figure");
+    assert!(luks.iter().all(|r| {
+        r["verdict"] == "not reproducible here"
+            && r["reason"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("the report's kind of mechanism (block-device encryption) cannot run here: --at-rest luks:")
+    }));
+    let ha: Vec<&Value> = rows
+        .iter()
+        .filter(|r| {
+            r["reason"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("HA needs a synchronous standby")
+        })
+        .collect();
+    assert_eq!(ha.len(), 4);
+    assert!(
+        ha.iter()
+            .all(|r| r["verdict"] == "not reproducible here" && r["ours"].is_null())
+    );
+    assert_eq!(rows.len(), 4 + 4 * (1 + 2 * 2));
+    // Measured: select-only and tpcb-like at the cached scale, TPS, 2 rounds each.
+    for figure in ["select-only, standalone, scale 10", "OLTP (tpcb-like)"] {
+        for pair in [
+            "gocryptfs vs off",
+            "gocryptfs vs fuse-passthrough",
+            "fscrypt vs off",
+            "fscrypt vs ext4-loop",
+        ] {
+            let r = rows_with(rows, &[figure, pair]);
+            assert_eq!(r.len(), 1, "{figure} {pair}");
+            assert!(r[0]["ours"].is_number() && r[0]["rounds"] == 2, "{}", r[0]);
+        }
+    }
+    // The large scale is full mode only; each mode's load was timed once.
+    assert!(
+        rows_with(rows, &["scale 2000", "standalone"])
+            .iter()
+            .filter(|r| !r["figure"].as_str().unwrap_or("").contains("luks"))
+            .all(
+                |r| r["reason"].as_str().unwrap_or("").starts_with("quick mode")
+                    && r["ours"].is_null()
+            )
+    );
+    let loads = rows_with(rows, &["large data load", "standalone"]);
+    assert_eq!(loads.len(), 1 + 2 * 2);
+    for r in loads
+        .iter()
+        .filter(|r| !r["figure"].as_str().unwrap_or("").contains("luks"))
+    {
+        assert!(
+            r["ours"].is_number() && r["rounds"] == 1 && r["verdict"] == "not reproducible here",
+            "{r}"
+        );
+    }
+    // Every grid interleaved the five modes, two rounds each.
+    let runs = j["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 2);
+    for g in runs {
+        assert_eq!(
+            g["report"]["runs"].as_array().map(Vec::len),
+            Some(5 * 2),
+            "{}",
+            g["name"]
+        );
+    }
+    let html = std::fs::read_to_string(out.path().join("report.html")).expect("html");
+    assert_eq!(html.matches("<figure id=\"chart-").count(), 2);
+    // Again: the five data sets verify and are reused, so no load is timed.
+    let again = tempfile::tempdir().expect("tempdir");
+    let o = oltp(
+        &[
+            "001",
+            "--quick",
+            "--scale",
+            "1",
+            "--time",
+            "1",
+            "--warmup",
+            "0",
+            "--repeat",
+            "1",
+            "--out",
+            again.path().to_str().expect("utf8"),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout)
+            .matches("reusing data set repro001s1 ")
+            .count(),
+        5,
+        "{}",
+        text(&o.stdout)
+    );
+    let j = read_json(&again.path().join("report.json"));
+    assert!(
+        rows_with(check_rows(&j), &["large data load", "gocryptfs vs off"])[0]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("reused")
+    );
+}
+
+#[test]
+fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
+    let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = tempfile::tempdir().expect("tempdir");
+    let o = oltp(
+        &[
+            "004",
+            "--quick",
+            "--threads",
+            "16",
+            "--tables",
+            "1",
+            "--table-size",
+            "1000",
+            "--time",
+            "1",
+            "--warmup",
+            "0",
+            "--repeat",
+            "2",
+            "--out",
+            out.path().to_str().expect("utf8"),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    let j = read_json(&out.path().join("report.json"));
+    assert_eq!(
+        (j["report"].as_str(), j["partial"].as_bool()),
+        (Some("004"), Some(false))
+    );
+    let rows = check_rows(&j);
+    // 5 ratios, 5 cached and 5 IO-bound QPS / TPS.
+    assert_eq!(rows.len(), 15);
+    let at16: Vec<&Value> = rows.iter().filter(|r| r["ours"].is_number()).collect();
+    // s1.small and s2.large ran 16 threads: their ratio and both sides' QPS / TPS.
+    assert_eq!(at16.len(), 2 * 3, "{at16:?}");
+    for r in &at16 {
+        assert!(
+            r["figure"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("(ours: 16 threads)"),
+            "{r}"
+        );
+    }
+    for r in rows_with(rows, &["IO-bound vs cached", "s1.small"]) {
+        assert_eq!(r["rounds"], 2, "{r}");
+        assert!(r["ci95_low"].is_number(), "{r}");
+        assert_eq!(r["published"], -94.61);
+    }
+    for r in rows.iter().filter(|r| r["ours"].is_null()) {
+        assert!(
+            r["reason"].as_str().unwrap_or("").contains("threads"),
+            "{r}"
+        );
+    }
+    // The rounds alternate the profiles on one server: 2 runs each.
+    let runs = j["runs"].as_array().expect("runs");
+    let names: Vec<&str> = runs
+        .iter()
+        .map(|g| g["name"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(names, ["cached", "io-bound"]);
+    for g in runs {
+        let rs = g["report"]["runs"].as_array().expect("runs");
+        let rounds: Vec<u64> = rs
+            .iter()
+            .map(|r| r["round"].as_u64().unwrap_or(0))
+            .collect();
+        assert_eq!(rounds, [1, 2], "{}", g["name"]);
+    }
+    assert!(j["measurements"]["io_bound_vs_cached_qps"]["16"].is_object());
 }

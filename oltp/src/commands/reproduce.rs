@@ -12,17 +12,19 @@ use anyhow::{Context, Result, bail};
 use clap::Parser as _;
 use serde_json::Value;
 
-use crate::cli::{Cli, Command, PrepareArgs, ReproduceArgs, RunArgs};
+use crate::at_rest::{AtRest, check_available};
+use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, ReproduceArgs, RunArgs};
 use crate::config::{RunConfig, base_dir, data_set, parse_encrypts};
-use crate::driver::{Connection, MysqlConnection};
+use crate::driver::{Connection, MysqlConnection, PostgresConnection};
 use crate::report::{Report, RunKey, RunResult};
-use crate::reproduce::plan::{DataSetStep, Plan, Scale, duration_text};
-use crate::reproduce::published::Published;
+use crate::reproduce::plan::{DataSetStep, Plan, Scale, Servers, duration_text};
+use crate::reproduce::published::{Published, ScaleSpec};
 use crate::reproduce::row::{GridRun, Reproduction};
 use crate::reproduce::{
-    ReportId, footprint, html, json, markdown, parse_id, r000, r003, resources,
+    ReportId, footprint, html, json, markdown, parse_id, r000, r001, r003, r004, resources,
 };
 use crate::run::{Observer, run_grid};
+use crate::schema::pgbench;
 use crate::schema::{self, Dialect};
 use crate::server::{Lease, Profile};
 
@@ -37,11 +39,6 @@ use super::output::write_atomically;
 pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
     let ids = parse_id(&a.id)?;
     let all = ids.len() > 1;
-    if let [id] = ids.as_slice()
-        && let Some(why) = id.not_built()
-    {
-        bail!("{why}");
-    }
     let out_root = a.out.clone().unwrap_or_else(|| {
         if all {
             PathBuf::from("results/reproduce")
@@ -57,6 +54,7 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
         threads: a.threads.clone(),
         tables: a.tables,
         table_size: a.table_size,
+        pgbench_scale: a.scale,
     };
     // Ctrl-C between the runs (the runs and prepare watch it themselves).
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -70,10 +68,6 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
     }
     let mut complete = true;
     for id in ids {
-        if let Some(why) = id.not_built() {
-            println!("{id}: skipped: {why}");
-            continue;
-        }
         let out = if all {
             out_root.join(id.as_str())
         } else {
@@ -87,10 +81,45 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
     Ok(complete)
 }
 
-/// What a report needs besides the grids: 003's footprints.
+/// What a report needs besides the grids: 003's footprints, 001's modes
+/// and timed loads.
 struct Extras {
     footprint: Result<footprint::Footprint, String>,
     tls_bench: Result<Value, String>,
+    at_rest: r001::Context,
+}
+
+/// 001's at-rest modes: the ones this machine provides (of
+/// [`r001::MODES`]), and the encrypting ones it refuses with why (the
+/// report's block-device kind first).
+fn at_rest_modes() -> (Vec<AtRest>, Vec<(AtRest, String)>) {
+    let mut modes = Vec::new();
+    let mut refused = Vec::new();
+    if let Err(e) = check_available(r001::BLOCK_DEVICE, true, false) {
+        refused.push((r001::BLOCK_DEVICE, e.to_string()));
+    }
+    for m in r001::MODES {
+        match check_available(m, true, false) {
+            Ok(()) => modes.push(m),
+            Err(e) if m.encrypts() => refused.push((m, e.to_string())),
+            Err(e) => println!("at-rest mode {} left out: {e}", m.name()),
+        }
+    }
+    // A mechanism without its control still runs (against off).
+    (modes, refused)
+}
+
+/// The database of a sysbench report's data set: the report's own at the
+/// full scale, `q` for quick, the size for overridden scales, so each size
+/// is prepared once and reused.
+fn sized_db(base: &str, scale: &Scale, spec: &ScaleSpec) -> String {
+    if scale.overridden() {
+        format!("{base}_{}x{}", spec.tables, spec.table_size)
+    } else if scale.quick {
+        format!("{base}q")
+    } else {
+        base.to_string()
+    }
 }
 
 /// One report, from the checks to the last write.
@@ -103,19 +132,22 @@ async fn reproduce_one(
 ) -> Result<bool> {
     let published = Published::of(id)?;
     let spec = scale.apply(published.scale(scale.quick));
+    let mut at_rest = r001::Context::default();
     let plan = match id {
         ReportId::R003 => r003::plan(&spec),
-        ReportId::R000 => {
-            let db = if scale.overridden() {
-                format!("{}_{}x{}", r000::DB, spec.tables, spec.table_size)
-            } else if scale.quick {
-                format!("{}q", r000::DB)
-            } else {
-                r000::DB.to_string()
+        ReportId::R000 => r000::plan(&published, &spec, &sized_db(r000::DB, scale, &spec)),
+        ReportId::R004 => r004::plan(&spec, &sized_db(r004::DB, scale, &spec)),
+        ReportId::R001 => {
+            let (modes, refused) = at_rest_modes();
+            at_rest = r001::Context {
+                cached: scale.pgbench_scale.unwrap_or(r001::CACHED_SCALE),
+                large: (!scale.quick && !scale.overridden()).then_some(r001::LARGE_SCALE),
+                modes,
+                refused,
+                loads: Vec::new(),
             };
-            r000::plan(&published, &spec, &db)
+            r001::plan(&spec, &at_rest.modes, at_rest.cached, at_rest.large)
         }
-        ReportId::R001 | ReportId::R004 => bail!("{}", id.not_built().unwrap_or_default()),
     };
     // Checks before anything starts: the output directory, the memory.
     std::fs::create_dir_all(out)
@@ -172,6 +204,7 @@ async fn reproduce_one(
     let mut extras = Extras {
         footprint: Err("not measured yet".into()),
         tls_bench: Err("not run yet".into()),
+        at_rest,
     };
     if id == ReportId::R003 {
         extras.footprint = footprint::measure().map_err(|e| format!("{e:#}"));
@@ -187,21 +220,37 @@ async fn reproduce_one(
             println!("tls-bench footprint: not run: {e}");
         }
     }
-    let server = Lease::open(None, &base, crate::at_rest::AtRest::Off, Profile::Default).await?;
-    let outcome = measure(
-        a,
-        id,
-        &published,
-        &plan,
-        &server,
-        &base,
-        out,
-        &mut repro,
-        &extras,
-        interrupted,
-    )
-    .await;
-    let stopped = server.finish().await;
+    let (outcome, stopped) = if plan.servers == Servers::Shared {
+        let server = Lease::open(None, &base, AtRest::Off, Profile::Default).await?;
+        let outcome = measure(
+            a,
+            id,
+            &published,
+            &plan,
+            &server,
+            &base,
+            out,
+            &mut repro,
+            &extras,
+            interrupted,
+        )
+        .await;
+        (outcome, server.finish().await)
+    } else {
+        let outcome = measure_by_commands(
+            a,
+            id,
+            &published,
+            &plan,
+            &base,
+            out,
+            &mut repro,
+            &mut extras,
+            interrupted,
+        )
+        .await;
+        (outcome, Ok(()))
+    };
     header.end();
     repro.header = header;
     match &outcome {
@@ -334,6 +383,348 @@ async fn measure(
     Ok(true)
 }
 
+/// 001 and 004: every step an `oltp prepare`/`oltp run` command of its own
+/// (each opens the servers its arguments name: an at-rest mode's private
+/// PostgreSQL, the private MariaDB with a `--profile`), the data sets
+/// verified first and loaded when they do not (001's loads timed), then the
+/// grids; after each step the reports are written (partial). False when a
+/// run stopped early or Ctrl-C came.
+#[allow(clippy::too_many_arguments)]
+async fn measure_by_commands(
+    a: &ReproduceArgs,
+    id: ReportId,
+    published: &Published,
+    plan: &Plan,
+    base: &Path,
+    out: &Path,
+    repro: &mut Reproduction,
+    extras: &mut Extras,
+    interrupted: &AtomicBool,
+) -> Result<bool> {
+    // 001: every mode's server started once and held to the end, so the
+    // commands inside find it running and use it (the loads are timed
+    // without a server start). 004 holds none: each run restarts the server
+    // with its profile.
+    let mut held: Vec<(AtRest, Lease)> = Vec::new();
+    if plan.servers == Servers::PerCommand {
+        for step in &plan.data_sets {
+            let pa = prepare_args(plan, a, step)?;
+            let mode = pa.data.at_rest_mode();
+            if held.iter().any(|(m, _)| *m == mode) {
+                continue;
+            }
+            match super::open_lease(&pa.data).await {
+                Ok(l) => held.push((mode, l)),
+                Err(e) => {
+                    for (_, l) in held {
+                        let _ = l.finish().await;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+    }
+    let outcome = measure_steps(
+        a,
+        id,
+        published,
+        plan,
+        base,
+        out,
+        repro,
+        extras,
+        interrupted,
+        &held,
+    )
+    .await;
+    let mut stopped = Ok(());
+    for (_, l) in held {
+        let r = l.finish().await;
+        if stopped.is_ok() {
+            stopped = r;
+        }
+    }
+    let complete = outcome?;
+    stopped?;
+    Ok(complete)
+}
+
+/// The steps of [`measure_by_commands`], with the servers it holds.
+#[allow(clippy::too_many_arguments)]
+async fn measure_steps(
+    a: &ReproduceArgs,
+    id: ReportId,
+    published: &Published,
+    plan: &Plan,
+    base: &Path,
+    out: &Path,
+    repro: &mut Reproduction,
+    extras: &mut Extras,
+    interrupted: &AtomicBool,
+    held: &[(AtRest, Lease)],
+) -> Result<bool> {
+    let held_url = |pa: &PrepareArgs| {
+        held.iter()
+            .find(|(m, _)| *m == pa.data.at_rest_mode())
+            .map(|(_, l)| l.url.clone())
+    };
+    let mut missing: Vec<&DataSetStep> = Vec::new();
+    for step in &plan.data_sets {
+        let pa = prepare_args(plan, a, step)?;
+        let got = match held_url(&pa) {
+            Some(url) => verify_pgbench(&url, &pa).await,
+            None => {
+                let lease = super::open_lease(&pa.data).await?;
+                let got = if plan.db.is_empty() {
+                    verify_pgbench(&lease.url, &pa).await
+                } else {
+                    verify(&lease.url, &pa).await
+                };
+                lease.finish().await?;
+                got
+            }
+        };
+        let what = step_name(plan, &pa);
+        match got? {
+            Ok(db) => println!("reusing data set {db} ({what}): verified, prepare finished"),
+            Err(why) => {
+                println!("data set {what} to prepare: {why}");
+                missing.push(step);
+            }
+        }
+    }
+    if !missing.is_empty() {
+        let free = resources::disk_free(base)?;
+        resources::check_disk(
+            plan.disk_bytes(&missing),
+            free,
+            base,
+            &format!("report {id}'s {} data sets to load", missing.len()),
+        )?;
+    }
+    for step in missing {
+        if interrupted.load(Ordering::SeqCst) {
+            repro.stopped = Some("interrupted (Ctrl-C or SIGTERM) before the runs".into());
+            return Ok(false);
+        }
+        let pa = prepare_args(plan, a, step)?;
+        // An unfinished or different data set of the same name goes first.
+        let t0 = match held_url(&pa) {
+            Some(url) => {
+                let ca = CleanupArgs {
+                    data: pa.data.clone(),
+                    encrypt: vec![step.encrypt.clone()],
+                };
+                super::cleanup::cleanup(&ca, &url).await?;
+                let t0 = std::time::Instant::now();
+                super::prepare::prepare(&pa, &url).await?;
+                super::at_rest::verify(&pa)?;
+                t0
+            }
+            None => {
+                run_command(&cleanup_argv(plan, a, step)).await?;
+                let t0 = std::time::Instant::now();
+                if !run_command(&prepare_argv(plan, a, step)).await? {
+                    bail!("oltp prepare of {} stopped", step_name(plan, &pa));
+                }
+                t0
+            }
+        };
+        let secs = t0.elapsed().as_secs_f64();
+        if id == ReportId::R001 && pa.scale == Some(extras.at_rest.cached) {
+            extras.at_rest.loads.push((pa.data.at_rest_mode(), secs));
+        }
+    }
+    let json_out = |i: usize| out.join(format!("grid-{}.json", i + 1));
+    match plan.servers {
+        Servers::PerCommandInterleaved => {
+            let n = plan.grids.len();
+            let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); n];
+            let mut heads: Vec<_> = (0..n).map(|_| Report::begin()).collect();
+            for round in 0..plan.scale.repeat {
+                for k in 0..n {
+                    let i = (k + round as usize) % n;
+                    if interrupted.load(Ordering::SeqCst) {
+                        repro.stopped = Some("interrupted (Ctrl-C or SIGTERM)".into());
+                        return Ok(false);
+                    }
+                    let grid = &plan.grids[i];
+                    let argv = command_run_argv(plan, a, &grid.args, 1, &json_out(i));
+                    println!(
+                        "round {}/{} of {}: `{}`",
+                        round + 1,
+                        plan.scale.repeat,
+                        grid.name,
+                        argv.join(" ")
+                    );
+                    let complete = run_command(&argv).await?;
+                    let file = crate::report::json::parse(&std::fs::read(json_out(i))?)
+                        .map_err(|e| anyhow::anyhow!("{} {e}", json_out(i).display()))?;
+                    runs[i].extend(file.runs.into_iter().map(|mut r| {
+                        r.round = round + 1;
+                        r
+                    }));
+                    heads[i].end();
+                    repro.runs = plan
+                        .grids
+                        .iter()
+                        .enumerate()
+                        .map(|(j, g)| GridRun {
+                            name: g.name.clone(),
+                            command: command_run_argv(
+                                plan,
+                                a,
+                                &g.args,
+                                plan.scale.repeat,
+                                &json_out(j),
+                            )
+                            .join(" "),
+                            report: Report::new(heads[j].clone(), runs[j].clone()),
+                        })
+                        .collect();
+                    fill(id, repro, published, plan, extras);
+                    write_reports(repro, out)?;
+                    if !complete {
+                        repro.stopped = Some(format!("a run of {} stopped early", grid.name));
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+        _ => {
+            for (i, grid) in plan.grids.iter().enumerate() {
+                if interrupted.load(Ordering::SeqCst) {
+                    repro.stopped = Some("interrupted (Ctrl-C or SIGTERM)".into());
+                    return Ok(false);
+                }
+                let argv = command_run_argv(plan, a, &grid.args, plan.scale.repeat, &json_out(i));
+                let command = argv.join(" ");
+                println!("running {}: `{command}`", grid.name);
+                let mut head = Report::begin();
+                let complete = run_command(&argv).await?;
+                head.end();
+                let file = crate::report::json::parse(&std::fs::read(json_out(i))?)
+                    .map_err(|e| anyhow::anyhow!("{} {e}", json_out(i).display()))?;
+                repro.runs.push(GridRun {
+                    name: grid.name.clone(),
+                    command,
+                    report: Report::new(head, file.runs),
+                });
+                fill(id, repro, published, plan, extras);
+                write_reports(repro, out)?;
+                if !complete {
+                    repro.stopped = Some(format!("a run of {} stopped early", grid.name));
+                    return Ok(false);
+                }
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// One in-process `oltp` command (`argv` from `oltp` on); false when a run
+/// stopped early.
+///
+/// # Errors
+/// The command's own.
+fn run_command(
+    argv: &[String],
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<bool>> + Send + '_>> {
+    Box::pin(async move {
+        let cli = Cli::try_parse_from(argv)
+            .map_err(|e| anyhow::anyhow!("internal: {}: {}", argv.join(" "), e.kind()))?;
+        super::execute(cli).await
+    })
+}
+
+/// The `oltp run` argv of a grid run as a command of its own, its report
+/// written to `json_out`.
+fn command_run_argv(
+    plan: &Plan,
+    a: &ReproduceArgs,
+    grid: &[String],
+    repeat: u32,
+    json_out: &Path,
+) -> Vec<String> {
+    let s = &plan.scale;
+    let mut rest: Vec<String> = grid.to_vec();
+    rest.extend([
+        "--time".into(),
+        s.time_s.to_string(),
+        "--warmup".into(),
+        s.warmup_s.to_string(),
+        "--repeat".into(),
+        repeat.to_string(),
+        "--no-progress".into(),
+        "--output".into(),
+        "markdown".into(),
+        "--json-out".into(),
+        json_out.display().to_string(),
+    ]);
+    argv("run", plan, a, &rest)
+}
+
+/// The `oltp cleanup` argv of one data set: its database (and at-rest
+/// mode), plaintext tables only.
+fn cleanup_argv(plan: &Plan, a: &ReproduceArgs, step: &DataSetStep) -> Vec<String> {
+    let mut rest = vec!["--encrypt".to_string(), step.encrypt.clone()];
+    for pair in step.args.chunks(2) {
+        if let [k, v] = pair
+            && (k == "--pgsql-db" || k == "--at-rest")
+        {
+            rest.extend([k.clone(), v.clone()]);
+        }
+    }
+    argv("cleanup", plan, a, &rest)
+}
+
+/// A data set in words: database, at-rest mode, scale.
+fn step_name(plan: &Plan, pa: &PrepareArgs) -> String {
+    if plan.db.is_empty() {
+        format!(
+            "{} at rest {} (pgbench scale {})",
+            pa.data.pgsql_db.as_deref().unwrap_or(""),
+            pa.data.at_rest_mode().name(),
+            pa.scale.unwrap_or(1)
+        )
+    } else {
+        format!(
+            "{} ({} tables x {} rows)",
+            plan.db, plan.scale.tables, plan.scale.table_size
+        )
+    }
+}
+
+/// Whether pgbench's tables of `pa` are prepared, finished, of its scale:
+/// `Ok(db)` to reuse them, `Err(why)` to (re)load them.
+async fn verify_pgbench(
+    url: &str,
+    pa: &PrepareArgs,
+) -> Result<std::result::Result<String, String>> {
+    let data = data_set(&pa.data)?;
+    let db = data.database(crate::columns::Encrypt::None);
+    let mut admin: PostgresConnection = schema::connect(url, None).await?;
+    let got = pgbench::check_prepared(
+        &mut admin,
+        url,
+        pa.workload.name(),
+        &data.db,
+        &db,
+        crate::columns::Encrypt::None,
+        pgbench::Fillers::Accounts,
+        pa.scale,
+    )
+    .await;
+    admin.close().await;
+    Ok(match got {
+        Ok((_, conn)) => {
+            conn.close().await;
+            Ok(db)
+        }
+        Err(why) => Err(format!("{why:#}")),
+    })
+}
+
 /// One line per finished run, on stderr.
 struct Progress {
     total: u64,
@@ -367,7 +758,8 @@ fn fill(id: ReportId, r: &mut Reproduction, p: &Published, plan: &Plan, extras: 
     match id {
         ReportId::R003 => r003::fill(r, p, plan, &extras.footprint, &extras.tls_bench),
         ReportId::R000 => r000::fill(r, p, plan, r.quick),
-        ReportId::R001 | ReportId::R004 => {}
+        ReportId::R001 => r001::fill(r, p, plan, &extras.at_rest),
+        ReportId::R004 => r004::fill(r, p, plan, r.quick),
     }
 }
 
@@ -410,6 +802,21 @@ fn markdown_rows(r: &Reproduction) -> String {
 /// The scale in words.
 fn scale_text(plan: &Plan, p: &Published, scale: &Scale) -> String {
     let s = &plan.scale;
+    if plan.db.is_empty() {
+        return format!(
+            "pgbench, {} connections, {} interleaved rounds of {} s runs after {} s of warm-up; {}{}",
+            r003::join(&s.threads),
+            s.repeat,
+            s.time_s,
+            s.warmup_s,
+            s.scaled_how.as_deref().unwrap_or(""),
+            if scale.overridden() {
+                "; test overrides given: not the report's scale"
+            } else {
+                ""
+            }
+        );
+    }
     format!(
         "{} tables x {} rows (report: {} x {}), threads {}, {} interleaved rounds of {} s runs after {} s of warm-up, the baseline twice per round (--control: A/A noise floor){}{}",
         s.tables,
@@ -445,9 +852,9 @@ fn argv(sub: &str, plan: &Plan, a: &ReproduceArgs, rest: &[String]) -> Vec<Strin
     v
 }
 
-/// `oltp prepare` of one data set.
-fn prepare_args(plan: &Plan, a: &ReproduceArgs, step: &DataSetStep) -> Result<PrepareArgs> {
-    let rest = [
+/// The `oltp prepare` argv of one data set.
+fn prepare_argv(plan: &Plan, a: &ReproduceArgs, step: &DataSetStep) -> Vec<String> {
+    let mut rest = vec![
         "--encrypt".to_string(),
         step.encrypt.clone(),
         "--encrypt-columns".into(),
@@ -455,7 +862,13 @@ fn prepare_args(plan: &Plan, a: &ReproduceArgs, step: &DataSetStep) -> Result<Pr
         "--threads".into(),
         "2".into(),
     ];
-    match parse(&argv("prepare", plan, a, &rest))? {
+    rest.extend(step.args.iter().cloned());
+    argv("prepare", plan, a, &rest)
+}
+
+/// `oltp prepare` of one data set.
+fn prepare_args(plan: &Plan, a: &ReproduceArgs, step: &DataSetStep) -> Result<PrepareArgs> {
+    match parse(&prepare_argv(plan, a, step))? {
         Command::Prepare(p) => Ok(p),
         _ => bail!("internal: not a prepare command"),
     }

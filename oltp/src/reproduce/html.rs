@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use encbench_common::header::rfc3339;
 
-use super::markdown::{ours_cell, published_cell};
+use super::markdown::cells;
 use super::row::Reproduction;
 
 /// `s` escaped for HTML text and attribute values.
@@ -77,16 +77,14 @@ pub fn to_html(r: &Reproduction) -> String {
         "<table id=\"rows\"><thead><tr><th>figure</th><th>line</th><th>published</th><th>ours (95% CI)</th><th>verdict</th><th>reason</th></tr></thead><tbody>"
     );
     for row in &r.rows {
+        let tds: String = cells(row)
+            .iter()
+            .map(|c| format!("<td>{}</td>", escape(c)))
+            .collect();
         let _ = writeln!(
             o,
-            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr class=\"{}\">{tds}</tr>",
             row.verdict.as_str().replace(' ', "-"),
-            escape(&row.figure),
-            row.source_line,
-            escape(&published_cell(row)),
-            escape(&ours_cell(row)),
-            escape(row.verdict.as_str()),
-            escape(&row.reason)
         );
     }
     let _ = writeln!(o, "</tbody></table>");

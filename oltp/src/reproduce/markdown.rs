@@ -10,7 +10,8 @@ use super::row::{Reproduction, Row};
 
 /// A row's `ours (95% CI)` cell: `+19.0% (+15.2% to +22.4%; 93.75%)` for a
 /// comparison (the interval's exact coverage after the `;`), `3.3%` for a
-/// deterministic figure, `-` for none.
+/// deterministic figure (`+20.0%` for a change without interval, `20.00
+/// queries per transaction` in another unit), `-` for none.
 pub fn ours_cell(r: &Row) -> String {
     match (r.ours, r.ci95_low, r.ci95_high, r.confidence_pct) {
         (Some(m), Some(lo), Some(hi), Some(c)) => format!(
@@ -18,9 +19,25 @@ pub fn ours_cell(r: &Row) -> String {
             encbench_common::compare::confidence_text(c),
             r.rounds
         ),
-        (Some(m), ..) => format!("{m:.1}%"),
+        (Some(m), ..) if r.published_unit.starts_with("% change") => format!("{m:+.1}%"),
+        (Some(m), ..) if r.published_unit.starts_with('%') => format!("{m:.1}%"),
+        (Some(m), ..) => format!("{m:.2} {}", r.published_unit),
         _ => "-".to_string(),
     }
+}
+
+/// A row's cells in the table's order (figure, line, published, ours (95%
+/// CI), verdict, reason), unescaped: each exporter escapes them for its
+/// format.
+pub fn cells(r: &Row) -> [String; 6] {
+    [
+        r.figure.clone(),
+        r.source_line.to_string(),
+        published_cell(r),
+        ours_cell(r),
+        r.verdict.as_str().to_string(),
+        r.reason.clone(),
+    ]
 }
 
 /// A published figure as printed: `+16.9%`, `5.0%`.
@@ -70,16 +87,8 @@ pub fn to_markdown(r: &Reproduction) -> String {
     );
     let _ = writeln!(out, "|---|---:|---:|---|---|---|");
     for row in &r.rows {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} |",
-            cell(&row.figure),
-            row.source_line,
-            published_cell(row),
-            ours_cell(row),
-            row.verdict.as_str(),
-            cell(&row.reason)
-        );
+        let cs = cells(row).map(|c| cell(&c));
+        let _ = writeln!(out, "| {} |", cs.join(" | "));
     }
     if let Some(curve) = r.measurements.get("figure2").and_then(|v| v.as_array()) {
         let _ = writeln!(

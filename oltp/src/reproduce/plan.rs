@@ -25,6 +25,8 @@ pub struct Scale {
     pub tables: Option<u32>,
     /// `--table-size N`.
     pub table_size: Option<u32>,
+    /// `--scale N` (001's pgbench scale).
+    pub pgbench_scale: Option<u32>,
 }
 
 impl Scale {
@@ -49,12 +51,13 @@ impl Scale {
             || self.threads.is_some()
             || self.tables.is_some()
             || self.table_size.is_some()
+            || self.pgbench_scale.is_some()
     }
 }
 
 /// One data set to prepare (or reuse): `oltp prepare` arguments after the
 /// common data arguments.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DataSetStep {
     /// `--encrypt` of the prepare (`none`, or one backend of the algorithm).
     pub encrypt: String,
@@ -65,6 +68,12 @@ pub struct DataSetStep {
     /// 3.7 GiB with `c` and `pad` sealed, oltp/README.md; `k` too adds its
     /// envelope and index).
     pub bytes_per_row: u64,
+    /// More `oltp prepare` arguments (001: `--pgsql-db`, `--workload`,
+    /// `--scale`, one `--at-rest` mode); empty for 000 and 003.
+    pub args: Vec<String>,
+    /// Rows of this data set when they are not the plan's tables x rows
+    /// (pgbench: 100,000 accounts per scale unit).
+    pub rows: Option<u64>,
 }
 
 /// Plaintext bytes per row on disk (3.2 GiB / 6.25 M rows, rounded up).
@@ -74,7 +83,7 @@ pub const PLAIN_BYTES_PER_ROW: u64 = 560;
 pub const SEALED_BYTES_PER_ROW: u64 = 720;
 
 /// One `oltp run` grid.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Grid {
     /// What it measures, e.g. `oltp_read_only`.
     pub name: String,
@@ -101,6 +110,25 @@ pub struct Plan {
     pub data_sets: Vec<DataSetStep>,
     /// Grids, in order.
     pub grids: Vec<Grid>,
+    /// Where the grids run; [`Servers::Shared`] for 000 and 003.
+    pub servers: Servers,
+}
+
+/// Which servers a plan's data sets and grids use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Servers {
+    /// The private MariaDB, opened once with the default settings; the grids
+    /// run in-process against it (000, 003).
+    #[default]
+    Shared,
+    /// Each step is an `oltp prepare`/`oltp run` command that opens the
+    /// servers its arguments name (001: the private PostgreSQL of every
+    /// `--at-rest` mode, interleaved by `oltp run` itself).
+    PerCommand,
+    /// As `PerCommand`, and the grids are rounds of one comparison: round r
+    /// runs every grid once (`--repeat 1`), the grids rotated by r (004: the
+    /// private MariaDB restarted with `--profile cached`, then `io-bound`).
+    PerCommandInterleaved,
 }
 
 /// Seconds to open one connection and prepare one statement on it, for the
@@ -112,8 +140,13 @@ const SECS_PER_PREPARED_STATEMENT: f64 = 80e-6;
 const ROWS_PER_SEC: f64 = 85_000.0;
 
 impl Plan {
-    /// `oltp prepare`/`run` data arguments: database, tables, rows.
+    /// `oltp prepare`/`run` data arguments: database, tables, rows; for a
+    /// pgbench plan (`db` empty) only `--db-driver pgsql`, each step naming
+    /// its own database and scale.
     pub fn data_args(&self) -> Vec<String> {
+        if self.db.is_empty() {
+            return vec!["--db-driver".into(), "pgsql".into()];
+        }
         vec![
             "--mysql-db".into(),
             self.db.clone(),
@@ -139,9 +172,17 @@ impl Plan {
         u64::from(self.scale.tables) * u64::from(self.scale.table_size)
     }
 
+    /// Rows of the data set `step`.
+    pub fn rows_of(&self, step: &DataSetStep) -> u64 {
+        step.rows.unwrap_or_else(|| self.rows())
+    }
+
     /// Bytes on disk the data sets `steps` need (estimated).
     pub fn disk_bytes(&self, steps: &[&DataSetStep]) -> u64 {
-        steps.iter().map(|s| s.bytes_per_row * self.rows()).sum()
+        steps
+            .iter()
+            .map(|s| s.bytes_per_row * self.rows_of(s))
+            .sum()
     }
 
     /// Seconds the whole plan takes, estimated: every run's warm-up and
@@ -168,7 +209,11 @@ impl Plan {
                     .sum::<f64>()
             })
             .sum();
-        let load = self.data_sets.len() as f64 * self.rows() as f64 / ROWS_PER_SEC;
+        let load: f64 = self
+            .data_sets
+            .iter()
+            .map(|d| self.rows_of(d) as f64 / ROWS_PER_SEC)
+            .sum();
         runs + load
     }
 }
@@ -232,6 +277,7 @@ mod tests {
                 encrypt: "none".into(),
                 encrypt_columns: "c,pad".into(),
                 bytes_per_row: PLAIN_BYTES_PER_ROW,
+                ..DataSetStep::default()
             }],
             grids: vec![Grid {
                 name: "g".into(),
@@ -240,6 +286,7 @@ mod tests {
                 runs_per_round: 3,
                 statements_per_table: 1,
             }],
+            servers: Servers::Shared,
         };
         assert_eq!(plan.runs(), 30);
         // 30 runs x (3 s + 0.3 s + threads x 80 us of statements), and 1 s of loading.

@@ -104,7 +104,15 @@ pub struct Figure {
     /// The report's ciphertext figure (000).
     #[serde(default)]
     pub ciphertext: Option<f64>,
-    /// The unit of `plaintext` and `ciphertext` (`QPS`, `ms`).
+    /// The report's two figures an effect or ratio is derived from (004:
+    /// cached and IO-bound QPS of one instance, or a QPS and its TPS).
+    #[serde(default)]
+    pub baseline: Option<f64>,
+    /// See `baseline`.
+    #[serde(default)]
+    pub variant: Option<f64>,
+    /// The unit of `plaintext` and `ciphertext` (`QPS`, `ms`), or of
+    /// `baseline` and `variant`.
     #[serde(default)]
     pub value_unit: Option<String>,
     /// Queries per transaction of the workload (16 read-only, 20 read/write).
@@ -213,6 +221,48 @@ mod tests {
                     f.figure
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_004_figures_are_the_tables_ratios() {
+        let p = Published::of(ReportId::R004).expect("004");
+        assert_eq!(p.figures.len(), 15);
+        for f in &p.figures {
+            let (a, b) = (f.baseline.expect("baseline"), f.variant.expect("variant"));
+            let derived = if f.metric.as_deref() == Some("qps") {
+                (b / a - 1.0) * 100.0
+            } else {
+                a / b
+            };
+            assert!(
+                (derived - f.published).abs() < 0.006,
+                "{}: {derived} vs {}",
+                f.figure,
+                f.published
+            );
+        }
+    }
+
+    #[test]
+    fn the_001_figures_sit_on_the_seeds_table_rows() {
+        let p = Published::of(ReportId::R001).expect("001");
+        for f in &p.figures {
+            assert!(f.id.is_some(), "{}", f.figure);
+        }
+        // The seed lives beside the repository (shared/seeds/), not in it.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/seeds/001_e288236a24604729.txt"
+        );
+        let Ok(seed) = std::fs::read_to_string(path) else {
+            eprintln!("{path} not found: line check skipped");
+            return;
+        };
+        let lines: Vec<&str> = seed.lines().collect();
+        for f in &p.figures {
+            let line = lines[f.source_line as usize - 1];
+            assert!(line.starts_with('|'), "{}: {line}", f.figure);
         }
     }
 

@@ -29,6 +29,7 @@ pub fn plan(p: &Published, scale: &ScaleSpec, db: &str) -> Plan {
         encrypt: "none".into(),
         encrypt_columns: "c,pad".into(),
         bytes_per_row: PLAIN_BYTES_PER_ROW,
+        ..DataSetStep::default()
     }];
     // One database per algorithm: every backend of it reads the same tables.
     let mut algorithms: Vec<String> = Vec::new();
@@ -39,6 +40,7 @@ pub fn plan(p: &Published, scale: &ScaleSpec, db: &str) -> Plan {
                 encrypt: b.clone(),
                 encrypt_columns: "all".into(),
                 bytes_per_row: SEALED_BYTES_PER_ROW,
+                ..DataSetStep::default()
             });
         }
     }
@@ -68,6 +70,7 @@ pub fn plan(p: &Published, scale: &ScaleSpec, db: &str) -> Plan {
         db: db.to_string(),
         data_sets,
         grids,
+        servers: super::plan::Servers::Shared,
     }
 }
 

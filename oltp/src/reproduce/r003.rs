@@ -31,6 +31,7 @@ pub fn plan(scale: &ScaleSpec) -> Plan {
             encrypt: "none".into(),
             encrypt_columns: "c,pad".into(),
             bytes_per_row: PLAIN_BYTES_PER_ROW,
+            ..DataSetStep::default()
         }],
         grids: vec![Grid {
             name: "figure 2: oltp_point_select, plain vs TLS".into(),
@@ -50,6 +51,7 @@ pub fn plan(scale: &ScaleSpec) -> Plan {
             runs_per_round: 3,
             statements_per_table: 1,
         }],
+        servers: super::plan::Servers::Shared,
     }
 }
 

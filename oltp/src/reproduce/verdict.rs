@@ -75,7 +75,8 @@ pub fn judge(
             "no figure of ours to compare".to_string(),
         );
     };
-    if e.lo <= 0.0 && 0.0 <= e.hi && e.lo < e.hi && published.abs() > tolerance {
+    let inside = e.lo <= published && published <= e.hi && e.lo < e.hi;
+    if inside && e.lo <= 0.0 && 0.0 <= e.hi && published.abs() > tolerance {
         return (
             Verdict::NotReproducibleHere,
             format!(
@@ -84,7 +85,7 @@ pub fn judge(
             ),
         );
     }
-    if e.lo <= published && published <= e.hi && e.lo < e.hi {
+    if inside {
         return (
             Verdict::Reproduced,
             format!(
@@ -184,6 +185,9 @@ mod tests {
         let (v, why) = judge(16.9, effect(3.4, -26.7, 33.5), 5.0, "x");
         assert_eq!(v, Verdict::NotReproducibleHere);
         assert!(why.contains("too noisy"), "{why}");
+        // An interval around 0 that excludes the published effect tells them apart.
+        let (v, why) = judge(-94.6, effect(9.7, -9.4, 20.5), 5.0, "the page cache");
+        assert_eq!(v, Verdict::Differs, "{why}");
         // A negligible published effect inside it is reproduced.
         assert_eq!(
             judge(0.3, effect(1.0, -2.0, 3.0), 3.0, "x").0,

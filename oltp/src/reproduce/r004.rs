@@ -1,0 +1,295 @@
+//! Report 004, ApsaraDB RDS cached vs disk I/O-bound: sysbench
+//! oltp_read_write at the report's thread counts (16, 32, 64) on the private
+//! MariaDB with the report's durability (`sync_binlog=1`,
+//! `innodb_flush_log_at_trx_commit=1`), `--profile cached` (4 GiB buffer
+//! pool, larger than the data) vs `--profile io-bound` (128 MiB, several
+//! times smaller than the data), in interleaved rounds (the server restarted
+//! with the other profile between them, on the same data). The effect
+//! compared is the ratio IO-bound / cached QPS per thread count (as a %
+//! change over paired rounds), never QPS across hardware; and QPS / TPS = 20,
+//! oltp_read_write's queries per transaction, on both sides.
+
+use encbench_common::compare::{Comparison, compare};
+
+use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, Servers};
+use super::published::{Figure, Published, ScaleSpec};
+use super::r003::join;
+use super::row::{GridRun, Row};
+use super::verdict::{Effect, judge};
+
+/// The plaintext database of report 004 (overridden and quick scales get
+/// their own, as 000's).
+pub const DB: &str = "repro004";
+
+/// The grid of the cache-resident profile.
+pub const CACHED: &str = "cached";
+
+/// The grid of the IO-bound profile.
+pub const IO_BOUND: &str = "io-bound";
+
+/// The runs of report 004 at `scale` on the database `db`.
+pub fn plan(scale: &ScaleSpec, db: &str) -> Plan {
+    let grid = |profile: &str| Grid {
+        name: profile.to_string(),
+        args: vec![
+            "--workload".into(),
+            "oltp_read_write".into(),
+            "--threads".into(),
+            join(&scale.threads),
+            "--encrypt".into(),
+            "none".into(),
+            "--profile".into(),
+            profile.into(),
+        ],
+        threads: scale.threads.clone(),
+        runs_per_round: 1,
+        // point, simple, sum, order, distinct, index and non-index update, delete, insert.
+        statements_per_table: 9,
+    };
+    Plan {
+        scale: scale.clone(),
+        db: db.to_string(),
+        data_sets: vec![DataSetStep {
+            encrypt: "none".into(),
+            encrypt_columns: "c,pad".into(),
+            bytes_per_row: PLAIN_BYTES_PER_ROW,
+            ..DataSetStep::default()
+        }],
+        grids: vec![grid(CACHED), grid(IO_BOUND)],
+        servers: Servers::PerCommandInterleaved,
+    }
+}
+
+/// QPS of complete, non-control runs of `grid` at `threads`, by round.
+fn qps_by_round(grid: &GridRun, threads: u32) -> Vec<(u32, f64)> {
+    grid.report
+        .runs
+        .iter()
+        .filter(|r| r.complete && !r.control && r.settings.threads == threads)
+        .map(|r| (r.round, r.qps))
+        .collect()
+}
+
+/// IO-bound vs cached QPS at `threads` over the rounds both ran: oltp's
+/// comparison (median of the paired ratios, sign-test interval).
+pub fn ratio(grids: &[GridRun], threads: u32) -> Option<Comparison> {
+    let cached = grids.iter().find(|g| g.name == CACHED)?;
+    let io = grids.iter().find(|g| g.name == IO_BOUND)?;
+    let c = qps_by_round(cached, threads);
+    let pairs: Vec<(f64, f64)> = qps_by_round(io, threads)
+        .into_iter()
+        .filter_map(|(round, q)| c.iter().find(|(r, _)| *r == round).map(|(_, a)| (*a, q)))
+        .collect();
+    compare("qps", CACHED, IO_BOUND, &pairs, None)
+}
+
+/// Our QPS / TPS of `grid` at `threads` (medians of the rounds) and the
+/// rounds behind it.
+fn queries_per_transaction(grid: &GridRun, threads: u32) -> Option<(f64, usize)> {
+    let s = grid
+        .report
+        .summary
+        .iter()
+        .find(|s| s.threads == threads && s.mode == "none")?;
+    (s.tps.median > 0.0).then(|| (s.qps.median / s.tps.median, s.runs))
+}
+
+/// The rows: the ratio per instance at its IO-bound thread count, QPS / TPS
+/// per instance on both sides, from the grids run so far.
+pub fn rows(p: &Published, grids: &[GridRun], threads: &[u32]) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for f in &p.figures {
+        let Some(t) = f.threads else { continue };
+        let id = f.id.as_deref().unwrap_or("");
+        let row = if id.starts_with("ratio_") {
+            let c = ratio(grids, t);
+            let mut row = Row::from_comparison(
+                format!("{} (ours: {t} threads)", f.figure),
+                f,
+                c.as_ref(),
+                f.tolerance(p),
+                f.differs_reason(p),
+            );
+            if !threads.contains(&t) {
+                row.reason = format!("{t} threads are not in this run's --threads");
+            }
+            row
+        } else {
+            let side = if id == "qpt_cached" { CACHED } else { IO_BOUND };
+            qpt_row(p, f, grids.iter().find(|g| g.name == side), t)
+        };
+        rows.push(row);
+    }
+    rows
+}
+
+/// A QPS / TPS row: a deterministic property of the workload, judged with
+/// the figure's tolerance (queries per transaction).
+fn qpt_row(p: &Published, f: &Figure, grid: Option<&GridRun>, t: u32) -> Row {
+    let got = grid.and_then(|g| queries_per_transaction(g, t));
+    let (verdict, reason) = match got {
+        Some((q, _)) => {
+            let e = Effect {
+                median: q,
+                lo: q,
+                hi: q,
+            };
+            let (v, why) = judge(
+                f.published,
+                Some(e),
+                f.tolerance(p),
+                "transactions retried or rolled back change the queries counted per transaction",
+            );
+            (v, why.replace('%', ""))
+        }
+        None => (
+            super::Verdict::NotReproducibleHere,
+            match grid {
+                None => "the run did not happen (stopped early)".to_string(),
+                Some(_) => format!("{t} threads did not run (see --threads, or the run stopped)"),
+            },
+        ),
+    };
+    Row {
+        figure: format!("{} (ours: {t} threads)", f.figure),
+        published: f.published,
+        published_unit: f.published_unit.clone(),
+        source_line: f.source_line,
+        ours: got.map(|(q, _)| q),
+        ci95_low: None,
+        ci95_high: None,
+        confidence_pct: None,
+        rounds: got.map_or(0, |(_, n)| n),
+        verdict,
+        reason,
+        comparison_verdict: None,
+    }
+}
+
+/// Where our setup differs from the report's, plainly.
+pub fn setup_differences(spec: &ScaleSpec, quick: bool) -> Vec<String> {
+    vec![
+        "The report ran RDS MySQL 5.7 High-availability Edition (a semi-synchronous replica, rpl_semi_sync_master_enabled=ON) on Premium Local SSDs, 1-16 cores, 20-minute runs; here MariaDB 10.11 without a replica, client and server on 2 cores shared with other jobs, over loopback TCP. Only the ratio IO-bound / cached is compared, never QPS.".to_string(),
+        "The same durability as the report: binary log with sync_binlog=1, innodb_flush_log_at_trx_commit=1 in both profiles (oltp --profile); the profiles differ in the buffer pool only: 4 GiB (cached) vs 128 MiB (io-bound).".to_string(),
+        format!(
+            "{} tables x {} rows (about {} MiB on disk) on both sides, where the report's cached and IO-bound tests used different data sets (3-6 M vs 16-32 M rows per table); the IO-bound data set here still fits the OS page cache, so a buffer-pool miss is a copy from RAM, not an SSD read.",
+            spec.tables,
+            spec.table_size,
+            (u64::from(spec.tables) * u64::from(spec.table_size) * PLAIN_BYTES_PER_ROW) >> 20
+        ),
+        format!(
+            "One server, restarted with the other profile between the runs, rotated per round ({} rounds); InnoDB dumps and reloads its buffer pool at restart (MariaDB's defaults), and {} s of warm-up precede each run.",
+            spec.repeat, spec.warmup_s
+        ),
+        "rds.mysql.c2.xlarge ran 64 threads cached and 32 IO-bound: its ratio is compared at 32 threads here, where both profiles run.".to_string(),
+        if quick {
+            "Quick mode: a data set a few times the io-bound pool, short runs.".to_string()
+        } else {
+            "Full mode: 60 s runs, 6 rounds.".to_string()
+        },
+    ]
+}
+
+/// Fills `r` from the grids run so far.
+pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, quick: bool) {
+    r.rows = rows(p, &r.runs, &plan.scale.threads);
+    r.setup_differences = setup_differences(&plan.scale, quick);
+    let ratios: serde_json::Map<String, serde_json::Value> = plan
+        .scale
+        .threads
+        .iter()
+        .filter_map(|&t| {
+            let c = ratio(&r.runs, t)?;
+            Some((t.to_string(), serde_json::to_value(c).ok()?))
+        })
+        .collect();
+    r.measurements
+        .insert("io_bound_vs_cached_qps".into(), ratios.into());
+    r.charts.clear();
+    let series = super::svg::Series {
+        label: "ours: IO-bound vs cached QPS (interval)".into(),
+        points: plan
+            .scale
+            .threads
+            .iter()
+            .filter_map(|&t| {
+                let c = ratio(&r.runs, t)?;
+                Some(super::svg::Point {
+                    threads: t,
+                    median: c.median_change_pct,
+                    lo: c.ci95_low_pct?,
+                    hi: c.ci95_high_pct?,
+                })
+            })
+            .collect(),
+    };
+    let published: Vec<(String, u32, f64)> = p
+        .figures
+        .iter()
+        .filter(|f| f.id.as_deref().is_some_and(|i| i.starts_with("ratio_")))
+        .map(|f| {
+            (
+                format!(
+                    "published: {}",
+                    f.id.as_deref().unwrap_or("").trim_start_matches("ratio_")
+                ),
+                f.threads.unwrap_or(0),
+                f.published,
+            )
+        })
+        .collect();
+    if !series.points.is_empty()
+        && let Ok(svg) = super::svg::effect_chart(
+            "IO-bound vs cached QPS, oltp_read_write",
+            "QPS change, %",
+            &[series],
+            &published,
+        )
+    {
+        r.charts.push(super::row::Chart {
+            title: "IO-bound vs cached QPS against threads: ours (median of paired rounds, interval as a bar) and the report's per instance (crosses)".into(),
+            svg,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_runs_both_profiles_interleaved() {
+        let spec = ScaleSpec {
+            tables: 4,
+            table_size: 250_000,
+            threads: vec![16, 32, 64],
+            time_s: 5,
+            warmup_s: 3,
+            repeat: 5,
+            scaled_how: None,
+        };
+        let p = plan(&spec, "repro004q");
+        assert_eq!(p.servers, Servers::PerCommandInterleaved);
+        assert_eq!(p.grids.len(), 2);
+        assert!(p.grids[1].args.join(" ").ends_with("--profile io-bound"));
+        assert_eq!(p.runs(), 2 * 3 * 5);
+        // 4.4x the 128 MiB pool.
+        assert!(p.disk_bytes(&[&p.data_sets[0]]) > 4 * (128 << 20));
+    }
+
+    #[test]
+    fn no_runs_give_rows_that_say_so() {
+        let p = Published::of(super::super::ReportId::R004).expect("004");
+        let rows = rows(&p, &[], &[16, 32]);
+        assert_eq!(rows.len(), 15);
+        assert!(
+            rows.iter()
+                .all(|r| r.verdict == super::super::Verdict::NotReproducibleHere)
+        );
+        let c2 = rows
+            .iter()
+            .find(|r| r.figure.contains("c2.xlarge") && r.figure.starts_with("cached"))
+            .expect("c2 cached");
+        assert_eq!(c2.reason, "the run did not happen (stopped early)");
+    }
+}
