@@ -4,7 +4,7 @@ use anyhow::{Result, bail};
 use clap::ValueEnum as _;
 
 use crate::cli::{CleanupArgs, Cli, Command, DataArgs, DbDriver, PrepareArgs, RunArgs};
-use crate::config::{RunConfig, check_driver_flags, data_set, parse_encrypts};
+use crate::config::{RunConfig, check_driver_flags, data_set, parse_encrypts, resolve_password};
 use crate::server::postgres::PgServer;
 use crate::server::{Lease, Profile, private_server_of};
 use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
@@ -28,17 +28,26 @@ pub use output::write_atomically;
 ///
 /// # Errors
 /// Anything that prevents the command from doing its job; messages name the fix.
-pub async fn execute(cli: Cli) -> Result<bool> {
-    let data = match &cli.command {
-        Command::Prepare(a) => &a.data,
-        Command::Run(a) => &a.data,
-        Command::Cleanup(a) => &a.data,
+pub async fn execute(mut cli: Cli) -> Result<bool> {
+    let data = match &mut cli.command {
+        Command::Prepare(a) => &mut a.data,
+        Command::Run(a) => &mut a.data,
+        Command::Cleanup(a) => &mut a.data,
         Command::Server(a) => return server::server(a).await.map(|()| true),
         Command::Merge(a) => return merge::merge(a),
         Command::Reproduce(a) => return reproduce::reproduce(a).await,
     };
     // Validate everything before starting anything.
     check_driver_flags(data)?;
+    // The password of --password-file or the environment into the URL: every
+    // later step reads the URL alone.
+    resolve_password(data)?;
+    let data = match &cli.command {
+        Command::Prepare(a) => &a.data,
+        Command::Run(a) => &a.data,
+        Command::Cleanup(a) => &a.data,
+        Command::Server(_) | Command::Merge(_) | Command::Reproduce(_) => unreachable!(),
+    };
     data_set(data)?;
     if data.url().is_some() && data.profile != Profile::Default {
         bail!(
@@ -122,7 +131,7 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                         return Err(e);
                     }
                 };
-                cfg.url = server.url.clone();
+                cfg.url = server.url.clone().into();
                 if a.server_pid.is_none() {
                     cfg.server_cpu = private_server_cpu(&server, &ma.data);
                 }
