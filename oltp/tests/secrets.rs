@@ -70,9 +70,17 @@ fn a_password_only_in_a_file_or_only_in_the_environment_connects_and_stays_out_o
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn oltp run");
-    // spawn returns after the exec: /proc/PID/cmdline is oltp's own.
-    let cmdline = std::fs::read(format!("/proc/{}/cmdline", child.id())).expect("cmdline");
-    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    // spawn returns once the exec has begun; the kernel fills /proc/PID/cmdline a
+    // moment later (it reads empty until then): wait for it, up to 60 s.
+    let path = format!("/proc/{}/cmdline", child.id());
+    let t0 = std::time::Instant::now();
+    let cmdline = loop {
+        let bytes = std::fs::read(&path).expect("cmdline");
+        if !bytes.is_empty() || t0.elapsed() > std::time::Duration::from_secs(60) {
+            break String::from_utf8_lossy(&bytes).replace('\0', " ");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
     assert!(cmdline.contains("--password-file"), "{cmdline}");
     assert!(!cmdline.contains(&password), "the password is in /proc/PID/cmdline");
     let out = child.wait_with_output().expect("wait for oltp run");
