@@ -121,7 +121,9 @@ impl Secret {
 pub fn read_password_file(path: &Path) -> Result<Zeroizing<String>, String> {
     let shown = path.display();
     let read_error = |e: std::io::Error| {
-        format!("cannot read --password-file {shown}: {e}; give a readable file holding the password on one line")
+        format!(
+            "cannot read --password-file {shown}: {e}; give a readable file holding the password on one line"
+        )
     };
     let file = std::fs::File::open(path).map_err(read_error)?;
     let mut bytes = Zeroizing::new(Vec::new());
@@ -222,11 +224,7 @@ pub fn with_password(url: &str, password: &str, flag: &str) -> Result<String, St
     Ok(match userinfo(url) {
         Some((s, info)) => {
             let user = info.split_once(':').map_or(info, |(u, _)| u);
-            format!(
-                "{}{user}:{encoded}{}",
-                &url[..s],
-                &url[s + info.len()..]
-            )
+            format!("{}{user}:{encoded}{}", &url[..s], &url[s + info.len()..])
         }
         None => format!("{}:{encoded}@{}", &url[..start], &url[start..]),
     })
@@ -382,16 +380,26 @@ mod tests {
         let e = both
             .resolve(Some("mysql://u:own@h"), "--mysql-url")
             .unwrap_err();
-        assert!(e.contains("give one or the other") && !e.contains("own@"), "{e}");
+        assert!(
+            e.contains("give one or the other") && !e.contains("own@"),
+            "{e}"
+        );
         let e = both.resolve(None, "--mysql-url").unwrap_err();
         assert!(e.contains("give --mysql-url too"), "{e}");
         assert_eq!(env.resolve(None, "--mysql-url"), Ok(None));
         let debug = format!("{both:?}");
-        for url in ["mysql://u:canary-Pw-7f3a9c@h", "postgres://u:canary@Pw-7f3a9c@h", "h password=canary-Pw-7f3a9c"] {
+        for url in [
+            "mysql://u:canary-Pw-7f3a9c@h",
+            "postgres://u:canary@Pw-7f3a9c@h",
+            "h password=canary-Pw-7f3a9c",
+        ] {
             let d = format!("{:?}", ServerUrl::from(url));
             assert!(!d.contains("canary") && !d.contains("7f3a9c"), "{d}");
         }
-        assert!(!debug.contains("from-env") && debug.contains("MYSQL_PWD"), "{debug}");
+        assert!(
+            !debug.contains("from-env") && debug.contains("MYSQL_PWD"),
+            "{debug}"
+        );
     }
 
     #[test]
@@ -399,7 +407,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let ok = |text: &str, mode: u32| read_password_file(&file(dir.path(), text, mode));
         assert_eq!(ok(&format!("{CANARY}\n"), 0o600).unwrap().as_str(), CANARY);
-        assert_eq!(ok(&format!("{CANARY}\r\n"), 0o400).unwrap().as_str(), CANARY);
+        assert_eq!(
+            ok(&format!("{CANARY}\r\n"), 0o400).unwrap().as_str(),
+            CANARY
+        );
         assert_eq!(ok(" sp ace ", 0o600).unwrap().as_str(), " sp ace ");
         for (text, want) in [
             ("", "does not hold a password"),

@@ -82,7 +82,10 @@ fn a_password_only_in_a_file_or_only_in_the_environment_connects_and_stays_out_o
         std::thread::sleep(std::time::Duration::from_millis(5));
     };
     assert!(cmdline.contains("--password-file"), "{cmdline}");
-    assert!(!cmdline.contains(&password), "the password is in /proc/PID/cmdline");
+    assert!(
+        !cmdline.contains(&password),
+        "the password is in /proc/PID/cmdline"
+    );
     let out = child.wait_with_output().expect("wait for oltp run");
     assert_ok_and_clean("run with --password-file", &out, &password);
 
@@ -99,7 +102,10 @@ fn a_password_only_in_a_file_or_only_in_the_environment_connects_and_stays_out_o
         .env_remove("MYSQL_PWD")
         .output()
         .expect("run oltp");
-    assert!(!out.status.success(), "a run without any password connected");
+    assert!(
+        !out.status.success(),
+        "a run without any password connected"
+    );
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("Access denied"),
         "{}",
@@ -145,7 +151,10 @@ fn pgsql_connects_with_the_private_servers_password_file_or_pgpassword() {
         .env_remove("PGPASSWORD")
         .output()
         .expect("run oltp");
-    assert!(!out.status.success(), "a pgsql run without any password connected");
+    assert!(
+        !out.status.success(),
+        "a pgsql run without any password connected"
+    );
     let out = oltp_command(&home, &with("cleanup", &["--password-file", &file]))
         .output()
         .expect("run oltp");
@@ -164,22 +173,49 @@ fn refusals_name_the_fix_in_one_line_and_never_the_password() {
     let pg_at = format!("postgres://u:p@{CANARY}@127.0.0.1:1/postgres");
     let cases: Vec<(Vec<String>, String)> = vec![
         (
-            sized_args("run", &with_pw, &base, "s", ("1", "10"), &["--password-file", utf8(&good)]),
+            sized_args(
+                "run",
+                &with_pw,
+                &base,
+                "s",
+                ("1", "10"),
+                &["--password-file", utf8(&good)],
+            ),
             "holds a password and --password-file".into(),
         ),
         (
-            strings(&["run", "--base-dir", utf8(&base), "--password-file", utf8(&good)]),
+            strings(&[
+                "run",
+                "--base-dir",
+                utf8(&base),
+                "--password-file",
+                utf8(&good),
+            ]),
             "give --mysql-url too".into(),
         ),
         (
-            sized_args("run", "mysql://u@127.0.0.1:1/", &base, "s", ("1", "10"), &["--password-file", utf8(&open)]),
+            sized_args(
+                "run",
+                "mysql://u@127.0.0.1:1/",
+                &base,
+                "s",
+                ("1", "10"),
+                &["--password-file", utf8(&open)],
+            ),
             format!(
                 "--password-file {0} has mode 0644, not 0600 or 0400 (a password file is the owner's alone): run `chmod 600 {0}`",
                 utf8(&open)
             ),
         ),
         (
-            sized_args("run", "mysql://u@127.0.0.1:1/", &base, "s", ("1", "10"), &["--password-file", utf8(&lines)]),
+            sized_args(
+                "run",
+                "mysql://u@127.0.0.1:1/",
+                &base,
+                "s",
+                ("1", "10"),
+                &["--password-file", utf8(&lines)],
+            ),
             "does not hold a password".into(),
         ),
         (
@@ -196,19 +232,26 @@ fn refusals_name_the_fix_in_one_line_and_never_the_password() {
         ),
     ];
     for (args, want) in cases {
-        let e = runtime()
-            .block_on(cli(&args))
-            .expect_err("refused");
+        let e = runtime().block_on(cli(&args)).expect_err("refused");
         assert!(e.contains(&want), "{args:?}: {e}");
-        assert!(!e.contains(CANARY) && !e.contains("5e1f0a7b"), "the password in: {e}");
+        assert!(
+            !e.contains(CANARY) && !e.contains("5e1f0a7b"),
+            "the password in: {e}"
+        );
         assert!(!e.contains('\n'), "one line: {e}");
         // The binary: exit 1, the same line, nothing created in the base directory.
         let out = oltp_bin(&base, &args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(&want) && !stderr.contains(CANARY), "{stderr}");
+        assert!(
+            stderr.contains(&want) && !stderr.contains(CANARY),
+            "{stderr}"
+        );
     }
-    assert!(!base.join("keys").exists(), "nothing created before the checks passed");
+    assert!(
+        !base.join("keys").exists(),
+        "nothing created before the checks passed"
+    );
 
     // Debug of the parsed command line and of the connect options.
     let cli = encbench_oltp::cli::Cli::try_parse_from(
@@ -220,8 +263,14 @@ fn refusals_name_the_fix_in_one_line_and_never_the_password() {
     )
     .expect("parses");
     let debug = format!("{cli:?}");
-    assert!(debug.contains("127.0.0.1:1") && !debug.contains(CANARY), "{debug}");
+    assert!(
+        debug.contains("127.0.0.1:1") && !debug.contains(CANARY),
+        "{debug}"
+    );
     let opts = encbench_oltp::driver::ConnectOptions::new(with_pw.clone());
     let debug = format!("{opts:?}");
-    assert!(debug.contains("mysql://u@127.0.0.1:1/") && !debug.contains(CANARY), "{debug}");
+    assert!(
+        debug.contains("mysql://u@127.0.0.1:1/") && !debug.contains(CANARY),
+        "{debug}"
+    );
 }

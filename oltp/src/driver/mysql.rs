@@ -396,7 +396,10 @@ mod tests {
         let e = mysql_opts(&ConnectOptions::new(url))
             .expect_err("an unescaped @ is refused")
             .to_string();
-        assert!(e.contains("percent-encode @ as %40") && !e.contains("canary"), "{e}");
+        assert!(
+            e.contains("percent-encode @ as %40") && !e.contains("canary"),
+            "{e}"
+        );
         assert_eq!(target(url), "(invalid URL)");
         let encoded = "mysql://u:p%40ss-canary@127.0.0.1:3306/db";
         let opts = mysql_opts(&ConnectOptions::new(encoded)).expect("%40 is accepted");
