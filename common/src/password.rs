@@ -333,21 +333,22 @@ mod tests {
 
     #[test]
     fn a_password_is_put_in_percent_encoded_and_taken_out() {
-        let url = with_password("postgres://u@h:5432/db", "p@s s/w:d", "--pgsql-url").unwrap();
+        let url =
+            with_password("postgres://u@h:5432/db", "p@s s/w:d", "--pgsql-url").expect("accepted");
         assert_eq!(url, "postgres://u:p%40s%20s%2Fw%3Ad@h:5432/db");
         assert!(has_password(&url));
         assert_eq!(without_password(&url), "postgres://u@h:5432/db");
         assert_eq!(
-            with_password("mysql://h:1", "x", "--mysql-url").unwrap(),
+            with_password("mysql://h:1", "x", "--mysql-url").expect("accepted"),
             "mysql://:x@h:1"
         );
         assert_eq!(
-            with_password("mysql://u:@h:1", "x", "--mysql-url").unwrap(),
+            with_password("mysql://u:@h:1", "x", "--mysql-url").expect("accepted"),
             "mysql://u:x@h:1"
         );
         assert!(!has_password("mysql://u:@h"));
         assert!(!has_password("mysql://u@h/a:b"));
-        let e = with_password("h:1", CANARY, "--mysql-url").unwrap_err();
+        let e = with_password("h:1", CANARY, "--mysql-url").expect_err("refused");
         assert!(!e.contains(CANARY), "{e}");
     }
 
@@ -365,26 +366,31 @@ mod tests {
         };
         let url = "mysql://u@h:1/";
         assert_eq!(
-            env.resolve(Some(url), "--mysql-url").unwrap().unwrap(),
+            env.resolve(Some(url), "--mysql-url")
+                .expect("accepted")
+                .expect("accepted"),
             "mysql://u:from%2Denv@h:1/"
         );
-        let got = both.resolve(Some(url), "--mysql-url").unwrap().unwrap();
+        let got = both
+            .resolve(Some(url), "--mysql-url")
+            .expect("accepted")
+            .expect("accepted");
         assert_eq!(got, format!("mysql://u:{}@h:1/", "canary%2DPw%2D7f3a9c"));
         assert_eq!(
             env.resolve(Some("mysql://u:own@h"), "--mysql-url")
-                .unwrap()
-                .unwrap(),
+                .expect("accepted")
+                .expect("accepted"),
             "mysql://u:own@h",
             "the URL's own password beats the environment"
         );
         let e = both
             .resolve(Some("mysql://u:own@h"), "--mysql-url")
-            .unwrap_err();
+            .expect_err("refused");
         assert!(
             e.contains("give one or the other") && !e.contains("own@"),
             "{e}"
         );
-        let e = both.resolve(None, "--mysql-url").unwrap_err();
+        let e = both.resolve(None, "--mysql-url").expect_err("refused");
         assert!(e.contains("give --mysql-url too"), "{e}");
         assert_eq!(env.resolve(None, "--mysql-url"), Ok(None));
         let debug = format!("{both:?}");
@@ -406,28 +412,38 @@ mod tests {
     fn a_password_file_is_one_line_of_a_private_file() {
         let dir = tempfile::tempdir().expect("tempdir");
         let ok = |text: &str, mode: u32| read_password_file(&file(dir.path(), text, mode));
-        assert_eq!(ok(&format!("{CANARY}\n"), 0o600).unwrap().as_str(), CANARY);
         assert_eq!(
-            ok(&format!("{CANARY}\r\n"), 0o400).unwrap().as_str(),
+            ok(&format!("{CANARY}\n"), 0o600)
+                .expect("accepted")
+                .as_str(),
             CANARY
         );
-        assert_eq!(ok(" sp ace ", 0o600).unwrap().as_str(), " sp ace ");
+        assert_eq!(
+            ok(&format!("{CANARY}\r\n"), 0o400)
+                .expect("accepted")
+                .as_str(),
+            CANARY
+        );
+        assert_eq!(
+            ok(" sp ace ", 0o600).expect("accepted").as_str(),
+            " sp ace "
+        );
         for (text, want) in [
             ("", "does not hold a password"),
             ("\n", "does not hold a password"),
             ("a\nb\n", "does not hold a password"),
             ("a\n\n", "does not hold a password"),
         ] {
-            let e = ok(text, 0o600).unwrap_err();
+            let e = ok(text, 0o600).expect_err("refused");
             assert!(e.contains(want), "{text:?}: {e}");
         }
         // The contents are checked first: a file that is no password file is
         // named as such, whatever its mode.
-        let e = ok("a\nb\n", 0o644).unwrap_err();
+        let e = ok("a\nb\n", 0o644).expect_err("refused");
         assert!(e.contains("does not hold a password"), "{e}");
         for mode in [0o644, 0o640, 0o604, 0o700, 0o660] {
             let p = file(dir.path(), &format!("{CANARY}\n"), mode);
-            let e = read_password_file(&p).unwrap_err();
+            let e = read_password_file(&p).expect_err("refused");
             assert_eq!(
                 e,
                 format!(
@@ -436,7 +452,7 @@ mod tests {
                 )
             );
         }
-        let e = read_password_file(&dir.path().join("missing")).unwrap_err();
+        let e = read_password_file(&dir.path().join("missing")).expect_err("refused");
         assert!(e.starts_with("cannot read --password-file"), "{e}");
     }
 }
