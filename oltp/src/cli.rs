@@ -64,6 +64,19 @@ pub enum Command {
     Reproduce(ReproduceArgs),
 }
 
+impl Command {
+    /// The server and data flags of `prepare`, `run` and `cleanup`; `None` for the
+    /// other commands.
+    pub fn data_mut(&mut self) -> Option<&mut DataArgs> {
+        match self {
+            Command::Prepare(a) => Some(&mut a.data),
+            Command::Run(a) => Some(&mut a.data),
+            Command::Cleanup(a) => Some(&mut a.data),
+            Command::Server(_) | Command::Merge(_) | Command::Reproduce(_) => None,
+        }
+    }
+}
+
 /// `oltp reproduce --help`'s epilogue.
 pub const REPRODUCE_HELP: &str = "Reports: 000 (column encryption, DSC), 003 (SSL, yaSSL study); 001 and 004 are not built yet; all runs each built one in turn (DIR/ID/).
 The test-only overrides (--time, --warmup, --repeat, --threads, --tables, --table-size) shrink a run; a run with them is not the report's scale.

@@ -29,24 +29,20 @@ pub use output::write_atomically;
 /// # Errors
 /// Anything that prevents the command from doing its job; messages name the fix.
 pub async fn execute(mut cli: Cli) -> Result<bool> {
-    let data = match &mut cli.command {
-        Command::Prepare(a) => &mut a.data,
-        Command::Run(a) => &mut a.data,
-        Command::Cleanup(a) => &mut a.data,
-        Command::Server(a) => return server::server(a).await.map(|()| true),
-        Command::Merge(a) => return merge::merge(a),
-        Command::Reproduce(a) => return reproduce::reproduce(a).await,
-    };
-    // Validate everything before starting anything.
-    check_driver_flags(data)?;
-    // The password of --password-file or the environment into the URL: every
-    // later step reads the URL alone.
-    resolve_password(data)?;
+    if let Some(data) = cli.command.data_mut() {
+        // Validate everything before starting anything.
+        check_driver_flags(data)?;
+        // The password of --password-file or the environment into the URL: every
+        // later step reads the URL alone.
+        resolve_password(data)?;
+    }
     let data = match &cli.command {
         Command::Prepare(a) => &a.data,
         Command::Run(a) => &a.data,
         Command::Cleanup(a) => &a.data,
-        Command::Server(_) | Command::Merge(_) | Command::Reproduce(_) => unreachable!(),
+        Command::Server(a) => return server::server(a).await.map(|()| true),
+        Command::Merge(a) => return merge::merge(a),
+        Command::Reproduce(a) => return reproduce::reproduce(a).await,
     };
     data_set(data)?;
     if data.url().is_some() && data.profile != Profile::Default {
