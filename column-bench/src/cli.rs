@@ -18,6 +18,7 @@ use crate::report::Report;
 use crate::shape::{MysqlSource, Shape};
 use encbench_common::machine::{Machine, logical_cpus};
 use encbench_common::output;
+use encbench_common::password::{Secret, ServerUrl};
 
 /// Output format on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -99,9 +100,17 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", conflicts_with = "from_mysql")]
     pub schema_file: Option<PathBuf>,
 
-    /// Take value lengths from an existing table: mysql://USER:PASSWORD@HOST:PORT/DB (needs --table).
+    /// Take value lengths from an existing table: mysql://USER@HOST:PORT/DB (needs
+    /// --table), the password from --password-file or $MYSQL_PWD
+    /// (mysql://USER:PASSWORD@... works too, but any local user can read a command
+    /// line; an @ / ? # in it percent-encoded as %40 %2F %3F %23).
     #[arg(long, value_name = "URL", requires = "table")]
-    pub from_mysql: Option<String>,
+    pub from_mysql: Option<ServerUrl>,
+
+    /// The password of --from-mysql, alone on one line of FILE (mode 0600 or 0400,
+    /// yours). Beats $MYSQL_PWD; a URL holding a password too is refused.
+    #[arg(long, value_name = "FILE", requires = "from_mysql")]
+    pub password_file: Option<PathBuf>,
 
     /// Table for --from-mysql, TABLE or DB.TABLE.
     #[arg(long, value_name = "TABLE", requires = "from_mysql")]
@@ -272,8 +281,12 @@ impl Cli {
         } else if let Some(f) = &self.schema_file {
             Shape::from_schema_file(f)?
         } else if let Some(url) = &self.from_mysql {
+            let url = Secret::from_env(self.password_file.clone(), "MYSQL_PWD")
+                .resolve(Some(url), "--from-mysql")
+                .map_err(crate::error::Error::Invalid)?
+                .unwrap_or_default();
             crate::shape::from_mysql(&MysqlSource {
-                url: url.clone(),
+                url: url.into(),
                 table: self.table.clone().unwrap_or_default(),
                 columns: self.mysql_columns.clone(),
                 rows: self.mysql_rows as usize,

@@ -14,6 +14,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::error::{Error, Result, invalid};
+use encbench_common::password::ServerUrl;
 use mysql_async::prelude::Queryable;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -270,11 +271,12 @@ pub fn plaintexts(column: &Column, rows: usize, seed: u64) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Where `--from-mysql` reads lengths from.
+/// Where `--from-mysql` reads lengths from. `Debug` shows the URL without its password.
 #[derive(Clone, Debug)]
 pub struct MysqlSource {
-    /// `mysql://user:password@host:port/database`.
-    pub url: String,
+    /// `mysql://user:password@host:port/database` (the password from the URL,
+    /// `--password-file` or `MYSQL_PWD`: `encbench_common::password`).
+    pub url: ServerUrl,
     /// Table name, or `database.table`.
     pub table: String,
     /// Columns to read; empty = every character or binary string column.
@@ -317,7 +319,8 @@ fn check_identifier(what: &str, name: &str) -> Result<()> {
 /// encbench envelopes gives envelope lengths, not plaintext lengths.
 ///
 /// # Errors
-/// A malformed URL, a server that cannot be reached within [`CONNECT_TIMEOUT`],
+/// A malformed URL (an unescaped `@` in USER:PASS among them), a server that
+/// cannot be reached within [`CONNECT_TIMEOUT`],
 /// no database in the URL or the table name, a table without such columns,
 /// or an empty table; each message says what to fix.
 pub fn from_mysql(src: &MysqlSource) -> Result<Shape> {
@@ -332,6 +335,9 @@ pub fn from_mysql(src: &MysqlSource) -> Result<Shape> {
 }
 
 async fn from_mysql_async(src: &MysqlSource) -> Result<Shape> {
+    // The rule of oltp's drivers: an '@' in USER:PASS percent-encoded.
+    encbench_common::password::check_at_signs(&src.url)
+        .map_err(|e| Error::Invalid(format!("--from-mysql: {e}")))?;
     let opts = mysql_async::Opts::from_url(&src.url).map_err(|e| {
         Error::Invalid(format!(
             "--from-mysql {:?} is not a MySQL URL ({e}): use mysql://USER:PASSWORD@HOST:PORT/DATABASE",

@@ -557,7 +557,58 @@ fn bad_input_is_a_one_line_error_with_the_fix() {
     let missing_dir_svg = dir.path().join("no/such/dir/chart.svg");
     let oltp_garbage = dir.path().join("garbage.json");
     std::fs::write(&oltp_garbage, "{\"tool\": \"oltp\"}").expect("write");
+    // Password files (issue 15) holding "secretpw", which no message may show.
+    let pw_file = |name: &str, mode: u32| {
+        use std::os::unix::fs::PermissionsExt as _;
+        let p = dir.path().join(name);
+        std::fs::write(&p, "secretpw-in-a-file\n").expect("write");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        p.to_str().expect("utf-8").to_string()
+    };
+    let (pw_good, pw_open) = (pw_file("pw", 0o600), pw_file("pw-open", 0o644));
     let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "--from-mysql",
+                "mysql://u:secretpw@127.0.0.1:1/db",
+                "--password-file",
+                &pw_good,
+                "--table",
+                "t",
+            ],
+            "give one or the other",
+        ),
+        (
+            vec![
+                "--from-mysql",
+                "mysql://u@127.0.0.1:1/db",
+                "--password-file",
+                &pw_open,
+                "--table",
+                "t",
+            ],
+            "run `chmod 600",
+        ),
+        (
+            vec![
+                "--from-mysql",
+                "mysql://u:p@secretpw@127.0.0.1:1/db",
+                "--table",
+                "t",
+            ],
+            "percent-encode @ as %40 in the password",
+        ),
+        (
+            vec![
+                "--from-mysql",
+                "mysql://u@127.0.0.1:1/db",
+                "--password-file",
+                &pw_good,
+                "--table",
+                "t",
+            ],
+            "start the server",
+        ),
         (vec!["--backend", "nosuch"], "--list-backends"),
         (vec!["--algorithms", "rot13"], "aes-256-gcm"),
         (vec!["--algorithm", "ring:aes-999-gcm"], "valid names"),

@@ -103,6 +103,21 @@ fn from_mysql_reads_real_lengths_and_oltp_results_compare_with_the_model() {
         lengths(&r),
         vec![("c".to_string(), 119.0), ("pad".to_string(), 59.0)]
     );
+    // The same with the password out of argv (issue 15): the URL without it and the
+    // private server's own password file (0600), then MYSQL_PWD.
+    let bare = encbench_common::password::without_password(&url);
+    let pw_file = server.password_file();
+    let mut a = sel.to_vec();
+    a.extend(["--from-mysql", &bare, "--table", "sbtest.sbtest1"]);
+    a.extend(["--password-file", pw_file.to_str().expect("utf-8")]);
+    assert_eq!(lengths(&json(&column_bench(&a))).len(), 2);
+    let mut a = sel.to_vec();
+    a.extend(["--from-mysql", &bare, "--table", "sbtest.sbtest1"]);
+    let o = common::column_bench_cmd(&[&QUICK[..], &a].concat())
+        .env("MYSQL_PWD", server.password())
+        .output()
+        .expect("run column-bench");
+    assert_eq!(lengths(&json(&o)).len(), 2);
     assert_eq!(r["settings"]["table"], "sbtest1");
     assert_eq!(r["capacity"][0]["workload"], "oltp_read_only");
 

@@ -14,6 +14,8 @@
 //! - [`compare`]: the one comparison method of a variant with the baseline
 //!   over paired, interleaved rounds: median of the paired ratios, its exact
 //!   distribution-free interval (sign test), the verdict and the A/A noise floor.
+//! - [`password`]: a server URL's password from `--password-file` or the
+//!   environment instead of argv, and the rule for an `@` in USER:PASS.
 
 pub mod cli_error;
 pub mod compare;
@@ -22,6 +24,8 @@ pub mod core_dumps;
 pub mod header;
 pub mod machine;
 pub mod output;
+#[cfg(unix)]
+pub mod password;
 
 pub use header::{ResultHeader, ToolInfo};
 pub use machine::Machine;

@@ -11,6 +11,10 @@
 //!   and >= 0.
 //! - An accepted `--mysql-url` never names a Unix socket; an accepted
 //!   `--pgsql-url` is a `postgres://` or `postgresql://` URL.
+//! - A URL that breaks the rule for `@` (`encbench_common::password::check_at_signs`:
+//!   one `@`, ending USER:PASS before the host) is refused by both drivers and
+//!   described by neither `target` (issue 15: tokio-postgres read `u:p@ss@h` as host
+//!   `ss@h`); a password put in with `with_password` is read back exactly by both.
 //! - No password of a URL (8+ characters, no separator, found nowhere else in the URL; the
 //!   credentials' or a `password=` parameter's) in an error message of oltp or
 //!   column-bench, in either `target`, or in `redact`.
@@ -20,6 +24,7 @@
 
 use column_bench::capacity::Mix;
 use column_bench::shape::{Lengths, MAX_VALUE_LEN, Shape, plaintexts, redact};
+use encbench_common::password::{check_at_signs, with_password};
 use encbench_oltp::driver::ConnectOptions;
 use encbench_oltp::driver::mysql::{mysql_opts, target};
 use encbench_oltp::driver::postgres::{pg_config, target as pg_target};
@@ -94,13 +99,23 @@ fn url(text: &str) {
             assert!(!message.contains(p), "{what} shows the password: {message}");
         }
     };
+    let at_rule_broken = check_at_signs(text).is_err();
     match mysql_opts(&ConnectOptions::new(text)) {
-        Ok(opts) => assert!(
-            opts.socket().is_none(),
-            "an accepted --mysql-url names a socket"
-        ),
+        Ok(opts) => {
+            assert!(
+                opts.socket().is_none(),
+                "an accepted --mysql-url names a socket"
+            );
+            assert!(!at_rule_broken, "an accepted --mysql-url breaks the @ rule");
+        }
         Err(e) => check("mysql_opts's error", &e.to_string()),
     }
+    if at_rule_broken {
+        assert_eq!(target(text), "(invalid URL)", "target of a URL breaking the @ rule");
+        assert_eq!(pg_target(text), "(invalid URL)", "pg target of a URL breaking the @ rule");
+        assert!(pg_config(&ConnectOptions::new(text)).is_err(), "pg_config accepts a URL breaking the @ rule");
+    }
+    password_round_trip(text);
     check("target", &target(text));
     check("redact", &redact(text));
     // tokio-postgres ends the credentials at the first '@' (the url crate at the
@@ -125,6 +140,26 @@ fn url(text: &str) {
         Err(e) => check("pg_config's error", &e.to_string()),
     }
     check("postgres target", &pg_target(text));
+}
+
+/// A password taken from `text` (its first 12 characters, any bytes) put into
+/// `mysql://u@127.0.0.1:3306/db` and `postgres://u@127.0.0.1:5432/db` by
+/// `with_password` is what both drivers read back.
+fn password_round_trip(text: &str) {
+    let password: String = text.chars().take(12).collect();
+    let my = with_password("mysql://u@127.0.0.1:3306/db", &password, "--mysql-url")
+        .expect("a well-formed URL takes any password");
+    let opts = mysql_opts(&ConnectOptions::new(my.as_str())).expect("the URL with the password is valid");
+    assert_eq!(opts.pass().unwrap_or(""), password, "mysql_async reads another password");
+    let pg = with_password("postgres://u@127.0.0.1:5432/db", &password, "--pgsql-url")
+        .expect("a well-formed URL takes any password");
+    let cfg = pg_config(&ConnectOptions::new(pg.as_str())).expect("the URL with the password is valid");
+    assert_eq!(
+        cfg.get_password().unwrap_or(b""),
+        password.as_bytes(),
+        "tokio-postgres reads another password"
+    );
+    assert_eq!(pg_target(&pg), "u@127.0.0.1:5432/db");
 }
 
 /// The password of a `postgres://` URL as tokio-postgres reads it: after the
@@ -229,4 +264,6 @@ const FIXED: &str = "--mysql-url is not a valid mysql:// URL: use mysql://USER:P
     (invalid URL) :*** \
     is not a postgres:// URL: use postgres://USER:PASS@HOST:PORT/DB is not a valid postgres:// URL \
     invalid connection string: unexpected EOF unterminated parameter invalid value for option unknown option \
-    @localhost:5432/ (not shown: not a SCHEME://USER:PASSWORD@HOST URL)";
+    @localhost:5432/ (not shown: not a SCHEME://USER:PASSWORD@HOST URL) \
+    --mysql-url: --pgsql-url: an @ must appear once, ending USER:PASS before the host: \
+    percent-encode @ as %40 in the password (and / ? # as %2F %3F %23)";

@@ -9,6 +9,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use encbench_common::password::ServerUrl;
 
 use crate::at_rest::AtRest;
 use crate::rand::RandType;
@@ -61,6 +62,19 @@ pub enum Command {
     /// verdict; writes DIR/report.md, report.json, report.html and the SVG charts.
     #[command(after_help = REPRODUCE_HELP)]
     Reproduce(ReproduceArgs),
+}
+
+impl Command {
+    /// The server and data flags of `prepare`, `run` and `cleanup`; `None` for the
+    /// other commands.
+    pub fn data_mut(&mut self) -> Option<&mut DataArgs> {
+        match self {
+            Command::Prepare(a) => Some(&mut a.data),
+            Command::Run(a) => Some(&mut a.data),
+            Command::Cleanup(a) => Some(&mut a.data),
+            Command::Server(_) | Command::Merge(_) | Command::Reproduce(_) => None,
+        }
+    }
 }
 
 /// `oltp reproduce --help`'s epilogue.
@@ -179,15 +193,23 @@ pub struct DataArgs {
     /// Without a URL, the private server of that kind in --base-dir.
     #[arg(long, value_enum, default_value = "mysql")]
     pub db_driver: DbDriver,
-    /// Server URL, mysql://USER:PASSWORD@HOST:PORT (TCP is always used). Default:
-    /// the private MariaDB server in --base-dir.
+    /// Server URL, mysql://USER@HOST:PORT (TCP is always used), the password from
+    /// --password-file or $MYSQL_PWD (mysql://USER:PASSWORD@... works too, but any
+    /// local user can read a command line). An @ / ? # in the password is
+    /// percent-encoded (%40 %2F %3F %23). Default: the private MariaDB server in --base-dir.
     #[arg(long, value_name = "URL")]
-    pub mysql_url: Option<String>,
-    /// With --db-driver pgsql: server URL, postgres://USER:PASSWORD@HOST:PORT/DB
-    /// (DB: the database administrative statements connect to, e.g.
-    /// postgres). Default: the private PostgreSQL in --base-dir.
+    pub mysql_url: Option<ServerUrl>,
+    /// With --db-driver pgsql: server URL, postgres://USER@HOST:PORT/DB (DB: the
+    /// database administrative statements connect to, e.g. postgres), the password
+    /// from --password-file or $PGPASSWORD, or in the URL as with --mysql-url.
+    /// Default: the private PostgreSQL in --base-dir.
     #[arg(long, value_name = "URL")]
-    pub pgsql_url: Option<String>,
+    pub pgsql_url: Option<ServerUrl>,
+    /// The password of --mysql-url / --pgsql-url, alone on one line of FILE (mode
+    /// 0600 or 0400, yours). Beats $MYSQL_PWD / $PGPASSWORD; a URL holding a
+    /// password too is refused. `oltp server start` names its private server's file.
+    #[arg(long, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
     /// encbench's directory: private server data (mariadb/) and key files (keys/).
     /// Default: $ENCBENCH_HOME, else $XDG_DATA_HOME/encbench, else ~/.local/share/encbench.
     #[arg(long, value_name = "DIR")]

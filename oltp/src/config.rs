@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Result, bail};
+use encbench_common::password::{Secret, ServerUrl};
 
 use crate::at_rest::{AtRest, check_available};
 use crate::cli::{DataArgs, DbDriver, Output, RunArgs};
@@ -22,8 +23,9 @@ use crate::workload::{Options, Workload};
 /// Everything `oltp run` needs, validated.
 #[derive(Clone, Debug)]
 pub struct RunConfig {
-    /// `mysql://USER:PASS@HOST:PORT` of the server.
-    pub url: String,
+    /// `mysql://USER:PASS@HOST:PORT` of the server (its password from the URL, a
+    /// `--password-file` or the environment: [`resolve_password`]); `Debug` hides it.
+    pub url: ServerUrl,
     /// The data set.
     pub data: DataSet,
     /// The workload.
@@ -197,6 +199,40 @@ pub fn engine_dir(a: &DataArgs) -> PathBuf {
 /// The URL's scheme (`mysql`, `postgres`, ...), for messages: never the password.
 fn scheme(url: &str) -> &str {
     url.split_once("://").map_or("(none)", |(s, _)| s)
+}
+
+/// The environment variable of `driver`'s password: `MYSQL_PWD` (the MariaDB
+/// and MySQL clients') or `PGPASSWORD` (libpq's).
+pub fn password_variable(driver: DbDriver) -> &'static str {
+    match driver {
+        DbDriver::Mysql => "MYSQL_PWD",
+        DbDriver::Pgsql => "PGPASSWORD",
+    }
+}
+
+/// Puts the password of `--password-file` or the environment
+/// ([`password_variable`]) into the URL of `a`'s driver, in that order, when the
+/// URL has none (`encbench_common::password`); `--password-file` is then spent.
+///
+/// # Errors
+/// One line: a URL with a password and `--password-file` both, `--password-file`
+/// without a URL, or a password file that is unreadable, not one line, or not
+/// mode 0600/0400 of this user.
+pub fn resolve_password(a: &mut DataArgs) -> Result<()> {
+    let flag = match a.db_driver {
+        DbDriver::Mysql => "--mysql-url",
+        DbDriver::Pgsql => "--pgsql-url",
+    };
+    let secret = Secret::from_env(a.password_file.take(), password_variable(a.db_driver));
+    let resolved = secret
+        .resolve(a.url(), flag)
+        .map_err(anyhow::Error::msg)?
+        .map(ServerUrl::from);
+    match a.db_driver {
+        DbDriver::Mysql => a.mysql_url = resolved,
+        DbDriver::Pgsql => a.pgsql_url = resolved,
+    }
+    Ok(())
 }
 
 /// Checks that the flags fit `--db-driver`: no flag of the other driver, a URL
@@ -456,7 +492,7 @@ impl RunConfig {
             .map(|t| parse_start_at(t, SystemTime::now()))
             .transpose()?;
         Ok(RunConfig {
-            url: a.data.url().unwrap_or_default().to_string(),
+            url: a.data.url().unwrap_or_default().into(),
             data,
             workload: a.workload,
             // Each count once (check_unique above): a repeated one would pair

@@ -439,7 +439,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
     let rt = runtime();
     rt.block_on(prepare(&url, &base, "sbtest", "none", &[]));
     let opts = encbench_oltp::config::RunConfig {
-        url: url.clone(),
+        url: url.clone().into(),
         data: DataSet {
             db: "sbtest".into(),
             tables: TABLES,

@@ -187,8 +187,31 @@ fn server_starts_is_reused_and_stops() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The URL without its password (issue 15: not for a command line), the
+    // password's file on stderr.
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout.trim(), again_url(dir.path()), "stdout is the URL");
+    let url = again_url(dir.path());
+    assert_eq!(
+        stdout.trim(),
+        encbench_common::password::without_password(&url),
+        "stdout is the URL without its password"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let file = PgServer::running(dir.path())
+        .expect("running")
+        .expect("a server runs")
+        .layout()
+        .password_file();
+    assert!(
+        stderr.contains(&format!("--password-file {}", file.display())),
+        "{stderr}"
+    );
+    let password = url
+        .split_once("encbench:")
+        .and_then(|(_, r)| r.split_once('@'))
+        .map(|(p, _)| p)
+        .expect("the URL's password");
+    assert!(!stdout.contains(password) && !stderr.contains(password));
     let out = oltp_bin(
         &home,
         &[

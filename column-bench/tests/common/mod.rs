@@ -12,10 +12,17 @@ pub const QUICK: [&str; 6] = [
     "40",
 ];
 
+/// The column-bench binary with `args`, to run (e.g. with an environment variable set).
+#[allow(dead_code)]
+pub fn column_bench_cmd(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_column-bench"));
+    c.args(args);
+    c
+}
+
 /// Runs the column-bench binary with `args` and returns what it did.
 pub fn column_bench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_column-bench"))
-        .args(args)
+    column_bench_cmd(args)
         .output()
         .expect("run the column-bench binary")
 }

@@ -4,7 +4,7 @@ use anyhow::{Result, bail};
 use clap::ValueEnum as _;
 
 use crate::cli::{CleanupArgs, Cli, Command, DataArgs, DbDriver, PrepareArgs, RunArgs};
-use crate::config::{RunConfig, check_driver_flags, data_set, parse_encrypts};
+use crate::config::{RunConfig, check_driver_flags, data_set, parse_encrypts, resolve_password};
 use crate::server::postgres::PgServer;
 use crate::server::{Lease, Profile, private_server_of};
 use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
@@ -28,7 +28,14 @@ pub use output::write_atomically;
 ///
 /// # Errors
 /// Anything that prevents the command from doing its job; messages name the fix.
-pub async fn execute(cli: Cli) -> Result<bool> {
+pub async fn execute(mut cli: Cli) -> Result<bool> {
+    if let Some(data) = cli.command.data_mut() {
+        // Validate everything before starting anything.
+        check_driver_flags(data)?;
+        // The password of --password-file or the environment into the URL: every
+        // later step reads the URL alone.
+        resolve_password(data)?;
+    }
     let data = match &cli.command {
         Command::Prepare(a) => &a.data,
         Command::Run(a) => &a.data,
@@ -37,8 +44,6 @@ pub async fn execute(cli: Cli) -> Result<bool> {
         Command::Merge(a) => return merge::merge(a),
         Command::Reproduce(a) => return reproduce::reproduce(a).await,
     };
-    // Validate everything before starting anything.
-    check_driver_flags(data)?;
     data_set(data)?;
     if data.url().is_some() && data.profile != Profile::Default {
         bail!(
@@ -135,7 +140,7 @@ pub async fn execute(cli: Cli) -> Result<bool> {
                         return Err(e);
                     }
                 };
-                cfg.url = server.url.clone();
+                cfg.url = server.url.clone().into();
                 if a.server_pid.is_none() {
                     cfg.server_cpu = private_server_cpu(&server, &ma.data);
                 }

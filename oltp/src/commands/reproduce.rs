@@ -352,7 +352,7 @@ async fn measure(
         println!("running {}: `{command}`", grid.name);
         let ra = run_args(&argv)?;
         let mut cfg = RunConfig::from_args(&ra)?;
-        cfg.url = url.clone();
+        cfg.url = url.clone().into();
         cfg.server_cpu = super::private_server_cpu(server, &ra.data);
         let total = plan.scale.threads.len() as u64
             * u64::from(plan.scale.repeat)

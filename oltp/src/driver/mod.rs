@@ -272,7 +272,8 @@ pub struct TlsSession {
 }
 
 /// Where and how to connect: everything a driver needs, in no driver's types.
-#[derive(Clone, Debug)]
+/// `Debug` shows the URL without its password.
+#[derive(Clone)]
 pub struct ConnectOptions {
     /// The server URL (`mysql://USER:PASS@HOST:PORT`).
     pub url: String,
@@ -286,6 +287,21 @@ pub struct ConnectOptions {
     /// Prepared statements the connection keeps open (the workload's count plus
     /// headroom): a driver with a statement cache sizes it to this.
     pub statements: usize,
+}
+
+impl fmt::Debug for ConnectOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ConnectOptions")
+            .field(
+                "url",
+                &encbench_common::password::ServerUrl::from(self.url.as_str()),
+            )
+            .field("database", &self.database)
+            .field("tls", &self.tls)
+            .field("ps_mode", &self.ps_mode)
+            .field("statements", &self.statements)
+            .finish()
+    }
 }
 
 impl ConnectOptions {

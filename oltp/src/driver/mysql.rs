@@ -40,9 +40,14 @@ pub enum MysqlStatement {
 /// sized to `opts.statements` (at least 16), the database, and TLS.
 ///
 /// # Errors
-/// `opts.url` is not a valid `mysql://` URL, or it names a Unix socket.
+/// `opts.url` is not a valid `mysql://` URL, has an unescaped `@` in USER:PASS
+/// ([`encbench_common::password::check_at_signs`]), or names a Unix socket.
 pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
     let url = &opts.url;
+    // mysql_async (the url crate) would read u:p@ss@h as user u, host h, but
+    // tokio-postgres as host ss@h: one rule for both drivers, the libpq advice.
+    encbench_common::password::check_at_signs(url)
+        .map_err(|e| DbError::new(ErrorKind::Other, format!("--mysql-url: {e}")))?;
     // The URL itself is not repeated: it may hold the password (found by
     // fuzz/fuzz_targets/cli_parsers.rs).
     let parsed = Opts::from_url(url).map_err(|e| {
@@ -112,8 +117,12 @@ fn unbracket(host: &str) -> &str {
 }
 
 /// `USER@HOST:PORT` of `url`, for messages (never the password); an IPv6
-/// address in brackets, as in the URL.
+/// address in brackets, as in the URL; `(invalid URL)` for one `mysql_opts` refuses
+/// as unparsable or for an unescaped `@`.
 pub fn target(url: &str) -> String {
+    if encbench_common::password::check_at_signs(url).is_err() {
+        return "(invalid URL)".to_string();
+    }
     match Opts::from_url(url) {
         Ok(o) => {
             let host = unbracket(o.ip_or_hostname());
@@ -377,6 +386,25 @@ mod tests {
         let text = e.to_string();
         assert!(text.contains("--mysql-url"), "{text}");
         assert!(!text.contains("a-long-password"), "{text}");
+    }
+
+    /// Issue 15: the same rule for '@' as the PostgreSQL driver (which would read
+    /// `p@ss@h` as host `ss@h`): refused with the fix, `%40` accepted.
+    #[test]
+    fn an_at_in_the_password_is_refused_as_for_postgresql() {
+        let url = "mysql://u:p@ss-canary@127.0.0.1:3306/db";
+        let e = mysql_opts(&ConnectOptions::new(url))
+            .expect_err("an unescaped @ is refused")
+            .to_string();
+        assert!(
+            e.contains("percent-encode @ as %40") && !e.contains("canary"),
+            "{e}"
+        );
+        assert_eq!(target(url), "(invalid URL)");
+        let encoded = "mysql://u:p%40ss-canary@127.0.0.1:3306/db";
+        let opts = mysql_opts(&ConnectOptions::new(encoded)).expect("%40 is accepted");
+        assert_eq!(opts.pass(), Some("p@ss-canary"));
+        assert_eq!(target(encoded), "u@127.0.0.1:3306");
     }
 }
 

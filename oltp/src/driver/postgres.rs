@@ -72,7 +72,9 @@ pub enum PostgresStatement {
 /// `opts.database` as the database when given.
 ///
 /// # Errors
-/// Not a PostgreSQL URL, or one with `sslmode` / `sslnegotiation` (TLS is `--tls`'s).
+/// Not a PostgreSQL URL, one with an unescaped `@` in USER:PASS
+/// ([`encbench_common::password::check_at_signs`]), or one with `sslmode` /
+/// `sslnegotiation` (TLS is `--tls`'s).
 pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
     let url = &opts.url;
     if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
@@ -83,6 +85,10 @@ pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
             "--pgsql-url is not a postgres:// URL: use postgres://USER:PASS@HOST:PORT/DB",
         ));
     }
+    // tokio-postgres ends USER:PASS at the first '@' of the text: the rest of a
+    // password holding '@' would become the host, shown in messages.
+    encbench_common::password::check_at_signs(url)
+        .map_err(|e| DbError::new(ErrorKind::Other, format!("--pgsql-url: {e}")))?;
     if let Some(key) = ssl_parameter(url) {
         return Err(DbError::new(
             ErrorKind::Other,
@@ -188,11 +194,14 @@ fn tls_connect_error(e: tokio_postgres::Error) -> DbError {
 }
 
 /// `USER@HOST:PORT/DB` of `url`, for messages (never the password); `(invalid URL)` for
+/// a URL with an unescaped `@` in USER:PASS and for
 /// text that is not a `postgres://` / `postgresql://` URL (tokio-postgres would parse a
 /// key-value string, whose `host=` may hold anything: found by
 /// fuzz/fuzz_targets/cli_parsers.rs).
 pub fn target(url: &str) -> String {
-    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
+        || encbench_common::password::check_at_signs(url).is_err()
+    {
         return "(invalid URL)".to_string();
     }
     match Config::from_str(url) {
@@ -642,6 +651,25 @@ mod tests {
             ))
             .is_ok()
         );
+    }
+
+    /// Issue 15: tokio-postgres ends USER:PASS at the first '@', so `p@ss-canary@host`
+    /// was read as password `p`, host `ss-canary@host`, shown by `target` and errors.
+    #[test]
+    fn an_at_in_the_password_is_refused_and_never_shown() {
+        let url = "postgres://u:p@ss-canary@127.0.0.1:5432/db";
+        assert_eq!(target(url), "(invalid URL)");
+        let e = pg_config(&ConnectOptions::new(url))
+            .expect_err("an unescaped @ is refused")
+            .to_string();
+        assert!(e.contains("percent-encode @ as %40"), "{e}");
+        assert!(!e.contains("canary") && !e.contains("ss-"), "{e}");
+        let encoded = "postgres://u:p%40ss-canary@127.0.0.1:5432/db";
+        let cfg = pg_config(&ConnectOptions::new(encoded)).expect("%40 is accepted");
+        assert_eq!(cfg.get_password(), Some(&b"p@ss-canary"[..]));
+        assert_eq!(target(encoded), "u@127.0.0.1:5432/db");
+        let debug = format!("{:?}", ConnectOptions::new(encoded));
+        assert!(!debug.contains("canary"), "{debug}");
     }
 
     /// Fuzz finding (cli_parsers, `fuzz/regressions/cli_parsers/password-in-pg-kv-host`):

@@ -58,11 +58,16 @@ pub async fn cli<S: AsRef<str>>(args: &[S]) -> Result<bool, String> {
     execute(cli).await.map_err(|e| format!("{e:#}"))
 }
 
+/// The `oltp` binary with `args` and `ENCBENCH_HOME` set to `home`, to run or spawn.
+pub fn oltp_command<S: AsRef<std::ffi::OsStr>>(home: &Path, args: &[S]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_oltp"));
+    c.args(args).env("ENCBENCH_HOME", home);
+    c
+}
+
 /// Runs the `oltp` binary with `args` and `ENCBENCH_HOME` set to `home`.
 pub fn oltp_bin<S: AsRef<std::ffi::OsStr>>(home: &Path, args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oltp"))
-        .args(args)
-        .env("ENCBENCH_HOME", home)
+    oltp_command(home, args)
         .output()
         .expect("run the oltp binary")
 }

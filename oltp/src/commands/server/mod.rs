@@ -1,6 +1,9 @@
 //! `oltp server start|stop`: keep the private server running between commands, or stop it.
+//! `start` prints the URL without its password and names the password's file
+//! (`--password-file`).
 
 use anyhow::Result;
+use encbench_common::password::without_password;
 
 use crate::at_rest::check_available;
 use crate::cli::{DbDriver, ServerAction, ServerArgs};
@@ -22,11 +25,15 @@ pub async fn server(a: &ServerArgs) -> Result<()> {
     let server = standing.server();
     match a.action {
         ServerAction::Start => {
-            println!("{}", server.url());
+            // The URL without the password, which stays in its 0600 file: a
+            // command line that carries it is readable by every local user.
+            println!("{}", without_password(&server.url()));
             eprintln!(
-                "private MariaDB running (pid {}, socket {}, TLS CA {}); stop it with `oltp server stop{}`",
+                "private MariaDB running (pid {}, socket {}, password in {}: connect with --mysql-url URL --password-file {}, TLS CA {}); stop it with `oltp server stop{}`",
                 server.pid(),
                 server.socket_path().display(),
+                server.password_file().display(),
+                server.password_file().display(),
                 standing.layout().tls_files().ca.display(),
                 a.base_dir
                     .as_ref()

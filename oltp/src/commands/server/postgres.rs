@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use encbench_common::password::without_password;
 
 use crate::at_rest::unmount_for;
 use crate::cli::{ServerAction, ServerArgs};
@@ -26,11 +27,13 @@ pub async fn server(a: &ServerArgs, base: &Path) -> Result<()> {
             let server = tokio::task::spawn_blocking(move || PgServer::start(&base))
                 .await
                 .context("server start task panicked")??;
-            println!("{}", server.url());
+            // The URL without the password (it stays in its 0600 file).
+            println!("{}", without_password(&server.url()));
             eprintln!(
-                "private PostgreSQL running (pid {}, data {}, password in {}, TLS CA {}); stop it with `oltp server stop --db-driver pgsql{}`",
+                "private PostgreSQL running (pid {}, data {}, password in {}: connect with --pgsql-url URL --password-file {}, TLS CA {}); stop it with `oltp server stop --db-driver pgsql{}`",
                 server.pid(),
                 server.layout().data().display(),
+                server.layout().password_file().display(),
                 server.layout().password_file().display(),
                 server.layout().tls_files().ca.display(),
                 a.base_dir

@@ -1,0 +1,276 @@
+//! Passwords out of argv (issue 15): a `--mysql-url` / `--pgsql-url` without its
+//! password connects with `--password-file` or `MYSQL_PWD` / `PGPASSWORD` against
+//! real private servers; a running `oltp`'s `/proc/PID/cmdline` holds no password;
+//! the refusals (a URL with a password and a file both, a file without a URL, a
+//! file open to others or not one line, an unescaped `@`) are one line naming the
+//! fix, and neither they nor `Debug` show the password (a canary).
+
+#[allow(dead_code)]
+mod common;
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use clap::Parser as _;
+use common::*;
+use encbench_common::password::without_password;
+
+/// A password no message may show.
+const CANARY: &str = "canary-Pw-5e1f0a7b";
+
+/// Writes `text` to `dir/name` with `mode`.
+fn secret_file(dir: &Path, name: &str, text: &str, mode: u32) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write the password file");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    p
+}
+
+/// Fails unless `out` succeeded; shows neither stream holding `password`.
+fn assert_ok_and_clean(what: &str, out: &Output, password: &str) {
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        !stdout.contains(password) && !stderr.contains(password),
+        "{what}: the password is in the output"
+    );
+    assert!(out.status.success(), "{what} failed: {stderr}");
+}
+
+#[test]
+fn a_password_only_in_a_file_or_only_in_the_environment_connects_and_stays_out_of_argv() {
+    let u = shared_server();
+    let password = u.shared.server().password().to_string();
+    let url = without_password(&u.url);
+    assert!(!url.contains(&password), "{url}");
+    std::fs::create_dir_all(u.scratch.path()).expect("scratch");
+    let file = secret_file(u.scratch.path(), "pw", &format!("{password}\n"), 0o600);
+    let file = utf8(&file).to_string();
+    let base = u.base();
+    let sized = |cmd: &str| sized_args(cmd, &url, &base, "secrets_my", ("1", "100"), &[]);
+    let home = u.file("home-env");
+
+    let mut prepare = sized("prepare");
+    prepare.extend(strings(&["--password-file", &file]));
+    let out = oltp_command(&home, &prepare)
+        .env_remove("MYSQL_PWD")
+        .output()
+        .expect("run oltp");
+    assert_ok_and_clean("prepare with --password-file", &out, &password);
+
+    // A running oltp: its command line names the file, never the password.
+    let mut run = sized("run");
+    run.extend(strings(&["--password-file", &file, "--time", "2"]));
+    let child = oltp_command(&home, &run)
+        .env_remove("MYSQL_PWD")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn oltp run");
+    // spawn returns once the exec has begun; the kernel fills /proc/PID/cmdline a
+    // moment later (it reads empty until then): wait for it, up to 60 s.
+    let path = format!("/proc/{}/cmdline", child.id());
+    let t0 = std::time::Instant::now();
+    let cmdline = loop {
+        let bytes = std::fs::read(&path).expect("cmdline");
+        if !bytes.is_empty() || t0.elapsed() > std::time::Duration::from_secs(60) {
+            break String::from_utf8_lossy(&bytes).replace('\0', " ");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    assert!(cmdline.contains("--password-file"), "{cmdline}");
+    assert!(
+        !cmdline.contains(&password),
+        "the password is in /proc/PID/cmdline"
+    );
+    let out = child.wait_with_output().expect("wait for oltp run");
+    assert_ok_and_clean("run with --password-file", &out, &password);
+
+    let mut run = sized("run");
+    run.extend(strings(&["--time", "1"]));
+    let out = oltp_command(&home, &run)
+        .env("MYSQL_PWD", &password)
+        .output()
+        .expect("run oltp");
+    assert_ok_and_clean("run with MYSQL_PWD", &out, &password);
+
+    // Neither: the server refuses the login, so the password above did connect.
+    let out = oltp_command(&home, &run)
+        .env_remove("MYSQL_PWD")
+        .output()
+        .expect("run oltp");
+    assert!(
+        !out.status.success(),
+        "a run without any password connected"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Access denied"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let mut cleanup = sized("cleanup");
+    cleanup.extend(strings(&["--password-file", &file]));
+    let out = oltp_command(&home, &cleanup).output().expect("run oltp");
+    assert_ok_and_clean("cleanup with --password-file", &out, &password);
+}
+
+#[test]
+fn pgsql_connects_with_the_private_servers_password_file_or_pgpassword() {
+    let s = shared_pg();
+    let password = std::fs::read_to_string(s.server().layout().password_file())
+        .expect("the private server's password file")
+        .trim()
+        .to_string();
+    let url = without_password(s.url());
+    assert!(!url.contains(&password), "{url}");
+    // The file `oltp server start` names: 0600, the server's user's when run as root.
+    let file = s.server().layout().password_file();
+    let file = utf8(&file).to_string();
+    let dir = pg_tempdir();
+    let home = dir.path().join("home");
+    let with = |cmd: &str, extra: &[&str]| {
+        let mut v = pg_args(cmd, Some(&url), &home, "secrets_pg", (1, 100));
+        v.extend(strings(extra));
+        v
+    };
+    let out = oltp_command(&home, &with("prepare", &["--password-file", &file]))
+        .env_remove("PGPASSWORD")
+        .output()
+        .expect("run oltp");
+    assert_ok_and_clean("pgsql prepare with --password-file", &out, &password);
+    let out = oltp_command(&home, &with("run", &["--time", "1"]))
+        .env("PGPASSWORD", &password)
+        .output()
+        .expect("run oltp");
+    assert_ok_and_clean("pgsql run with PGPASSWORD", &out, &password);
+    let out = oltp_command(&home, &with("run", &["--time", "1"]))
+        .env_remove("PGPASSWORD")
+        .output()
+        .expect("run oltp");
+    assert!(
+        !out.status.success(),
+        "a pgsql run without any password connected"
+    );
+    let out = oltp_command(&home, &with("cleanup", &["--password-file", &file]))
+        .output()
+        .expect("run oltp");
+    assert_ok_and_clean("pgsql cleanup with --password-file", &out, &password);
+}
+
+#[test]
+fn refusals_name_the_fix_in_one_line_and_never_the_password() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = dir.path().join("home");
+    let good = secret_file(dir.path(), "pw", &format!("{CANARY}\n"), 0o600);
+    let open = secret_file(dir.path(), "open", &format!("{CANARY}\n"), 0o644);
+    let lines = secret_file(dir.path(), "lines", &format!("{CANARY}\nmore\n"), 0o600);
+    let with_pw = format!("mysql://u:{CANARY}@127.0.0.1:1/");
+    let at = format!("mysql://u:p@{CANARY}@127.0.0.1:1/");
+    let pg_at = format!("postgres://u:p@{CANARY}@127.0.0.1:1/postgres");
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (
+            sized_args(
+                "run",
+                &with_pw,
+                &base,
+                "s",
+                ("1", "10"),
+                &["--password-file", utf8(&good)],
+            ),
+            "holds a password and --password-file".into(),
+        ),
+        (
+            strings(&[
+                "run",
+                "--base-dir",
+                utf8(&base),
+                "--password-file",
+                utf8(&good),
+            ]),
+            "give --mysql-url too".into(),
+        ),
+        (
+            sized_args(
+                "run",
+                "mysql://u@127.0.0.1:1/",
+                &base,
+                "s",
+                ("1", "10"),
+                &["--password-file", utf8(&open)],
+            ),
+            format!(
+                "--password-file {0} has mode 0644, not 0600 or 0400 (a password file is the owner's alone): run `chmod 600 {0}`",
+                utf8(&open)
+            ),
+        ),
+        (
+            sized_args(
+                "run",
+                "mysql://u@127.0.0.1:1/",
+                &base,
+                "s",
+                ("1", "10"),
+                &["--password-file", utf8(&lines)],
+            ),
+            "does not hold a password".into(),
+        ),
+        (
+            sized_args("run", &at, &base, "s", ("1", "10"), &[]),
+            "percent-encode @ as %40 in the password".into(),
+        ),
+        (
+            {
+                let mut v = pg_args("run", Some(&pg_at), &base, "s", (1, 10));
+                v.extend(strings(&["--time", "1"]));
+                v
+            },
+            "percent-encode @ as %40 in the password".into(),
+        ),
+    ];
+    for (args, want) in cases {
+        let e = runtime().block_on(cli(&args)).expect_err("refused");
+        assert!(e.contains(&want), "{args:?}: {e}");
+        assert!(
+            !e.contains(CANARY) && !e.contains("5e1f0a7b"),
+            "the password in: {e}"
+        );
+        assert!(!e.contains('\n'), "one line: {e}");
+        // The binary: exit 1, the same line, nothing created in the base directory.
+        let out = oltp_bin(&base, &args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&want) && !stderr.contains(CANARY),
+            "{stderr}"
+        );
+    }
+    assert!(
+        !base.join("keys").exists(),
+        "nothing created before the checks passed"
+    );
+
+    // Debug of the parsed command line and of the connect options.
+    let cli = encbench_oltp::cli::Cli::try_parse_from(
+        ["oltp"].into_iter().chain(
+            sized_args("run", &with_pw, &base, "s", ("1", "10"), &[])
+                .iter()
+                .map(String::as_str),
+        ),
+    )
+    .expect("parses");
+    let debug = format!("{cli:?}");
+    assert!(
+        debug.contains("127.0.0.1:1") && !debug.contains(CANARY),
+        "{debug}"
+    );
+    let opts = encbench_oltp::driver::ConnectOptions::new(with_pw.clone());
+    let debug = format!("{opts:?}");
+    assert!(
+        debug.contains("mysql://u@127.0.0.1:1/") && !debug.contains(CANARY),
+        "{debug}"
+    );
+}
