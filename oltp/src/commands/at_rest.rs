@@ -16,8 +16,8 @@ use crate::server::Layout;
 /// Searches the host's disk for row 1's `c` of the plaintext `sbtest1`: a filesystem
 /// mode's backing store; with `innodb`, and with `off` when `off_as_control` (the
 /// `--at-rest` list holds `innodb` too: `off` is its control), the private MariaDB's data directory at `url` after
-/// [`flush_for_search`]. Nothing for other modes, pgbench's tables or a server given by
-/// URL, and a note when no plaintext tables were prepared (nothing known to search for).
+/// [`flush_for_search`]. Nothing for other modes or a server given by URL, and a note for
+/// pgbench's tables or when no plaintext tables were prepared (nothing known to search for).
 ///
 /// # Errors
 /// An encrypting mode's store holds the value, a control's does not, the flush or the
@@ -29,8 +29,7 @@ pub async fn verify(a: &PrepareArgs, url: &str, off_as_control: bool) -> Result<
         AtRest::Off => off_as_control && a.data.db_driver == DbDriver::Mysql,
         _ => false,
     };
-    if !(mode.is_filesystem() || engine_search) || a.data.url().is_some() || a.workload.is_pgbench()
-    {
+    if !(mode.is_filesystem() || engine_search) || a.data.url().is_some() {
         return Ok(());
     }
     if a.workload.is_pgbench() {

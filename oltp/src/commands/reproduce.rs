@@ -518,7 +518,7 @@ async fn measure_steps(
                 super::cleanup::cleanup(&ca, &url).await?;
                 let t0 = std::time::Instant::now();
                 super::prepare::prepare(&pa, &url).await?;
-                super::at_rest::verify(&pa)?;
+                super::at_rest::verify(&pa, &url, false).await?;
                 t0
             }
             None => {
@@ -713,6 +713,7 @@ async fn verify_pgbench(
         crate::columns::Encrypt::None,
         pgbench::Fillers::Accounts,
         pa.scale,
+        pa.data.at_rest_mode(),
     )
     .await;
     admin.close().await;
