@@ -636,7 +636,7 @@ async fn measure_steps(
 }
 
 /// One round's `oltp run` command of an interleaved plan (004) on the private
-/// server of its `--profile`, held open around it: the buffer pool's load at
+/// server of its `--profile`, held open around it and stopped after it: the buffer pool's load at
 /// startup awaited, the pool warmed first when `warm` (the cached profile),
 /// and the buffer-pool and device counters read before and after (the
 /// sample of `grid` in `round`); false
@@ -652,10 +652,14 @@ async fn run_observed(
     round: u32,
 ) -> Result<(bool, IoSample)> {
     let ra = run_args(argv)?;
-    let lease = super::open_lease(&ra.data).await?;
-    let data_dir = crate::server::Layout::new(crate::config::server_base_dir(&ra.data))
-        .data()
-        .to_path_buf();
+    // Held as `oltp server start` holds it: the in-process command shares
+    // this process's id, so a lease of ours would be its lease, and its end
+    // would stop the server before the counters after it are read.
+    let standing =
+        crate::server::Standing::open(&base_dir(&ra.data), ra.data.at_rest_mode(), ra.data.profile)
+            .await?;
+    let url = standing.server().url();
+    let data_dir = standing.layout().data().to_path_buf();
     let read = |url: String| {
         let dir = data_dir.clone();
         async move {
@@ -666,21 +670,21 @@ async fn run_observed(
         }
     };
     let outcome = async {
-        buffer_pool::wait_for_load(&lease.url).await?;
+        buffer_pool::wait_for_load(&url).await?;
         if warm {
-            buffer_pool::warm(&lease.url, &plan.db, plan.scale.tables).await?;
+            buffer_pool::warm(&url, &plan.db, plan.scale.tables).await?;
         }
-        let before = read(lease.url.clone()).await?;
+        let before = read(url.clone()).await?;
         let t0 = std::time::Instant::now();
         let complete = run_command(argv).await?;
-        let after = read(lease.url.clone()).await?;
+        let after = read(url.clone()).await?;
         Ok::<_, anyhow::Error>((
             complete,
             IoSample::between(grid, round, &before, &after, t0.elapsed().as_secs_f64()),
         ))
     }
     .await;
-    let stopped = lease.finish().await;
+    let stopped = standing.stop().await;
     let got = outcome?;
     stopped?;
     Ok(got)
