@@ -351,4 +351,80 @@ mod tests {
             .expect("c2 cached");
         assert_eq!(c2.reason, "the run did not happen (stopped early)");
     }
+
+    /// Both profiles at 16 threads over 2 rounds: cached twice as fast.
+    fn grids() -> Vec<GridRun> {
+        use crate::report::Report;
+        use crate::report::model::fixtures::{run, settings};
+        let grid = |name: &str, fast| {
+            let runs = (1..=2)
+                .map(|round| {
+                    let mut r = run(settings(16, "none"), fast, 0);
+                    r.round = round;
+                    r
+                })
+                .collect();
+            GridRun {
+                name: name.into(),
+                command: String::new(),
+                report: Report::new(Report::begin(), runs),
+            }
+        };
+        vec![grid(CACHED, 200), grid(IO_BOUND, 100)]
+    }
+
+    fn io(io_bound_reads: u64) -> Vec<IoSample> {
+        use super::super::buffer_pool::PoolCounters;
+        use super::super::io_sample::Counters;
+        let at = |requests, reads| Counters {
+            pool: PoolCounters {
+                read_requests: requests,
+                reads,
+            },
+            device: Err("no device in this test".into()),
+        };
+        vec![
+            IoSample::between(CACHED, 1, &at(0, 0), &at(10_000, 1), 1.0),
+            IoSample::between(IO_BOUND, 1, &at(0, 0), &at(10_000, io_bound_reads), 1.0),
+        ]
+    }
+
+    #[test]
+    fn the_miss_rate_decides_whether_the_ratio_counts() {
+        let p = Published::of(super::super::ReportId::R004).expect("004");
+        let g = grids();
+        let s1 = |rows: &[Row]| {
+            rows.iter()
+                .find(|r| {
+                    r.figure.starts_with("IO-bound vs cached") && r.figure.contains("s1.small")
+                })
+                .cloned()
+                .expect("s1.small")
+        };
+        // 0.5% missed: not IO-bound, whatever the QPS says.
+        let r = s1(&rows(&p, &g, &[16], &io(50)));
+        assert!(r.ours.is_some());
+        assert_eq!(r.verdict, super::super::Verdict::NotReproducibleHere);
+        assert!(r.reason.contains("was not IO-bound"), "{}", r.reason);
+        assert!(
+            r.reason.contains("io-bound: buffer-pool miss rate 0.50%"),
+            "{}",
+            r.reason
+        );
+        // 5%: IO-bound; judged, with both miss rates in the reason.
+        let r = s1(&rows(&p, &g, &[16], &io(500)));
+        assert_ne!(r.verdict, super::super::Verdict::NotReproducibleHere);
+        assert!(
+            r.reason
+                .contains("io-bound: buffer-pool miss rate 5.00% (at or above"),
+            "{}",
+            r.reason
+        );
+        assert!(
+            r.reason
+                .contains("cached: buffer-pool miss rate 0.01% (below"),
+            "{}",
+            r.reason
+        );
+    }
 }
