@@ -318,16 +318,10 @@ mod tests {
 
     #[test]
     fn the_plan_runs_both_profiles_interleaved() {
-        let spec = ScaleSpec {
-            tables: 10,
-            table_size: 400_000,
-            threads: vec![16, 32, 64],
-            time_s: 5,
-            warmup_s: 3,
-            repeat: 5,
-            scaled_how: None,
-        };
-        let p = plan(&spec, "repro004q");
+        // The data file's quick scale: 3 thread counts, 5 rounds.
+        let published = Published::of(super::super::ReportId::R004).expect("004");
+        let spec = published.scale(true).clone();
+        let p = plan(&spec, DB);
         assert_eq!(p.servers, Servers::PerCommandInterleaved);
         assert_eq!(p.grids.len(), 2);
         assert!(p.grids[1].args.join(" ").ends_with("--profile io-bound"));
