@@ -323,15 +323,12 @@ async fn measure(
             }
         }
     }
-    if !missing.is_empty() {
-        let free = resources::disk_free(base)?;
-        resources::check_disk(
-            plan.disk_bytes(&missing),
-            free,
-            base,
-            &format!("report {id}'s data sets ({} rows each)", plan.rows()),
-        )?;
-    }
+    check_missing_fit(
+        plan,
+        &missing,
+        base,
+        &format!("report {id}'s data sets ({} rows each)", plan.rows()),
+    )?;
     for step in missing {
         if interrupted.load(Ordering::SeqCst) {
             repro.stopped = Some("interrupted (Ctrl-C or SIGTERM) before the runs".into());
@@ -503,15 +500,12 @@ async fn measure_steps(
             }
         }
     }
-    if !missing.is_empty() {
-        let free = resources::disk_free(base)?;
-        resources::check_disk(
-            plan.disk_bytes(&missing),
-            free,
-            base,
-            &format!("report {id}'s {} data sets to load", missing.len()),
-        )?;
-    }
+    check_missing_fit(
+        plan,
+        &missing,
+        base,
+        &format!("report {id}'s {} data sets to load", missing.len()),
+    )?;
     for step in missing {
         if interrupted.load(Ordering::SeqCst) {
             repro.stopped = Some("interrupted (Ctrl-C or SIGTERM) before the runs".into());
@@ -688,6 +682,20 @@ async fn run_observed(
     let got = outcome?;
     stopped?;
     Ok(got)
+}
+
+/// Whether the data sets `missing` (none: nothing to check) fit the disk of
+/// `base`; `what` names them in the error.
+///
+/// # Errors
+/// They would not fit (how much they need and how much is free), or the
+/// free space cannot be read.
+fn check_missing_fit(plan: &Plan, missing: &[&DataSetStep], base: &Path, what: &str) -> Result<()> {
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let free = resources::disk_free(base)?;
+    resources::check_disk(plan.disk_bytes(missing), free, base, what)
 }
 
 /// One in-process `oltp` command (`argv` from `oltp` on); false when a run
