@@ -730,4 +730,40 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
         assert_eq!(rounds, [1, 2], "{}", g["name"]);
     }
     assert!(j["measurements"]["io_bound_vs_cached_qps"]["16"].is_object());
+    // Every run's buffer-pool reads, the profile first, and the ratio rows
+    // give both profiles' miss rates (1,000 rows fit either pool: what the
+    // verdict then is depends on cold misses, so only the words are checked).
+    let bp = &j["measurements"]["buffer_pool"];
+    assert_eq!(bp["io_bound_min_miss_pct"], 1.0);
+    let io: Vec<(&str, u64)> = bp["runs"]
+        .as_array()
+        .expect("buffer_pool runs")
+        .iter()
+        .map(|r| {
+            let miss = r["miss_pct"].as_f64().expect("miss_pct");
+            assert!((0.0..=100.0).contains(&miss), "{r}");
+            assert!(r["read_requests"].as_u64().expect("requests") > 0, "{r}");
+            (
+                r["grid"].as_str().unwrap_or(""),
+                r["round"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        io,
+        [
+            ("cached", 1),
+            ("io-bound", 1),
+            ("io-bound", 2),
+            ("cached", 2)
+        ]
+    );
+    for r in rows_with(rows, &["IO-bound vs cached", "s1.small"]) {
+        let why = r["reason"].as_str().unwrap_or("");
+        assert!(
+            why.contains("io-bound: buffer-pool miss rate")
+                && why.contains("cached: buffer-pool miss rate"),
+            "{r}"
+        );
+    }
 }

@@ -17,11 +17,13 @@ use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, ReproduceArgs, RunArgs}
 use crate::config::{RunConfig, base_dir, data_set, parse_encrypts};
 use crate::driver::{Connection, MysqlConnection, PostgresConnection};
 use crate::report::{Report, RunKey, RunResult};
+use crate::reproduce::io_sample::{self, IoSample};
 use crate::reproduce::plan::{DataSetStep, Plan, Scale, Servers, duration_text};
 use crate::reproduce::published::{Published, ScaleSpec};
 use crate::reproduce::row::{GridRun, Reproduction};
 use crate::reproduce::{
-    ReportId, footprint, html, json, markdown, parse_id, r000, r001, r003, r004, resources,
+    ReportId, buffer_pool, diskstats, footprint, html, json, markdown, parse_id, r000, r001, r003,
+    r004, resources,
 };
 use crate::run::{Observer, run_grid};
 use crate::schema::pgbench;
@@ -87,6 +89,8 @@ struct Extras {
     footprint: Result<footprint::Footprint, String>,
     tls_bench: Result<Value, String>,
     at_rest: r001::Context,
+    /// 004's buffer-pool and device reads, one per grid and round.
+    io: Vec<IoSample>,
 }
 
 /// 001's at-rest modes: the ones this machine provides (of
@@ -110,12 +114,13 @@ fn at_rest_modes() -> (Vec<AtRest>, Vec<(AtRest, String)>) {
 }
 
 /// The database of a sysbench report's data set: the report's own at the
-/// full scale, `q` for quick, the size for overridden scales, so each size
-/// is prepared once and reused.
-fn sized_db(base: &str, scale: &Scale, spec: &ScaleSpec) -> String {
+/// full scale (and at a quick scale of the same size, 004's), `q` for
+/// quick, the size for overridden scales, so each size is prepared once and
+/// reused.
+fn sized_db(base: &str, scale: &Scale, spec: &ScaleSpec, full: &ScaleSpec) -> String {
     if scale.overridden() {
         format!("{base}_{}x{}", spec.tables, spec.table_size)
-    } else if scale.quick {
+    } else if scale.quick && (spec.tables, spec.table_size) != (full.tables, full.table_size) {
         format!("{base}q")
     } else {
         base.to_string()
@@ -135,8 +140,12 @@ async fn reproduce_one(
     let mut at_rest = r001::Context::default();
     let plan = match id {
         ReportId::R003 => r003::plan(&spec),
-        ReportId::R000 => r000::plan(&published, &spec, &sized_db(r000::DB, scale, &spec)),
-        ReportId::R004 => r004::plan(&spec, &sized_db(r004::DB, scale, &spec)),
+        ReportId::R000 => r000::plan(
+            &published,
+            &spec,
+            &sized_db(r000::DB, scale, &spec, &published.full),
+        ),
+        ReportId::R004 => r004::plan(&spec, &sized_db(r004::DB, scale, &spec, &published.full)),
         ReportId::R001 => {
             let (modes, refused) = at_rest_modes();
             at_rest = r001::Context {
@@ -205,6 +214,7 @@ async fn reproduce_one(
         footprint: Err("not measured yet".into()),
         tls_bench: Err("not run yet".into()),
         at_rest,
+        io: Vec::new(),
     };
     if id == ReportId::R003 {
         extras.footprint = footprint::measure().map_err(|e| format!("{e:#}"));
@@ -313,15 +323,12 @@ async fn measure(
             }
         }
     }
-    if !missing.is_empty() {
-        let free = resources::disk_free(base)?;
-        resources::check_disk(
-            plan.disk_bytes(&missing),
-            free,
-            base,
-            &format!("report {id}'s data sets ({} rows each)", plan.rows()),
-        )?;
-    }
+    check_missing_fit(
+        plan,
+        &missing,
+        base,
+        &format!("report {id}'s data sets ({} rows each)", plan.rows()),
+    )?;
     for step in missing {
         if interrupted.load(Ordering::SeqCst) {
             repro.stopped = Some("interrupted (Ctrl-C or SIGTERM) before the runs".into());
@@ -493,15 +500,12 @@ async fn measure_steps(
             }
         }
     }
-    if !missing.is_empty() {
-        let free = resources::disk_free(base)?;
-        resources::check_disk(
-            plan.disk_bytes(&missing),
-            free,
-            base,
-            &format!("report {id}'s {} data sets to load", missing.len()),
-        )?;
-    }
+    check_missing_fit(
+        plan,
+        &missing,
+        base,
+        &format!("report {id}'s {} data sets to load", missing.len()),
+    )?;
     for step in missing {
         if interrupted.load(Ordering::SeqCst) {
             repro.stopped = Some("interrupted (Ctrl-C or SIGTERM) before the runs".into());
@@ -557,7 +561,10 @@ async fn measure_steps(
                         grid.name,
                         argv.join(" ")
                     );
-                    let complete = run_command(&argv).await?;
+                    let warm = grid.name == r004::CACHED;
+                    let (complete, io) =
+                        run_observed(&argv, &grid.name, warm, plan, round + 1).await?;
+                    extras.io.push(io);
                     let file = crate::report::json::parse(&std::fs::read(json_out(i))?)
                         .map_err(|e| anyhow::anyhow!("{} {e}", json_out(i).display()))?;
                     runs[i].extend(file.runs.into_iter().map(|mut r| {
@@ -620,6 +627,75 @@ async fn measure_steps(
         }
     }
     Ok(true)
+}
+
+/// One round's `oltp run` command of an interleaved plan (004) on the private
+/// server of its `--profile`, held open around it and stopped after it: the buffer pool's load at
+/// startup awaited, the pool warmed first when `warm` (the cached profile),
+/// and the buffer-pool and device counters read before and after (the
+/// sample of `grid` in `round`); false
+/// when the run stopped early.
+///
+/// # Errors
+/// The server, the counters, or the command's own.
+async fn run_observed(
+    argv: &[String],
+    grid: &str,
+    warm: bool,
+    plan: &Plan,
+    round: u32,
+) -> Result<(bool, IoSample)> {
+    let ra = run_args(argv)?;
+    // Held as `oltp server start` holds it: the in-process command shares
+    // this process's id, so a lease of ours would be its lease, and its end
+    // would stop the server before the counters after it are read.
+    let standing =
+        crate::server::Standing::open(&base_dir(&ra.data), ra.data.at_rest_mode(), ra.data.profile)
+            .await?;
+    let url = standing.server().url();
+    let data_dir = standing.layout().data().to_path_buf();
+    let read = |url: String| {
+        let dir = data_dir.clone();
+        async move {
+            Ok::<_, anyhow::Error>(io_sample::Counters {
+                pool: buffer_pool::counters(&url).await?,
+                device: diskstats::of_dir(&dir),
+            })
+        }
+    };
+    let outcome = async {
+        buffer_pool::wait_for_load(&url).await?;
+        if warm {
+            buffer_pool::warm(&url, &plan.db, plan.scale.tables).await?;
+        }
+        let before = read(url.clone()).await?;
+        let t0 = std::time::Instant::now();
+        let complete = run_command(argv).await?;
+        let after = read(url.clone()).await?;
+        Ok::<_, anyhow::Error>((
+            complete,
+            IoSample::between(grid, round, &before, &after, t0.elapsed().as_secs_f64()),
+        ))
+    }
+    .await;
+    let stopped = standing.stop().await;
+    let got = outcome?;
+    stopped?;
+    Ok(got)
+}
+
+/// Whether the data sets `missing` (none: nothing to check) fit the disk of
+/// `base`; `what` names them in the error.
+///
+/// # Errors
+/// They would not fit (how much they need and how much is free), or the
+/// free space cannot be read.
+fn check_missing_fit(plan: &Plan, missing: &[&DataSetStep], base: &Path, what: &str) -> Result<()> {
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let free = resources::disk_free(base)?;
+    resources::check_disk(plan.disk_bytes(missing), free, base, what)
 }
 
 /// One in-process `oltp` command (`argv` from `oltp` on); false when a run
@@ -760,7 +836,7 @@ fn fill(id: ReportId, r: &mut Reproduction, p: &Published, plan: &Plan, extras: 
         ReportId::R003 => r003::fill(r, p, plan, &extras.footprint, &extras.tls_bench),
         ReportId::R000 => r000::fill(r, p, plan, r.quick),
         ReportId::R001 => r001::fill(r, p, plan, &extras.at_rest),
-        ReportId::R004 => r004::fill(r, p, plan, r.quick),
+        ReportId::R004 => r004::fill(r, p, plan, r.quick, &extras.io),
     }
 }
 

@@ -13,8 +13,11 @@
 //! exporter per format writes them ([`markdown`], [`json`], [`svg`],
 //! [`html`]).
 
+pub mod buffer_pool;
+pub mod diskstats;
 pub mod footprint;
 pub mod html;
+pub mod io_sample;
 pub mod json;
 pub mod markdown;
 pub mod plan;

@@ -9,8 +9,7 @@
 use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, SEALED_BYTES_PER_ROW};
 use super::published::{Published, ScaleSpec};
 use super::r003::join;
-use super::row::{GridRun, Identity, Row};
-use crate::report::MetricComparison;
+use super::row::{GridRun, Identity, Row, find_comparison};
 
 /// The plaintext database of report 000 at the full scale; quick and
 /// overridden scales get their own (`repro000q`, ...), so each size is
@@ -74,24 +73,6 @@ pub fn plan(p: &Published, scale: &ScaleSpec, db: &str) -> Plan {
     }
 }
 
-/// The comparison of `backend`'s mode with plaintext for `metric` at
-/// `threads` in `comparisons` (one grid's).
-fn find<'a>(
-    comparisons: &'a [MetricComparison],
-    backend: &str,
-    threads: u32,
-    metric: &str,
-) -> Option<&'a encbench_common::compare::Comparison> {
-    comparisons
-        .iter()
-        .find(|c| {
-            c.threads == threads
-                && c.comparison.metric == metric
-                && c.comparison.variant.split(' ').next() == Some(backend)
-        })
-        .map(|c| &c.comparison)
-}
-
 /// The rows: every published figure for every backend, from the grids run
 /// so far (a figure whose grid did not run is "not reproducible here").
 pub fn rows(p: &Published, grids: &[GridRun]) -> Vec<Row> {
@@ -102,7 +83,11 @@ pub fn rows(p: &Published, grids: &[GridRun]) -> Vec<Row> {
                 continue;
             };
             let grid = grids.iter().find(|g| g.name == *w);
-            let c = grid.and_then(|g| find(&g.report.comparisons, backend, t, m));
+            let c = grid.and_then(|g| {
+                find_comparison(&g.report.comparisons, t, m, |c| {
+                    c.variant.split(' ').next() == Some(backend.as_str())
+                })
+            });
             let mut row = Row::from_comparison(
                 format!("{} (ours: {backend})", f.figure),
                 f,

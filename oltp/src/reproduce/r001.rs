@@ -14,10 +14,9 @@ use serde_json::Value;
 use super::plan::{DataSetStep, Grid, Plan, Servers};
 use super::published::{Figure, Published, ScaleSpec};
 use super::r003::join;
-use super::row::{GridRun, Row};
+use super::row::{GridRun, Row, find_comparison};
 use super::verdict::Verdict;
 use crate::at_rest::AtRest;
-use crate::report::MetricComparison;
 
 /// The at-rest modes the reproduction runs where the machine provides them:
 /// the plain baseline, each mechanism's control, each mechanism.
@@ -131,25 +130,6 @@ fn label(m: AtRest) -> String {
         AtRest::Off => "none".into(),
         m => format!("at rest {}", m.name()),
     }
-}
-
-/// The comparison of `metric` of `mode` against `reference` at `threads`.
-fn find<'a>(
-    comparisons: &'a [MetricComparison],
-    mode: AtRest,
-    reference: AtRest,
-    threads: u32,
-    metric: &str,
-) -> Option<&'a encbench_common::compare::Comparison> {
-    comparisons
-        .iter()
-        .find(|c| {
-            c.threads == threads
-                && c.comparison.metric == metric
-                && c.comparison.variant == label(mode)
-                && c.comparison.baseline == label(reference)
-        })
-        .map(|c| &c.comparison)
 }
 
 /// What the rows need besides the grids: the modes run, the modes refused
@@ -271,7 +251,11 @@ fn figure_row(
     let threads = f.threads.unwrap_or(CONNECTIONS);
     let metric = f.metric.as_deref().unwrap_or("tps");
     let grid = grids.iter().find(|g| g.name == grid_name);
-    let c = grid.and_then(|g| find(&g.report.comparisons, m, r, threads, metric));
+    let c = grid.and_then(|g| {
+        find_comparison(&g.report.comparisons, threads, metric, |c| {
+            c.variant == label(m) && c.baseline == label(r)
+        })
+    });
     let mut row = Row::from_comparison(figure, f, c, tol, f.differs_reason(p));
     if grid.is_some() && c.is_none() {
         row.reason = format!(

@@ -7,7 +7,7 @@ use encbench_common::compare::Comparison;
 use serde::Serialize;
 
 use super::verdict::{Effect, Verdict, judge};
-use crate::report::Report;
+use crate::report::{MetricComparison, Report};
 
 /// One published figure beside ours: a row of `report.json`'s `rows`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -132,6 +132,20 @@ impl Identity {
             deviation_pct: (rt_ms / predicted_rt_ms - 1.0) * 100.0,
         }
     }
+}
+
+/// The comparison for `metric` at `threads` among one grid's
+/// `comparisons` whose pair (variant, baseline) `matches`.
+pub fn find_comparison<'a>(
+    comparisons: &'a [MetricComparison],
+    threads: u32,
+    metric: &str,
+    matches: impl Fn(&Comparison) -> bool,
+) -> Option<&'a Comparison> {
+    comparisons
+        .iter()
+        .find(|c| c.threads == threads && c.comparison.metric == metric && matches(&c.comparison))
+        .map(|c| &c.comparison)
 }
 
 /// One grid that ran: its name, the `oltp run` command it was, and oltp's
