@@ -313,18 +313,14 @@ impl DataArgs {
         .collect()
     }
 
-    /// The `--at-rest` modes, in order, duplicates dropped (`off` when none).
+    /// The `--at-rest` modes, in order (`off` when none). Each is listed once:
+    /// [`crate::config::check_driver_flags`] refuses a repeat before this runs.
     pub fn at_rest_modes(&self) -> Vec<AtRest> {
-        let mut out: Vec<AtRest> = Vec::new();
-        for m in &self.at_rest {
-            if !out.contains(m) {
-                out.push(*m);
-            }
+        if self.at_rest.is_empty() {
+            vec![AtRest::Off]
+        } else {
+            self.at_rest.clone()
         }
-        if out.is_empty() {
-            out.push(AtRest::Off);
-        }
-        out
     }
 
     /// The first `--at-rest` mode: the only one once a command handles one mode

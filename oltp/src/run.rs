@@ -234,6 +234,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     let Opened {
         start,
         start_wall,
+        deadline,
         connect_error,
         late,
     } = {
@@ -343,8 +344,6 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     // counted, worker.rs), so the CPU is read then, not when the last worker
     // has finished its event; a run that ends before it (an error, Ctrl-C)
     // is read at its end, below.
-    let deadline = (connect_error.is_none() && late.is_none() && !cfg.time.is_zero())
-        .then(|| start + cfg.time);
     let mut at_deadline = None;
     let joined = match deadline {
         Some(d) => tokio::select! {
@@ -364,11 +363,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .1;
-        if connect_error.is_none()
-            && late.is_none()
-            && !cfg.time.is_zero()
-            && cfg.report_interval * n <= cfg.time
-        {
+        if deadline.is_some() && cfg.report_interval * n <= cfg.time {
             emit();
         }
     }

@@ -370,17 +370,18 @@ impl Gate {
         let late = at.and_then(|at| wait_until(at, stop));
         let start = Instant::now() + warmup;
         let start_wall = SystemTime::now() + warmup;
-        let connect_error = {
+        let (connect_error, deadline) = {
             let mut st = self.lock();
             st.warmup_until = (!warmup.is_zero()).then_some(start);
-            st.deadline = (!time.is_zero()).then_some(start + time);
             st.abort = st.connect_error.is_some() || late.is_some();
-            st.connect_error.clone()
+            st.deadline = (!time.is_zero() && !st.abort).then_some(start + time);
+            (st.connect_error.clone(), st.deadline)
         };
         self.go.wait();
         Opened {
             start,
             start_wall,
+            deadline,
             connect_error,
             late,
         }
@@ -411,6 +412,9 @@ pub(crate) struct Opened {
     pub(crate) start: Instant,
     /// The same instant on the wall clock.
     pub(crate) start_wall: SystemTime,
+    /// The end of the measured window, the one the workers were given
+    /// (`None`: no `--time`, or the run was aborted).
+    pub(crate) deadline: Option<Instant>,
     /// The first worker's connection error (the run was aborted).
     pub(crate) connect_error: Option<String>,
     /// How long `--start-at` had passed when every worker was ready (the

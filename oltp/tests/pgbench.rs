@@ -53,19 +53,18 @@ fn pgbench(db_url: &str, args: &[&str]) -> std::process::Output {
 
 /// `oltp CMD --db-driver pgsql` on `url`, base database `db`, keys in `base`, then `extra`.
 fn oltp_args(cmd: &str, url: &str, base: &Path, db: &str, extra: &[&str]) -> Vec<String> {
-    let mut v = strings(&[
-        cmd,
-        "--db-driver",
-        "pgsql",
-        "--pgsql-url",
-        url,
-        "--base-dir",
-        utf8(base),
-        "--pgsql-db",
-        db,
-    ]);
-    v.extend(strings(extra));
-    v
+    pg_data_args(cmd, Some(url), base, db, extra)
+}
+
+/// `oltp prepare` with `extra` (it must succeed); its arguments, to give again.
+fn prepare(url: &str, base: &Path, db: &str, extra: &[&str]) -> Vec<String> {
+    let args = oltp_args("prepare", url, base, db, extra);
+    assert_eq!(
+        runtime().block_on(cli(&args)),
+        Ok(true),
+        "prepare {extra:?}"
+    );
+    args
 }
 
 /// `oltp run` with `extra` as JSON: the report.
@@ -179,8 +178,7 @@ fn oltp_tables_have_pgbench_shape_and_run_under_stock_pgbench() {
     let s = shared_pg();
     let base = pg_tempdir();
     let db = "pgb_oltp";
-    let prepare = oltp_args(
-        "prepare",
+    let prepare = prepare(
         s.url(),
         base.path(),
         db,
@@ -193,7 +191,6 @@ fn oltp_tables_have_pgbench_shape_and_run_under_stock_pgbench() {
             "90",
         ],
     );
-    assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
     let e = refused(&prepare);
     assert!(
         e.contains("already holds pgbench's tables") && e.contains("oltp cleanup --encrypt none"),
@@ -285,14 +282,12 @@ fn a_scale_that_differs_and_a_run_before_prepare_are_refused() {
         e.contains("pgb_bad has no pgbench tables: run `oltp prepare --workload pgbench_select_only --scale 1 --encrypt none --db-driver pgsql --pgsql-db pgb_bad` first"),
         "{e}"
     );
-    let prepare = oltp_args(
-        "prepare",
+    prepare(
         s.url(),
         base.path(),
         db,
         &["--workload", "pgbench_select_only", "--scale", "1"],
     );
-    assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
     let e = refused(&run(&["--scale", "3"]));
     assert!(
         e.contains("pgb_bad's pgbench tables have scale 1 (count(*) of pgbench_branches), the run asks for --scale 3: use --scale 1"),
@@ -353,8 +348,7 @@ fn encrypted_fillers_give_the_plaintext_results() {
     let s = shared_pg();
     let base = pg_tempdir();
     let db = "pgb_enc";
-    let prepare = oltp_args(
-        "prepare",
+    prepare(
         s.url(),
         base.path(),
         db,
@@ -369,7 +363,6 @@ fn encrypted_fillers_give_the_plaintext_results() {
             "all",
         ],
     );
-    assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
     let enc_db = "pgb_enc_aes_256_gcm_kcp";
     let filler_type = value(
         s.url(),
@@ -498,14 +491,12 @@ fn report_interval_prints_pgbench_progress_lines_and_rate_adds_the_schedule_lag(
     let s = shared_pg();
     let base = pg_tempdir();
     let db = "pgb_progress";
-    let prepare = oltp_args(
-        "prepare",
+    prepare(
         s.url(),
         base.path(),
         db,
         &["--workload", "pgbench_select_only", "--scale", "1"],
     );
-    assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
     let lag_line = regex::Regex::new(
         r"(?m)^rate limit schedule lag: avg (\d+\.\d{3}) \(max (\d+\.\d{3})\) ms$",
     )

@@ -40,6 +40,82 @@ fn assert_ok_and_clean(what: &str, out: &Output, password: &str) {
     assert!(out.status.success(), "{what} failed: {stderr}");
 }
 
+/// Where a command takes the password from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// `--password-file`, the variable unset.
+    File,
+    /// The driver's variable (`MYSQL_PWD` / `PGPASSWORD`) alone.
+    Env,
+    /// Neither: the server must refuse the login.
+    Neither,
+}
+
+/// One driver's login to a server whose password is `password`, in `file` or
+/// in the variable `var`.
+struct Login<'a> {
+    home: &'a Path,
+    file: &'a str,
+    var: &'static str,
+    password: &'a str,
+}
+
+impl Login<'_> {
+    /// `oltp args` with the password from `source`.
+    fn command(&self, mut args: Vec<String>, source: Source) -> std::process::Command {
+        if let Source::File = source {
+            args.extend(strings(&["--password-file", self.file]));
+        }
+        let mut c = oltp_command(self.home, &args);
+        if let Source::Env = source {
+            c.env(self.var, self.password);
+        } else {
+            c.env_remove(self.var);
+        }
+        c
+    }
+
+    /// Runs `args` with the password from `source`; fails unless it succeeded
+    /// and its output holds no password.
+    fn ok(&self, what: &str, args: Vec<String>, source: Source) {
+        let out = self.command(args, source).output().expect("run oltp");
+        assert_ok_and_clean(what, &out, self.password);
+    }
+
+    /// What both drivers pass, given `args(command, extra flags)`: prepare
+    /// with the file, `during` (with the tables there), a run with the
+    /// variable alone, a run with neither refused (its stderr returned, so
+    /// the password above did connect), cleanup with the file.
+    fn file_env_neither(
+        &self,
+        args: impl Fn(&str, &[&str]) -> Vec<String>,
+        during: impl FnOnce(),
+    ) -> String {
+        self.ok(
+            "prepare with --password-file",
+            args("prepare", &[]),
+            Source::File,
+        );
+        during();
+        let run = args("run", &["--time", "1"]);
+        self.ok(&format!("run with {}", self.var), run.clone(), Source::Env);
+        let out = self
+            .command(run, Source::Neither)
+            .output()
+            .expect("run oltp");
+        assert!(
+            !out.status.success(),
+            "a run without any password connected"
+        );
+        self.ok(
+            "cleanup with --password-file",
+            args("cleanup", &[]),
+            Source::File,
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+}
+
 #[test]
 fn a_password_only_in_a_file_or_only_in_the_environment_connects_and_stays_out_of_argv() {
     let u = shared_server();
@@ -48,74 +124,45 @@ fn a_password_only_in_a_file_or_only_in_the_environment_connects_and_stays_out_o
     assert!(!url.contains(&password), "{url}");
     std::fs::create_dir_all(u.scratch.path()).expect("scratch");
     let file = secret_file(u.scratch.path(), "pw", &format!("{password}\n"), 0o600);
-    let file = utf8(&file).to_string();
-    let base = u.base();
-    let sized = |cmd: &str| sized_args(cmd, &url, &base, "secrets_my", ("1", "100"), &[]);
     let home = u.file("home-env");
-
-    let mut prepare = sized("prepare");
-    prepare.extend(strings(&["--password-file", &file]));
-    let out = oltp_command(&home, &prepare)
-        .env_remove("MYSQL_PWD")
-        .output()
-        .expect("run oltp");
-    assert_ok_and_clean("prepare with --password-file", &out, &password);
-
-    // A running oltp: its command line names the file, never the password.
-    let mut run = sized("run");
-    run.extend(strings(&["--password-file", &file, "--time", "2"]));
-    let child = oltp_command(&home, &run)
-        .env_remove("MYSQL_PWD")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn oltp run");
-    // spawn returns once the exec has begun; the kernel fills /proc/PID/cmdline a
-    // moment later (it reads empty until then): wait for it, up to 60 s.
-    let path = format!("/proc/{}/cmdline", child.id());
-    let t0 = std::time::Instant::now();
-    let cmdline = loop {
-        let bytes = std::fs::read(&path).expect("cmdline");
-        if !bytes.is_empty() || t0.elapsed() > std::time::Duration::from_secs(60) {
-            break String::from_utf8_lossy(&bytes).replace('\0', " ");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
+    let login = Login {
+        home: &home,
+        file: utf8(&file),
+        var: "MYSQL_PWD",
+        password: &password,
     };
-    assert!(cmdline.contains("--password-file"), "{cmdline}");
-    assert!(
-        !cmdline.contains(&password),
-        "the password is in /proc/PID/cmdline"
-    );
-    let out = child.wait_with_output().expect("wait for oltp run");
-    assert_ok_and_clean("run with --password-file", &out, &password);
-
-    let mut run = sized("run");
-    run.extend(strings(&["--time", "1"]));
-    let out = oltp_command(&home, &run)
-        .env("MYSQL_PWD", &password)
-        .output()
-        .expect("run oltp");
-    assert_ok_and_clean("run with MYSQL_PWD", &out, &password);
-
-    // Neither: the server refuses the login, so the password above did connect.
-    let out = oltp_command(&home, &run)
-        .env_remove("MYSQL_PWD")
-        .output()
-        .expect("run oltp");
-    assert!(
-        !out.status.success(),
-        "a run without any password connected"
-    );
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("Access denied"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-
-    let mut cleanup = sized("cleanup");
-    cleanup.extend(strings(&["--password-file", &file]));
-    let out = oltp_command(&home, &cleanup).output().expect("run oltp");
-    assert_ok_and_clean("cleanup with --password-file", &out, &password);
+    let base = u.base();
+    let args =
+        |cmd: &str, extra: &[&str]| sized_args(cmd, &url, &base, "secrets_my", ("1", "100"), extra);
+    // A running oltp: its command line names the file, never the password.
+    let running = || {
+        let child = login
+            .command(args("run", &["--time", "2"]), Source::File)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn oltp run");
+        // spawn returns once the exec has begun; the kernel fills /proc/PID/cmdline a
+        // moment later (it reads empty until then): wait for it, up to 60 s.
+        let path = format!("/proc/{}/cmdline", child.id());
+        let t0 = std::time::Instant::now();
+        let cmdline = loop {
+            let bytes = std::fs::read(&path).expect("cmdline");
+            if !bytes.is_empty() || t0.elapsed() > std::time::Duration::from_secs(60) {
+                break String::from_utf8_lossy(&bytes).replace('\0', " ");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        assert!(cmdline.contains("--password-file"), "{cmdline}");
+        assert!(
+            !cmdline.contains(&password),
+            "the password is in /proc/PID/cmdline"
+        );
+        let out = child.wait_with_output().expect("wait for oltp run");
+        assert_ok_and_clean("run with --password-file", &out, &password);
+    };
+    let stderr = login.file_env_neither(args, running);
+    assert!(stderr.contains("Access denied"), "{stderr}");
 }
 
 #[test]
@@ -129,36 +176,22 @@ fn pgsql_connects_with_the_private_servers_password_file_or_pgpassword() {
     assert!(!url.contains(&password), "{url}");
     // The file `oltp server start` names: 0600, the server's user's when run as root.
     let file = s.server().layout().password_file();
-    let file = utf8(&file).to_string();
     let dir = pg_tempdir();
     let home = dir.path().join("home");
-    let with = |cmd: &str, extra: &[&str]| {
-        let mut v = pg_args(cmd, Some(&url), &home, "secrets_pg", (1, 100));
-        v.extend(strings(extra));
-        v
+    let login = Login {
+        home: &home,
+        file: utf8(&file),
+        var: "PGPASSWORD",
+        password: &password,
     };
-    let out = oltp_command(&home, &with("prepare", &["--password-file", &file]))
-        .env_remove("PGPASSWORD")
-        .output()
-        .expect("run oltp");
-    assert_ok_and_clean("pgsql prepare with --password-file", &out, &password);
-    let out = oltp_command(&home, &with("run", &["--time", "1"]))
-        .env("PGPASSWORD", &password)
-        .output()
-        .expect("run oltp");
-    assert_ok_and_clean("pgsql run with PGPASSWORD", &out, &password);
-    let out = oltp_command(&home, &with("run", &["--time", "1"]))
-        .env_remove("PGPASSWORD")
-        .output()
-        .expect("run oltp");
-    assert!(
-        !out.status.success(),
-        "a pgsql run without any password connected"
+    login.file_env_neither(
+        |cmd: &str, extra: &[&str]| {
+            let mut v = pg_args(cmd, Some(&url), &home, "secrets_pg", (1, 100));
+            v.extend(strings(extra));
+            v
+        },
+        || {},
     );
-    let out = oltp_command(&home, &with("cleanup", &["--password-file", &file]))
-        .output()
-        .expect("run oltp");
-    assert_ok_and_clean("pgsql cleanup with --password-file", &out, &password);
 }
 
 #[test]

@@ -440,13 +440,31 @@ pub fn pg_args(
     db: &str,
     (tables, size): (u32, u32),
 ) -> Vec<String> {
+    let (tables, size) = (tables.to_string(), size.to_string());
+    pg_data_args(
+        cmd,
+        url,
+        base,
+        db,
+        &["--tables", &tables, "--table-size", &size],
+    )
+}
+
+/// [`pg_args`] without the sysbench table flags (a pgbench workload sizes its
+/// tables with `--scale`), then `extra`.
+pub fn pg_data_args(
+    cmd: &str,
+    url: Option<&str>,
+    base: &Path,
+    db: &str,
+    extra: &[&str],
+) -> Vec<String> {
     let mut v = strings(&[cmd, "--db-driver", "pgsql"]);
     if let Some(url) = url {
         v.extend(strings(&["--pgsql-url", url]));
     }
     v.extend(strings(&["--base-dir", utf8(base), "--pgsql-db", db]));
-    v.extend(strings(&["--tables", &tables.to_string()]));
-    v.extend(strings(&["--table-size", &size.to_string()]));
+    v.extend(strings(extra));
     v
 }
 
