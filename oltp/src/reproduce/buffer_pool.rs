@@ -65,7 +65,7 @@ pub fn parse_counters(rows: &[Vec<Option<String>>]) -> Result<PoolCounters> {
 /// Waits until the server at `url` has finished loading the buffer pool it
 /// dumped at its last shutdown (`Innodb_buffer_pool_load_status`; MariaDB's
 /// defaults dump and reload it), so a run's counters do not include that
-/// load. After [`LOAD_TIMEOUT`] it goes on (the counters then include the
+/// load. After `LOAD_TIMEOUT` (120 s) it goes on (the counters then include the
 /// rest of the load, which only raises the miss rate) and says so.
 ///
 /// # Errors
