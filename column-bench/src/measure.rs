@@ -31,7 +31,9 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, invalid};
 use encbench_registry::envelope::int_primary_key;
-use encbench_registry::{Aead, ColumnCipher, Descriptor, Key, KeyId, Keyring, Location};
+use encbench_registry::{
+    Aead, ColumnAad, ColumnCipher, Descriptor, Key, KeyId, Keyring, Location, RowAad,
+};
 use serde::Serialize;
 
 use crate::shape::{Column, plaintexts};
@@ -160,8 +162,9 @@ pub struct Corpus {
     descriptor: &'static Descriptor,
     key: Key,
     cipher: ColumnCipher,
-    table: String,
     column: String,
+    /// The column's AAD prefix, built once as a proxy does per result column.
+    column_aad: ColumnAad,
     primary_keys: Vec<[u8; 8]>,
     plaintexts: Vec<Vec<u8>>,
     envelopes: Vec<Vec<u8>>,
@@ -226,11 +229,13 @@ impl Corpus {
             envelopes.push(out);
             aads.push(envelope_aad(table, &column.name, pk));
         }
+        let column_aad = ColumnAad::new(table, &column.name)
+            .map_err(|e| envelope(descriptor, "building the column's AAD prefix", e))?;
         let corpus = Corpus {
             descriptor,
             key,
             cipher,
-            table: table.to_string(),
+            column_aad,
             column: column.name.clone(),
             primary_keys,
             plaintexts,
@@ -333,12 +338,9 @@ impl Corpus {
         self.descriptor.algorithm.nonce_len()
     }
 
-    fn location(&self, i: usize) -> Location<'_> {
-        Location {
-            table: &self.table,
-            column: &self.column,
-            primary_key: &self.primary_keys[i],
-        }
+    /// Value `i`'s AAD binding: the column's prefix and the row's primary key.
+    fn location(&self, i: usize) -> RowAad<'_> {
+        self.column_aad.at(&self.primary_keys[i])
     }
 
     /// The envelope path: exactly what `oltp`'s codec calls per value.

@@ -281,16 +281,177 @@ fn location_fields<'a>(loc: &Location<'a>) -> [(&'static str, &'a [u8]); 3] {
     ]
 }
 
+/// Where one value lives, as a version-1 envelope's AAD binds it: a [`Location`]
+/// (table, column and primary key, the AAD written per value), or a [`RowAad`]
+/// (a [`ColumnAad`] prefix built once per column, and the primary key). Both give
+/// the same AAD bytes (unit test); every [`ColumnCipher`] method takes either.
+/// Sealed: implemented only here.
+pub trait ValueAad: sealed::Sealed {}
+
+mod sealed {
+    use super::{EnvelopeError, KeyId};
+
+    /// Writes the version-1 AAD under `key_id` and calls `f` with it.
+    pub trait Sealed {
+        /// # Errors
+        /// [`EnvelopeError::FieldTooLong`]; `f`'s own errors.
+        fn with_v1_aad<R>(
+            &self,
+            key_id: KeyId,
+            f: impl FnOnce(&[u8]) -> Result<R, EnvelopeError>,
+        ) -> Result<R, EnvelopeError>;
+    }
+}
+
+impl ValueAad for Location<'_> {}
+
+impl sealed::Sealed for Location<'_> {
+    #[inline(always)]
+    fn with_v1_aad<R>(
+        &self,
+        key_id: KeyId,
+        f: impl FnOnce(&[u8]) -> Result<R, EnvelopeError>,
+    ) -> Result<R, EnvelopeError> {
+        with_location_aad(key_id, self, f)
+    }
+}
+
+/// A column's AAD prefix, built once: `version | key id | len(table) | table |
+/// len(column) | column` (the layout in the module docs), the key id left to
+/// each value. A proxy knows the table and column of every result column once
+/// per result set; per value it then copies this fixed 160-byte block and
+/// writes the key id and the primary key into it ([`ColumnAad::at`]), instead
+/// of zeroing a buffer and copying both names (callgrind, column-bench/README.md
+/// "The envelope's cost"). Holds names, never keys or values.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ColumnAad {
+    prefix: Prefix,
+}
+
+/// The prefix bytes: in the fixed block when the prefix and a primary key of up
+/// to 8 bytes fit 160 bytes ([`AAD_SHORT`]), else on the heap.
+#[derive(Clone, PartialEq, Eq)]
+enum Prefix {
+    /// The prefix at the front, zeros after; its length.
+    Short([u8; AAD_SHORT], usize),
+    /// The prefix alone (names too long for the fixed block).
+    Long(Box<[u8]>),
+}
+
+impl ColumnAad {
+    /// The prefix of `table.column`.
+    ///
+    /// # Errors
+    /// [`EnvelopeError::FieldTooLong`] for a name over 255 bytes.
+    pub fn new(table: &str, column: &str) -> Result<ColumnAad, EnvelopeError> {
+        let fields = [("table", table.as_bytes()), ("column", column.as_bytes())];
+        let len = aad_len(&fields)?;
+        let mut bytes = vec![0u8; len];
+        write_aad(&mut bytes, VERSION, 0, &fields);
+        let prefix = if len + 1 + 8 <= AAD_SHORT {
+            let mut block = [0u8; AAD_SHORT];
+            block[..len].copy_from_slice(&bytes);
+            Prefix::Short(block, len)
+        } else {
+            Prefix::Long(bytes.into_boxed_slice())
+        };
+        Ok(ColumnAad { prefix })
+    }
+
+    /// The value of this column at `primary_key` (e.g. [`int_primary_key`]).
+    pub fn at<'a>(&'a self, primary_key: &'a [u8]) -> RowAad<'a> {
+        RowAad {
+            column: self,
+            primary_key,
+        }
+    }
+}
+
+impl std::fmt::Debug for ColumnAad {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let prefix = match &self.prefix {
+            Prefix::Short(block, len) => &block[..*len],
+            Prefix::Long(bytes) => bytes,
+        };
+        f.debug_struct("ColumnAad")
+            .field("prefix_len", &prefix.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One value of a [`ColumnAad`]'s column: the column's prefix and the row's
+/// primary key (at most 255 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowAad<'a> {
+    column: &'a ColumnAad,
+    primary_key: &'a [u8],
+}
+
+impl ValueAad for RowAad<'_> {}
+
+impl sealed::Sealed for RowAad<'_> {
+    #[inline(always)]
+    fn with_v1_aad<R>(
+        &self,
+        key_id: KeyId,
+        f: impl FnOnce(&[u8]) -> Result<R, EnvelopeError>,
+    ) -> Result<R, EnvelopeError> {
+        let pk = self.primary_key;
+        if let Prefix::Short(block, len) = &self.column.prefix {
+            let end = len + 1 + pk.len();
+            if end <= AAD_SHORT {
+                let mut buf = *block;
+                buf[1..HEADER_LEN].copy_from_slice(&key_id.to_be_bytes());
+                buf[*len] = pk.len() as u8;
+                copy_field(&mut buf[len + 1..end], pk);
+                return f(&buf[..end]);
+            }
+        }
+        row_aad_long(self.column, pk, key_id, f)
+    }
+}
+
+/// [`RowAad`]'s AAD when it does not fit the fixed block: a long prefix or a
+/// primary key over 8 bytes that does not fit after the prefix (out of line).
+///
+/// # Errors
+/// [`EnvelopeError::FieldTooLong`] for a primary key over 255 bytes; `f`'s own.
+#[inline(never)]
+fn row_aad_long<R>(
+    column: &ColumnAad,
+    pk: &[u8],
+    key_id: KeyId,
+    f: impl FnOnce(&[u8]) -> Result<R, EnvelopeError>,
+) -> Result<R, EnvelopeError> {
+    if pk.len() > MAX_AAD_FIELD {
+        return Err(EnvelopeError::FieldTooLong {
+            field: "primary key",
+            len: pk.len(),
+        });
+    }
+    let prefix = match &column.prefix {
+        Prefix::Short(block, len) => &block[..*len],
+        Prefix::Long(bytes) => bytes,
+    };
+    let end = prefix.len() + 1 + pk.len();
+    let mut buf = [0u8; AAD_CAP];
+    buf[..prefix.len()].copy_from_slice(prefix);
+    buf[1..HEADER_LEN].copy_from_slice(&key_id.to_be_bytes());
+    buf[prefix.len()] = pk.len() as u8;
+    buf[prefix.len() + 1..end].copy_from_slice(pk);
+    f(&buf[..end])
+}
+
 /// Authenticates and decrypts `ciphertext || tag` in place; returns the plaintext
 /// length (the plaintext is the start of `sealed`).
-fn open_parts(
+fn open_parts<L: ValueAad + ?Sized>(
     key_id: KeyId,
     aead: &dyn Aead,
-    loc: &Location<'_>,
+    loc: &L,
     nonce: &[u8],
     sealed: &mut [u8],
 ) -> Result<usize, EnvelopeError> {
-    with_location_aad(key_id, loc, |aad| {
+    loc.with_v1_aad(key_id, |aad| {
         match aead.open_in_place(nonce, aad, sealed) {
             Ok(plaintext) => Ok(plaintext.len()),
             Err(e) => Err(open_error(key_id, e)),
@@ -355,9 +516,9 @@ impl ColumnCipher {
     /// [`EnvelopeError::FieldTooLong`]; [`EnvelopeError::Aead`] when the nonce
     /// cannot be drawn or the backend fails. On error `out` is overwritten with
     /// zeros and left empty, so no plaintext copy remains in it.
-    pub fn seal(
+    pub fn seal<L: ValueAad + ?Sized>(
         &self,
-        loc: &Location<'_>,
+        loc: &L,
         plaintext: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
@@ -370,15 +531,15 @@ impl ColumnCipher {
     }
 
     /// [`ColumnCipher::seal`] without the clean-up on error.
-    fn seal_into(
+    fn seal_into<L: ValueAad + ?Sized>(
         &self,
-        loc: &Location<'_>,
+        loc: &L,
         plaintext: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
         let (key_id, aead) = self.keyring.active();
         let alg = aead.algorithm();
-        with_location_aad(key_id, loc, |aad| {
+        loc.with_v1_aad(key_id, |aad| {
             let nonce_end = HEADER_LEN + alg.nonce_len();
             out.clear();
             out.resize(nonce_end, 0);
@@ -411,9 +572,9 @@ impl ColumnCipher {
     /// [`EnvelopeError::UnknownKeyId`], [`EnvelopeError::FieldTooLong`], and
     /// [`EnvelopeError::Decrypt`] when authentication fails (then `stored` holds
     /// unspecified bytes).
-    pub fn open_in_place<'s>(
+    pub fn open_in_place<'s, L: ValueAad + ?Sized>(
         &self,
-        loc: &Location<'_>,
+        loc: &L,
         stored: &'s mut [u8],
     ) -> Result<&'s mut [u8], EnvelopeError> {
         let range = self.open_range(loc, stored)?;
@@ -427,9 +588,9 @@ impl ColumnCipher {
     ///
     /// # Errors
     /// As [`ColumnCipher::open_in_place`]; on error `stored` is cleared.
-    pub fn open_vec_in_place(
+    pub fn open_vec_in_place<L: ValueAad + ?Sized>(
         &self,
-        loc: &Location<'_>,
+        loc: &L,
         stored: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
         match self.open_to_front(loc, stored) {
@@ -444,7 +605,11 @@ impl ColumnCipher {
     /// Opens in place with the plaintext written to the front of `stored`
     /// ([`Aead::open_within`]: one pass in ring, decrypt then move in the other
     /// backends); returns the plaintext length.
-    fn open_to_front(&self, loc: &Location<'_>, stored: &mut [u8]) -> Result<usize, EnvelopeError> {
+    fn open_to_front<L: ValueAad + ?Sized>(
+        &self,
+        loc: &L,
+        stored: &mut [u8],
+    ) -> Result<usize, EnvelopeError> {
         let (key_id, aead, nonce_end) = self.parse_header(stored)?;
         // The nonce is read before the plaintext overwrites it: a fixed-width
         // copy of MAX_NONCE_LEN bytes (inline, no `memcpy` call), of which the
@@ -453,7 +618,7 @@ impl ColumnCipher {
         let mut window = [0u8; MAX_NONCE_LEN];
         window.copy_from_slice(&stored[HEADER_LEN..NONCE_WINDOW_FITS]);
         let nonce = &window[..nonce_end - HEADER_LEN];
-        with_location_aad(key_id, loc, |aad| {
+        loc.with_v1_aad(key_id, |aad| {
             match aead.open_within(nonce, aad, stored, nonce_end..) {
                 Ok(plaintext) => Ok(plaintext.len()),
                 Err(e) => Err(open_error(key_id, e)),
@@ -462,9 +627,9 @@ impl ColumnCipher {
     }
 
     /// Opens in place; returns where the plaintext now is within `stored`.
-    fn open_range(
+    fn open_range<L: ValueAad + ?Sized>(
         &self,
-        loc: &Location<'_>,
+        loc: &L,
         stored: &mut [u8],
     ) -> Result<std::ops::Range<usize>, EnvelopeError> {
         let (key_id, aead, nonce_end) = self.parse_header(stored)?;
@@ -477,9 +642,9 @@ impl ColumnCipher {
     ///
     /// # Errors
     /// As [`ColumnCipher::open_in_place`]; on error `out` is left empty.
-    pub fn open(
+    pub fn open<L: ValueAad + ?Sized>(
         &self,
-        loc: &Location<'_>,
+        loc: &L,
         stored: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
@@ -724,6 +889,7 @@ impl std::fmt::Debug for DeterministicColumnCipher {
 
 #[cfg(test)]
 mod tests {
+    use super::sealed::Sealed as _;
     use super::*;
 
     /// The AAD as the module docs lay it out, written out by hand.
@@ -811,6 +977,78 @@ mod tests {
             let got = with_location_aad(1, &loc, |aad| Ok(aad.to_vec()));
             assert_eq!(got, Ok(by_hand(1, table.as_bytes(), b"c", &pk)));
         }
+    }
+
+    /// The AAD a `RowAad` writes, as bytes.
+    fn row_aad(table: &str, column: &str, pk: &[u8], key_id: KeyId) -> Vec<u8> {
+        let col = ColumnAad::new(table, column).expect("names fit");
+        col.at(pk)
+            .with_v1_aad(key_id, |aad| Ok(aad.to_vec()))
+            .expect("fits")
+    }
+
+    #[test]
+    fn a_column_prefix_gives_the_location_s_aad_bytes() {
+        let pk8 = int_primary_key(-3);
+        let pk_long = vec![7u8; MAX_AAD_FIELD];
+        let name_long = "n".repeat(MAX_AAD_FIELD);
+        // The fixed block, its boundary (prefix + pk exactly 160 bytes and one
+        // more), a primary key past the block, long names.
+        let at_boundary = "t".repeat(AAD_SHORT - 24 + 7);
+        let past_boundary = "t".repeat(AAD_SHORT - 24 + 8);
+        let cases: [(&str, &str, &[u8]); 6] = [
+            ("sbtest1", "c", &pk8),
+            (&at_boundary, "c", &pk8),
+            (&past_boundary, "c", &pk8),
+            ("sbtest1", "c", &pk_long),
+            (&name_long, &name_long, &pk_long),
+            ("", "", b""),
+        ];
+        for (table, column, pk) in cases {
+            let want = by_hand(0xA1B2_C3D4, table.as_bytes(), column.as_bytes(), pk);
+            assert_eq!(
+                row_aad(table, column, pk, 0xA1B2_C3D4),
+                want,
+                "{} {} {}",
+                table.len(),
+                column.len(),
+                pk.len()
+            );
+        }
+        // The prefix leaves the key id to each value.
+        assert_ne!(
+            row_aad("sbtest1", "c", &pk8, 1),
+            row_aad("sbtest1", "c", &pk8, 2)
+        );
+    }
+
+    #[test]
+    fn a_column_prefix_refuses_long_names_and_a_long_primary_key() {
+        let long = "t".repeat(MAX_AAD_FIELD + 1);
+        assert_eq!(
+            ColumnAad::new(&long, "c"),
+            Err(EnvelopeError::FieldTooLong {
+                field: "table",
+                len: 256
+            })
+        );
+        assert_eq!(
+            ColumnAad::new("sbtest1", &long),
+            Err(EnvelopeError::FieldTooLong {
+                field: "column",
+                len: 256
+            })
+        );
+        let col = ColumnAad::new("sbtest1", "c").expect("fits");
+        let pk = vec![0u8; MAX_AAD_FIELD + 1];
+        assert_eq!(
+            col.at(&pk).with_v1_aad(1, |_| Ok(())),
+            Err(EnvelopeError::FieldTooLong {
+                field: "primary key",
+                len: 256
+            })
+        );
+        assert_eq!(format!("{col:?}"), "ColumnAad { prefix_len: 15, .. }");
     }
 
     #[test]

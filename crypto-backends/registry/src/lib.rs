@@ -28,7 +28,9 @@
 //! The items of `encbench-crypto` that users of a descriptor need are re-exported
 //! here, so a tool can depend on this crate alone.
 
-pub use encbench_crypto::envelope::{self, ColumnCipher, EnvelopeError, Location};
+pub use encbench_crypto::envelope::{
+    self, ColumnAad, ColumnCipher, EnvelopeError, Location, RowAad, ValueAad,
+};
 pub use encbench_crypto::{
     Aead, Algorithm, Descriptor, DetachedAead, DeterministicAead, DeterministicDescriptor, Error,
     Key, KeyId, Keyring, always_encrypted,

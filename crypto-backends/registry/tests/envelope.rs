@@ -7,8 +7,8 @@
 //! is the one documented in `crypto-backends/core/src/envelope.rs` and the README.
 
 use encbench_crypto::envelope::{
-    ColumnCipher, EnvelopeError, HEADER_LEN, Location, MAX_AAD_FIELD, VERSION, int_primary_key,
-    overhead,
+    ColumnAad, ColumnCipher, EnvelopeError, HEADER_LEN, Location, MAX_AAD_FIELD, VERSION,
+    int_primary_key, overhead,
 };
 use encbench_crypto::{Algorithm, Descriptor, Key, KeyId, Keyring};
 
@@ -342,6 +342,59 @@ fn a_value_moved_elsewhere_fails_to_open() {
             assert_refused(&c, &loc, &stored, 1, &format!("{name}: {what}"));
         }
         assert_eq!(open(&c, &here(), &stored).expect("open"), value(119));
+    }
+}
+
+/// A column's AAD prefix ([`ColumnAad`], built once per column) and a
+/// [`Location`] are the same binding: what one seals the other opens, in every
+/// open path, and a value at another row, column or table fails under the
+/// prefix too.
+#[test]
+fn a_column_prefix_and_a_location_are_interchangeable() {
+    let col = ColumnAad::new("sbtest1", "c").expect("names fit");
+    for d in encbench_registry::all() {
+        let name = d.name();
+        let c = cipher(d, 1, &key(d));
+        for &len in LENGTHS {
+            if len == 0 && !supports_empty(d) {
+                continue;
+            }
+            let by_location = seal(&c, &here(), &value(len));
+            let mut by_prefix = Vec::new();
+            c.seal(&col.at(&PK), &value(len), &mut by_prefix)
+                .expect("seal");
+            assert_eq!(by_prefix.len(), by_location.len(), "{name} {len}");
+            assert_eq!(open(&c, &here(), &by_prefix).expect("open"), value(len));
+            let mut out = Vec::new();
+            c.open(&col.at(&PK), &by_location, &mut out).expect("open");
+            assert_eq!(out, value(len), "{name} {len}: open");
+            let mut stored = by_location.clone();
+            c.open_vec_in_place(&col.at(&PK), &mut stored)
+                .expect("open");
+            assert_eq!(stored, value(len), "{name} {len}: open_vec_in_place");
+            let mut stored = by_location.clone();
+            let opened = c.open_in_place(&col.at(&PK), &mut stored).expect("open");
+            assert_eq!(opened, &value(len)[..], "{name} {len}: open_in_place");
+        }
+        let stored = seal(&c, &here(), &value(119));
+        let pk43 = int_primary_key(43);
+        let pad = ColumnAad::new("sbtest1", "pad").expect("fits");
+        let other_table = ColumnAad::new("sbtest2", "c").expect("fits");
+        let shifted = ColumnAad::new("sbtest", "1c").expect("fits");
+        for (what, col, pk) in [
+            ("another row", &col, &pk43[..]),
+            ("a text primary key", &col, b"42"),
+            ("another column", &pad, &PK),
+            ("another table", &other_table, &PK),
+            ("shifted field boundary", &shifted, &PK),
+        ] {
+            let mut out = Vec::new();
+            assert_eq!(
+                c.open(&col.at(pk), &stored, &mut out),
+                Err(EnvelopeError::Decrypt { key_id: 1 }),
+                "{name}: {what}"
+            );
+        }
     }
 }
 
