@@ -9,6 +9,8 @@
 //!   again (v2, deterministic): the bytes must be identical.
 //! - The three v1 entry points (`open`, `open_in_place`, `open_vec_in_place`)
 //!   agree; on error `open` leaves `out` empty and `open_vec_in_place` clears.
+//! - A column's AAD prefix (`ColumnAad::at`) and the `Location` agree: the
+//!   same result, the same plaintext.
 //! - Seal mode: the input's bytes are sealed, must open at the same location,
 //!   and must fail at another primary key and with one byte changed.
 //!
@@ -16,7 +18,7 @@
 //! mutation position (2) and xor, then the stored bytes (or the plaintext).
 #![no_main]
 
-use encbench_crypto::envelope::{EnvelopeError, Location, int_primary_key};
+use encbench_crypto::envelope::{ColumnAad, EnvelopeError, Location, int_primary_key};
 use encbench_fuzz::{
     Input, assert_deterministic_here, assert_sealed_here, ciphers, deterministic_ciphers,
 };
@@ -93,6 +95,17 @@ fn randomized(
         .map(|p| p.to_vec());
     let mut vec_in_place = stored.clone();
     let vec_result = cipher.open_vec_in_place(&loc, &mut vec_in_place);
+    // The same binding through the column's prefix (names over 255 bytes are
+    // refused by both: `ColumnAad::new` and the `Location`'s open).
+    match ColumnAad::new(table, column) {
+        Ok(prefix) => {
+            let mut by_prefix = vec![0xAA; 3];
+            let prefix_result = cipher.open(&prefix.at(&pk), &stored, &mut by_prefix);
+            assert_eq!(prefix_result, opened, "ColumnAad and Location disagree");
+            assert_eq!(by_prefix, out, "ColumnAad opened other bytes");
+        }
+        Err(_) => assert!(opened.is_err(), "ColumnAad refused a name Location took"),
+    }
     match &opened {
         Ok(()) => {
             assert_sealed_here(cipher, &loc, &stored, &out, "open");

@@ -20,7 +20,7 @@ use encbench_crypto::envelope::{Location, int_primary_key};
 use encbench_fuzz::{
     Input, assert_deterministic_here, assert_sealed_here, ciphers, deterministic_ciphers,
 };
-use encbench_oltp::columns::{Codec, Column, ColumnMode, Columns, k_from_plaintext};
+use encbench_oltp::columns::{Codec, Column, ColumnMode, Columns, TableAad, k_from_plaintext};
 use libfuzzer_sys::fuzz_target;
 
 const MODES: [ColumnMode; 3] = [
@@ -79,10 +79,11 @@ fuzz_target!(|data: &[u8]| {
         .expect("codec")
     };
     let table = "sbtest1";
+    let table_aad = TableAad::new(table).expect("the name fits");
     let mode = codec.mode(column);
     let stored = if seal {
         let mut out = Vec::new();
-        match codec.seal(table, column, id, bytes, &mut out) {
+        match codec.seal(&table_aad, column, id, bytes, &mut out) {
             Ok(()) => out,
             Err(_) if bytes.is_empty() && !encbench_fuzz::seals_empty(d.backend, d.algorithm) => {
                 return;
@@ -93,7 +94,7 @@ fuzz_target!(|data: &[u8]| {
         bytes.to_vec()
     };
     let mut value = stored.clone();
-    match codec.open_in_place(table, column, id, &mut value) {
+    match codec.open_in_place(&table_aad, column, id, &mut value) {
         Ok(()) => {
             match mode {
                 ColumnMode::Plain => {
@@ -110,7 +111,7 @@ fuzz_target!(|data: &[u8]| {
                     let mut elsewhere = stored.clone();
                     assert!(
                         codec
-                            .open_in_place(table, column, id.wrapping_add(1), &mut elsewhere)
+                            .open_in_place(&table_aad, column, id.wrapping_add(1), &mut elsewhere)
                             .is_err(),
                         "a randomized {column} opened at another id"
                     );

@@ -6,7 +6,7 @@
 
 use anyhow::{Context, Result, bail};
 
-use crate::columns::{Codec, Column, Encrypt, keys::load_codec};
+use crate::columns::{Codec, Column, Encrypt, TableAad, keys::load_codec};
 use crate::config::RunConfig;
 use crate::driver::{
     ConnectOptions, Connection, DbError, Row as _, TlsMode, TlsOptions, TlsSession,
@@ -339,9 +339,10 @@ pub async fn check_keys<C: Connection>(conn: &mut C, db: &str, codec: &Codec) ->
     .await?;
     if let Some((id, values)) = first {
         let id = id.context("sbtest1 row without id")?;
+        let table = TableAad::new("sbtest1")?;
         for (column, mut v) in [Column::K, Column::C, Column::Pad].into_iter().zip(values) {
             codec
-                .open_in_place("sbtest1", column, id, &mut v)
+                .open_in_place(&table, column, id, &mut v)
                 .map_err(|e| anyhow::anyhow!("{db}.sbtest1.{column} id={id}: {e}"))?;
         }
     }

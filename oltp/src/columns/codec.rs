@@ -6,10 +6,10 @@ use std::sync::Arc;
 use anyhow::{Result, bail};
 use encbench_crypto::KeyId;
 use encbench_crypto::envelope::{
-    ColumnCipher, DeterministicColumnCipher, EnvelopeError, Location, int_primary_key,
+    ColumnCipher, DeterministicColumnCipher, EnvelopeError, int_primary_key,
 };
 
-use super::{Column, ColumnMode, Columns};
+use super::{Column, ColumnMode, Columns, TableAad};
 
 /// The stored plaintext of `k`: its 4-byte big-endian two's complement.
 pub fn k_plaintext(k: i64) -> [u8; 4] {
@@ -114,31 +114,25 @@ impl Codec {
     /// Stored bytes for `plaintext` of `table.column` at primary key `id`:
     /// the plaintext itself, a fresh randomized envelope, or the deterministic
     /// envelope (which ignores `id`), by the column's mode. Writes into `out`
-    /// (replaced).
+    /// (replaced). `table` carries the column's AAD prefix, built once per table.
     ///
     /// # Errors
     /// Sealing failed (see [`EnvelopeError`]).
     pub fn seal(
         &self,
-        table: &str,
+        table: &TableAad,
         column: Column,
         id: i64,
         plaintext: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
         match (self.mode(column), &self.cipher, &self.deterministic) {
-            (ColumnMode::Deterministic, _, Some(d)) => d.seal(table, column.name(), plaintext, out),
+            (ColumnMode::Deterministic, _, Some(d)) => {
+                d.seal(table.name(), column.name(), plaintext, out)
+            }
             (ColumnMode::Randomized, Some(c), _) => {
                 let pk = int_primary_key(id);
-                c.seal(
-                    &Location {
-                        table,
-                        column: column.name(),
-                        primary_key: &pk,
-                    },
-                    plaintext,
-                    out,
-                )
+                c.seal(&table.at(column, &pk), plaintext, out)
             }
             _ => {
                 out.clear();
@@ -157,7 +151,7 @@ impl Codec {
     /// Opening failed (see [`EnvelopeError`]); `stored` is then cleared.
     pub fn open_in_place(
         &self,
-        table: &str,
+        table: &TableAad,
         column: Column,
         id: i64,
         stored: &mut Vec<u8>,
@@ -165,7 +159,7 @@ impl Codec {
         let c = match (self.mode(column), &self.cipher, &self.deterministic) {
             (ColumnMode::Deterministic, _, Some(d)) => {
                 let mut out = Vec::with_capacity(stored.len());
-                let opened = d.open(table, column.name(), stored, &mut out);
+                let opened = d.open(table.name(), column.name(), stored, &mut out);
                 if opened.is_err() {
                     stored.clear();
                 }
@@ -177,13 +171,6 @@ impl Codec {
             _ => return Ok(()),
         };
         let pk = int_primary_key(id);
-        c.open_vec_in_place(
-            &Location {
-                table,
-                column: column.name(),
-                primary_key: &pk,
-            },
-            stored,
-        )
+        c.open_vec_in_place(&table.at(column, &pk), stored)
     }
 }

@@ -9,9 +9,11 @@ use anyhow::{Context, Result, bail};
 mod codec;
 mod encrypt;
 pub mod keys;
+mod table_aad;
 
 pub use codec::{Codec, k_from_plaintext, k_plaintext};
 pub use encrypt::Encrypt;
+pub use table_aad::TableAad;
 
 /// An encryptable column of sysbench's `sbtestN` tables (`id` always stays
 /// plaintext: it is the primary key the AAD binds randomized values to).

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, anyhow};
 use encbench_crypto::{Algorithm, envelope};
 
-use crate::columns::{Codec, Column, ColumnMode, Columns, Encrypt, k_plaintext};
+use crate::columns::{Codec, Column, ColumnMode, Columns, Encrypt, TableAad, k_plaintext};
 use crate::driver::{Connection, DbError, ErrorKind, Param};
 use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
@@ -221,6 +221,7 @@ pub async fn load_table<C: Connection>(
     conn.simple(&dialect.create_table_sql(n, alg, columns, opts.auto_inc, opts.secondary))
         .await?;
     let table = table_name(n);
+    let aad = TableAad::new(table.as_str())?;
     // An upper bound of the envelopes' overhead, for the batch size.
     let overhead = alg.map_or(0, |a| {
         envelope::overhead(a).max(envelope::deterministic_overhead(a))
@@ -252,11 +253,11 @@ pub async fn load_table<C: Connection>(
             let c = rng.c_value();
             let pad = rng.pad_value();
             let (mut kb, mut cb, mut pb) = (Vec::new(), Vec::new(), Vec::new());
-            codec.seal(&table, Column::C, i64::from(id), &c, &mut cb)?;
-            codec.seal(&table, Column::Pad, i64::from(id), &pad, &mut pb)?;
+            codec.seal(&aad, Column::C, i64::from(id), &c, &mut cb)?;
+            codec.seal(&aad, Column::Pad, i64::from(id), &pad, &mut pb)?;
             if !k_plain {
                 codec.seal(
-                    &table,
+                    &aad,
                     Column::K,
                     i64::from(id),
                     &k_plaintext(i64::from(k)),

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::columns::{Codec, Column, ColumnMode};
+use crate::columns::{Codec, Column, ColumnMode, TableAad};
 use crate::driver::{ConnectOptions, Connection, MysqlConnection};
 use crate::schema::{Dialect, table_name};
 
@@ -59,7 +59,8 @@ pub struct Session<C: Connection = MysqlConnection> {
     pub(crate) workload: Workload,
     pub(super) codec: Codec,
     pub(super) params: Params,
-    pub(super) tables: Vec<(String, TableStatements<C::Statement>)>,
+    /// Per table: its name and columns' AAD prefixes, and its statements.
+    pub(super) tables: Vec<(TableAad, TableStatements<C::Statement>)>,
     /// Plaintext values of the last query, reused.
     pub(super) rows: Vec<Vec<u8>>,
     /// A pgbench workload's statements (`None` for sysbench's).
@@ -210,7 +211,8 @@ impl<C: Connection> Session<C> {
                     .await?,
                 );
             }
-            self.tables.push((t, st));
+            let aad = TableAad::new(t).map_err(|e| QueryError::Protocol(e.to_string()))?;
+            self.tables.push((aad, st));
         }
         Ok(())
     }
@@ -242,11 +244,11 @@ impl<C: Connection> Session<C> {
 
 /// The statement `pick` selects for `table` (1-based), with the table's name.
 pub(super) fn stmt<'a, S>(
-    tables: &'a [(String, TableStatements<S>)],
+    tables: &'a [(TableAad, TableStatements<S>)],
     workload: Workload,
     table: u32,
     pick: impl FnOnce(&'a TableStatements<S>) -> Option<&'a S>,
-) -> Result<(&'a str, &'a S), QueryError> {
+) -> Result<(&'a TableAad, &'a S), QueryError> {
     let (name, st) = tables
         .get((table as usize).wrapping_sub(1))
         .ok_or_else(|| QueryError::Protocol(format!("no table {table}")))?;
@@ -262,7 +264,7 @@ pub(super) fn stmt<'a, S>(
 /// Opens `v`, a stored value of `table.column` at `id`, in place.
 pub(super) fn open(
     codec: &Codec,
-    table: &str,
+    table: &TableAad,
     column: Column,
     id: i64,
     v: &mut Vec<u8>,
@@ -278,7 +280,7 @@ pub(super) fn open(
 }
 
 /// The error of a NULL where `table.column` at `id` must hold an envelope.
-pub(super) fn null_value(table: &str, column: Column, id: i64) -> QueryError {
+pub(super) fn null_value(table: &TableAad, column: Column, id: i64) -> QueryError {
     QueryError::Null {
         table: table.to_string(),
         column,

@@ -34,12 +34,15 @@ impl<C: Connection> Session<C> {
         id: i64,
         plain: &[u8],
     ) -> Result<Vec<u8>, QueryError> {
-        let name = table_name(table);
+        let (name, _) = self
+            .tables
+            .get((table as usize).wrapping_sub(1))
+            .ok_or_else(|| QueryError::Protocol(format!("no table {table}")))?;
         let mut out = Vec::with_capacity(plain.len() + 64);
         self.codec
-            .seal(&name, column, id, plain, &mut out)
+            .seal(name, column, id, plain, &mut out)
             .map_err(|source| QueryError::Seal {
-                table: name.clone(),
+                table: name.to_string(),
                 column,
                 id,
                 source,

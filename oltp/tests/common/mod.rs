@@ -18,7 +18,7 @@ use std::sync::{OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard
 use clap::Parser;
 use encbench_oltp::cli::Cli;
 use encbench_oltp::columns::keys::load_codec;
-use encbench_oltp::columns::{Codec, Column, Columns, Encrypt};
+use encbench_oltp::columns::{Codec, Column, Columns, Encrypt, TableAad};
 use encbench_oltp::commands::execute;
 use encbench_oltp::driver::mysql::mysql_opts;
 use encbench_oltp::driver::{ConnectOptions, Connection as _, PostgresConnection, PsMode};
@@ -329,13 +329,14 @@ pub async fn table_rows(url: &str, db: &str, n: u32, codec: &Codec) -> Rows {
         .expect("select");
     conn.disconnect().await.expect("disconnect");
     let table = format!("sbtest{n}");
+    let aad = TableAad::new(table.as_str()).expect("table name fits");
     rows.into_iter()
         .map(|(id, k, mut c, mut pad)| {
             codec
-                .open_in_place(&table, Column::C, id, &mut c)
+                .open_in_place(&aad, Column::C, id, &mut c)
                 .unwrap_or_else(|e| panic!("{db}.{table} id {id} c must open: {e}"));
             codec
-                .open_in_place(&table, Column::Pad, id, &mut pad)
+                .open_in_place(&aad, Column::Pad, id, &mut pad)
                 .unwrap_or_else(|e| panic!("{db}.{table} id {id} pad must open: {e}"));
             (id, (k, c, pad))
         })
