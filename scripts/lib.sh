@@ -1,4 +1,6 @@
-# Shared helpers of scripts/quickstart and scripts/test (sourced, not run).
+# shellcheck shell=bash
+# Shared helpers of the scripts (sourced, not run): scripts/quickstart, test,
+# reproduce, fuzz-smoke, fuzz-campaign and oltp/bench/*.
 
 # Runs a command as root: directly when we are root, else through sudo.
 as_root() {
@@ -22,5 +24,31 @@ ensure_system_packages() {
     echo "==> installing ${missing[*]} (apt-get)"
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  fi
+}
+
+# Checks for what the fuzz scripts need: a nightly toolchain and cargo-fuzz.
+# $1: "smoke" (scripts/fuzz-smoke, CI: without nightly it says so in one line
+# on stdout and exits the script with 0, so the rest of CI runs; a missing
+# cargo-fuzz is installed with cargo install --locked) or "campaign"
+# (scripts/fuzz-campaign: either missing is one line on stderr and exit 2).
+require_fuzz_tools() {
+  local mode=$1
+  if ! cargo +nightly --version >/dev/null 2>&1; then
+    if [[ $mode == smoke ]]; then
+      echo "fuzz smoke: skipped: no nightly toolchain (rustup toolchain install nightly to run it)"
+      exit 0
+    fi
+    echo "fuzz campaign: no nightly toolchain: rustup toolchain install nightly" >&2
+    exit 2
+  fi
+  if ! cargo fuzz --version >/dev/null 2>&1; then
+    if [[ $mode == smoke ]]; then
+      echo "fuzz smoke: cargo-fuzz missing: cargo install --locked cargo-fuzz"
+      cargo install --locked cargo-fuzz
+      return
+    fi
+    echo "fuzz campaign: cargo-fuzz missing: cargo install --locked cargo-fuzz" >&2
+    exit 2
   fi
 }
