@@ -27,6 +27,27 @@ ensure_system_packages() {
   fi
 }
 
+# Builds the release oltp binary and sets OLTP to its path. Every script that
+# runs oltp builds it with this one command (same package, features and
+# profile), so after any of them the others' build is a no-op: a fresh build
+# takes ~10 min on 2 cores (release profile: fat LTO, one codegen unit). Run
+# from the workspace root; cargo's output goes to stderr.
+build_oltp() {
+  echo "==> building oltp (release)" >&2
+  cargo build --release -j2 -p encbench-oltp >&2
+  # shellcheck disable=SC2034 # read by the scripts that source this file
+  OLTP=${CARGO_TARGET_DIR:-$PWD/target}/release/oltp
+}
+
+# Builds tls-bench and its footprint programs (release) for `oltp reproduce
+# 003`, in a cargo invocation of their own: building them together with oltp
+# would unify the features of their shared dependencies and rebuild oltp unlike
+# build_oltp.
+build_tls_bench() {
+  echo "==> building tls-bench and tls-bench-footprint (release)" >&2
+  cargo build --release -j2 -p tls-bench -p tls-bench-footprint >&2
+}
+
 # Checks for what the fuzz scripts need: a nightly toolchain and cargo-fuzz.
 # $1: "smoke" (scripts/fuzz-smoke, CI: without nightly it says so in one line
 # on stdout and exits the script with 0, so the rest of CI runs; a missing
