@@ -1,4 +1,6 @@
-# Shared helpers of scripts/quickstart and scripts/test (sourced, not run).
+# shellcheck shell=bash
+# Shared helpers of the scripts (sourced, not run): scripts/quickstart, test,
+# reproduce, fuzz-smoke, fuzz-campaign and oltp/bench/*.
 
 # Runs a command as root: directly when we are root, else through sudo.
 as_root() {
@@ -22,5 +24,52 @@ ensure_system_packages() {
     echo "==> installing ${missing[*]} (apt-get)"
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  fi
+}
+
+# Builds the release oltp binary and sets OLTP to its path. Every script that
+# runs oltp builds it with this one command (same package, features and
+# profile), so after any of them the others' build is a no-op: a fresh build
+# takes ~10 min on 2 cores (release profile: fat LTO, one codegen unit). Run
+# from the workspace root; cargo's output goes to stderr.
+build_oltp() {
+  echo "==> building oltp (release)" >&2
+  cargo build --release -j2 -p encbench-oltp >&2
+  # shellcheck disable=SC2034 # read by the scripts that source this file
+  OLTP=${CARGO_TARGET_DIR:-$PWD/target}/release/oltp
+}
+
+# Builds tls-bench and its footprint programs (release) for `oltp reproduce
+# 003`, in a cargo invocation of their own: building them together with oltp
+# would unify the features of their shared dependencies and rebuild oltp unlike
+# build_oltp.
+build_tls_bench() {
+  echo "==> building tls-bench and tls-bench-footprint (release)" >&2
+  cargo build --release -j2 -p tls-bench -p tls-bench-footprint >&2
+}
+
+# Checks for what the fuzz scripts need: a nightly toolchain and cargo-fuzz.
+# $1: "smoke" (scripts/fuzz-smoke, CI: without nightly it says so in one line
+# on stdout and exits the script with 0, so the rest of CI runs; a missing
+# cargo-fuzz is installed with cargo install --locked) or "campaign"
+# (scripts/fuzz-campaign: either missing is one line on stderr and exit 2).
+require_fuzz_tools() {
+  local mode=$1
+  if ! cargo +nightly --version >/dev/null 2>&1; then
+    if [[ $mode == smoke ]]; then
+      echo "fuzz smoke: skipped: no nightly toolchain (rustup toolchain install nightly to run it)"
+      exit 0
+    fi
+    echo "fuzz campaign: no nightly toolchain: rustup toolchain install nightly" >&2
+    exit 2
+  fi
+  if ! cargo fuzz --version >/dev/null 2>&1; then
+    if [[ $mode == smoke ]]; then
+      echo "fuzz smoke: cargo-fuzz missing: cargo install --locked cargo-fuzz"
+      cargo install --locked cargo-fuzz
+      return
+    fi
+    echo "fuzz campaign: cargo-fuzz missing: cargo install --locked cargo-fuzz" >&2
+    exit 2
   fi
 }

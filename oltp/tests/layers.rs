@@ -331,12 +331,12 @@ fn at_rest_server_encrypts_tablespaces_and_runs() {
 
         // While this process uses the server, another command asking for other
         // settings is refused rather than restarting the server under it.
-        let registration =
-            Layout::new(server_base(&base, AtRest::Innodb)).user_file(std::process::id());
+        let layout = Layout::new(server_base(&base, AtRest::Innodb));
+        let registrations = || layout.user_files(std::process::id());
         assert!(
-            !registration.exists(),
-            "the finished run unregistered: {}",
-            registration.display()
+            registrations().is_empty(),
+            "the finished run unregistered: {:?}",
+            registrations()
         );
         // 10 s: long enough for the second process to start and be refused
         // even on a loaded machine (4 s failed once at load ~160).
@@ -345,14 +345,14 @@ fn at_rest_server_encrypts_tablespaces_and_runs() {
         // The first command registers before it starts (or attaches to) the
         // server; from then until its run ends, it is a user of the server.
         let waiting = Instant::now();
-        while !registration.exists() {
+        while registrations().is_empty() {
             if long.is_finished() {
                 panic!("the first command ended unregistered: {:?}", long.await);
             }
             assert!(
                 waiting.elapsed() < Duration::from_secs(300),
                 "the first command did not register in {} within 300 s",
-                registration.display()
+                layout.users_dir().display()
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }

@@ -8,8 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use encbench_oltp::at_rest::AtRest;
 use encbench_oltp::server::{
-    BENCH_USER, BIN_DIR_ENV, PrivateServer, SERVER_USER, ServerConfig, ServerError,
+    BENCH_USER, BIN_DIR_ENV, Layout, Lease, PrivateServer, Profile, SERVER_USER, ServerConfig,
+    ServerError, server_base,
 };
 use tempfile::TempDir;
 
@@ -660,4 +662,91 @@ fn an_old_data_dir_is_refused_naming_the_fix() {
     let fresh = start(&cfg);
     assert!(fresh.started_here());
     assert_eq!(sql(&fresh, "SELECT CURRENT_USER()"), "encbench@127.0.0.1");
+}
+
+/// A lease of the private server of `base` (default settings, no `--at-rest`).
+async fn lease(base: &Path) -> Lease {
+    Lease::open(None, base, AtRest::Off, Profile::Default)
+        .await
+        .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"))
+}
+
+/// Whether the server of `lease` answers a query.
+async fn answers(lease: &Lease) -> bool {
+    use mysql_async::prelude::Queryable as _;
+    let mut conn = common::conn(&lease.url, None).await;
+    let one: Option<u32> = conn.query_first("SELECT 1").await.expect("SELECT 1");
+    conn.disconnect().await.expect("disconnect");
+    one == Some(1)
+}
+
+#[test]
+fn two_leases_of_one_process_are_two_users() {
+    let dir = tempdir();
+    let base = dir.path().join("home");
+    let layout = Layout::new(server_base(&base, AtRest::Off));
+    common::runtime().block_on(async {
+        // The first lease starts the server (so it is ephemeral), the second attaches.
+        let first = lease(&base).await;
+        let pid = first.server_pid().expect("a private server");
+        assert!(
+            layout.ephemeral_marker().exists(),
+            "started by a lease: ephemeral"
+        );
+        let second = lease(&base).await;
+        assert_eq!(second.server_pid(), Some(pid), "the same server");
+        let mine = layout.user_files(std::process::id());
+        assert_eq!(mine.len(), 2, "one registration per lease: {mine:?}");
+
+        // The first to finish leaves the server to the second.
+        first.finish().await.expect("finish the first lease");
+        assert!(alive(pid), "the second lease still uses the server");
+        assert!(
+            answers(&second).await,
+            "the server answers the second lease"
+        );
+        assert_eq!(layout.user_files(std::process::id()).len(), 1);
+
+        // The last one stops it: it was started by a lease.
+        second.finish().await.expect("finish the second lease");
+        assert!(!alive(pid), "the last lease stopped the ephemeral server");
+        assert!(layout.user_files(std::process::id()).is_empty());
+        assert!(!layout.ephemeral_marker().exists());
+    });
+}
+
+#[test]
+fn an_older_oltps_registration_counts_while_its_process_lives() {
+    let dir = tempdir();
+    let base = dir.path().join("home");
+    let layout = Layout::new(server_base(&base, AtRest::Off));
+    // A process standing for an older oltp, registered as `users/<pid>`.
+    let mut older = Command::new("sleep")
+        .arg("600")
+        .spawn()
+        .expect("spawn sleep");
+    let older_file = layout.users_dir().join(older.id().to_string());
+    common::runtime().block_on(async {
+        let first = lease(&base).await;
+        let pid = first.server_pid().expect("a private server");
+        std::fs::write(&older_file, b"").expect("write the older registration");
+        first.finish().await.expect("finish");
+        assert!(
+            alive(pid),
+            "the older oltp's live registration keeps the server"
+        );
+        assert!(older_file.exists());
+
+        // Once its process is gone, its file is stale: the next last lease stops the server.
+        older.kill().expect("kill sleep");
+        older.wait().expect("wait for sleep");
+        let again = lease(&base).await;
+        assert_eq!(again.server_pid(), Some(pid), "attached to the same server");
+        again.finish().await.expect("finish");
+        assert!(
+            !alive(pid),
+            "stopped: no live user left, and it is ephemeral"
+        );
+        assert!(!older_file.exists(), "the stale registration was removed");
+    });
 }

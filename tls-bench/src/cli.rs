@@ -38,7 +38,8 @@ pub struct Cli {
     pub certs: String,
     /// Quick mode: every section in about a minute on 2 cores (3 rounds of
     /// 0.1 s per handshake configuration, of 0.1 s per latency point, of 16
-    /// MiB per bulk suite).
+    /// MiB per bulk suite), with the A/A control (--control) unless
+    /// --no-control.
     #[arg(long)]
     pub quick: bool,
     /// Rounds, 1 to 1000: the handshake, latency and bulk sections run every
@@ -50,9 +51,14 @@ pub struct Cli {
     /// Run the baseline of each compared section twice per round (plain TCP
     /// for latency and bulk, the first TLS transport for handshakes), half a
     /// round apart, and report the A/A difference as the noise floor: an
-    /// effect whose interval overlaps it is "within noise floor".
+    /// effect whose interval overlaps it is "within noise floor" [default:
+    /// off, on with --quick].
     #[arg(long)]
     pub control: bool,
+    /// No A/A control, also with --quick: no noise floor, and every effect
+    /// found says "no noise floor measured: add --control".
+    #[arg(long, conflicts_with = "control")]
+    pub no_control: bool,
     /// Measured seconds per handshake configuration and round [default: 0.2, quick 0.1].
     #[arg(long)]
     pub handshake_secs: Option<f64>,
@@ -146,7 +152,7 @@ impl Cli {
             versions: config::parse_list("TLS version", &self.tls_versions)?,
             certs: config::parse_list("certificate type", &self.certs)?,
             repeat: self.repeat.unwrap_or(if quick { 3 } else { 5 }),
-            control: self.control,
+            control: self.control || (quick && !self.no_control),
             handshake_time: secs(
                 "handshake-secs",
                 self.handshake_secs.unwrap_or(if quick { 0.1 } else { 0.2 }),

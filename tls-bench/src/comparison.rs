@@ -56,7 +56,8 @@ pub struct TlsComparison {
 /// row's, round by round). Empty without `--control`.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ControlRuns {
-    /// Second runs of the socket handshakes of the first TLS transport.
+    /// Second runs of the handshakes (socket and memory harness) of the first
+    /// TLS transport.
     pub handshake: Vec<HandshakeRow>,
     /// Second runs of plain TCP, per connection count.
     pub latency: Vec<LatencyRow>,
@@ -71,6 +72,34 @@ pub fn better(metric: &str) -> Better {
     } else {
         Better::Higher
     }
+}
+
+/// What a verdict of a run without the A/A control carries: an effect may be
+/// this machine's noise.
+pub const NO_FLOOR: &str = "no noise floor measured: add --control";
+
+/// The verdict of `t` in words ([`compare::describe`]: `faster`, `slower`,
+/// `no difference detected`, ...). Without an A/A noise floor of its metric
+/// and point in `floors` (the run had no `--control`, which `--quick` turns
+/// on by default) an effect (`faster`, `slower`) cannot be told from the
+/// machine's own noise and is followed by `(`[`NO_FLOOR`]`)`; the other
+/// verdicts claim no effect and stay as they are.
+pub fn verdict_text(t: &TlsComparison, floors: &[TlsComparison]) -> String {
+    let words = compare::describe(t.comparison.verdict, better(&t.comparison.metric));
+    if unfloored_effect(t, floors) {
+        format!("{words} ({NO_FLOOR})")
+    } else {
+        words.to_string()
+    }
+}
+
+/// True when `t` finds an effect (verdict `higher` or `lower`) and `floors`
+/// has no A/A noise floor of its metric and point to hold it against.
+pub fn unfloored_effect(t: &TlsComparison, floors: &[TlsComparison]) -> bool {
+    matches!(
+        t.comparison.verdict,
+        compare::Verdict::Higher | compare::Verdict::Lower
+    ) && floor(floors, t.section, &t.point, &t.comparison.metric).is_none()
 }
 
 fn paired(a: &[f64], b: &[f64]) -> Vec<(f64, f64)> {
@@ -321,4 +350,54 @@ pub fn bulk(rows: &[BulkRow], floors: &[TlsComparison]) -> Vec<TlsComparison> {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The p50 round trip at 8 connections, plain TCP at 100 us in every round.
+    fn rtt(variant: &[f64], floors: &[TlsComparison]) -> TlsComparison {
+        let plain = vec![100.0; variant.len()];
+        let mut out = Vec::new();
+        push(
+            &mut out,
+            floors,
+            ("latency", latency_point(8), Some(8)),
+            ("rtt_p50_us", "plain", "openssl TLSv1_3"),
+            (&plain, variant),
+        );
+        out.pop().expect("a comparison")
+    }
+
+    #[test]
+    fn an_effect_without_a_floor_says_so() {
+        let mut floors = Vec::new();
+        push_floor(
+            &mut floors,
+            ("latency", latency_point(8), Some(8)),
+            ("rtt_p50_us", "plain"),
+            (&[100.0, 100.0, 100.0], &[98.0, 100.0, 102.0]),
+        );
+        assert_eq!(floors.len(), 1);
+        // +10..+30%: slower (a round trip higher is slower), clear of the -2..+2% floor.
+        let slower = [110.0, 120.0, 130.0];
+        assert_eq!(verdict_text(&rtt(&slower, &floors), &floors), "slower");
+        assert_eq!(
+            verdict_text(&rtt(&slower, &[]), &[]),
+            "slower (no noise floor measured: add --control)"
+        );
+        // A floor of another point is no floor of this one.
+        let mut elsewhere = floors.clone();
+        elsewhere[0].point = latency_point(1);
+        assert_eq!(
+            verdict_text(&rtt(&slower, &elsewhere), &elsewhere),
+            "slower (no noise floor measured: add --control)"
+        );
+        // -10..+10% claims no effect: nothing to qualify.
+        let none = rtt(&[90.0, 100.0, 110.0], &[]);
+        assert_eq!(verdict_text(&none, &[]), "no difference detected");
+        // One round: no verdict in words either way.
+        assert_eq!(verdict_text(&rtt(&[120.0], &[]), &[]), "1 round");
+    }
 }

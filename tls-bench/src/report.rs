@@ -9,7 +9,7 @@ use encbench_common::compare;
 use serde::Serialize;
 
 use crate::bulk::BulkRow;
-use crate::comparison::{ControlRuns, TlsComparison, better};
+use crate::comparison::{ControlRuns, TlsComparison, verdict_text};
 use crate::config::Transport;
 use crate::footprint::FootprintRow;
 use crate::handshake::HandshakeRow;
@@ -345,7 +345,7 @@ impl Report {
                     row.push(if floor {
                         "A/A noise floor".to_string()
                     } else {
-                        compare::describe(c.verdict, better(&c.metric)).to_string()
+                        verdict_text(t, &self.noise_floor)
                     });
                 }
                 row

@@ -38,8 +38,8 @@ pub struct RunConfig {
     /// once per round, in the order of [`crate::rounds::order`].
     pub repeat: usize,
     /// `--control`: the baseline of each compared section (plain TCP for
-    /// latency and bulk, every socket configuration of the first TLS
-    /// transport for handshakes) runs a second time per round (A'), half a
+    /// latency and bulk, every handshake configuration of the first TLS
+    /// transport, socket and memory harness) runs a second time per round (A'), half a
     /// round after its first run ([`crate::rounds::schedule`]), for the A/A
     /// noise floor.
     pub control: bool,
@@ -180,8 +180,9 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
             Vec::new()
         }
     };
+    // Socket and memory harness alike: every handshake comparison has a floor.
     let hs_controls = controls(
-        &|i| !hs_runs[i].1 && Some(hs_runs[i].0.transport) == first_tls,
+        &|i| Some(hs_runs[i].0.transport) == first_tls,
         hs_runs.len(),
     );
     let lat_controls = controls(&|i| lat[i].transport == Transport::Plain, lat.len());

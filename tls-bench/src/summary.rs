@@ -2,7 +2,9 @@
 //! as hyperfine ends with its summary): per section the headline comparisons
 //! at the default point, each `variant median, median change (CI lo..hi%)
 //! verdict` (the confidence of every interval in the first line), the A/A
-//! noise floor there when `--control` ran, and where the JSON went.
+//! noise floor there when `--control` ran (the default of `--quick`; without
+//! it every `faster`/`slower` is marked [`UNFLOORED`], explained in one
+//! line), and where the JSON went.
 //!
 //! Headline points: handshakes per CPU-second of the socket harness, TLS 1.3
 //! (else the first version measured) with the first certificate type of
@@ -19,7 +21,7 @@ use std::path::Path;
 
 use encbench_common::compare::{self, Comparison};
 
-use crate::comparison::{TlsComparison, better};
+use crate::comparison::{NO_FLOOR, TlsComparison, better, unfloored_effect};
 use crate::report::Report;
 
 /// The summary's first line starts with this.
@@ -47,17 +49,26 @@ fn change(c: &Comparison) -> String {
     }
 }
 
-/// `  label  what  median unit  change (interval)  verdict`; an A/A
-/// `floor` line says `noise floor` instead of a verdict.
-fn line(out: &mut String, (label, what): (&str, &str), c: &Comparison, unit: &str, floor: bool) {
-    let d = if unit == "us" { 1 } else { 0 };
-    let verdict = if c.rounds < 2 {
-        ""
-    } else if floor {
-        "noise floor"
+/// After a verdict (`faster`, `slower`) that no A/A noise floor backs; the
+/// summary's noise-floor line says what it means ([`NO_FLOOR`]).
+pub const UNFLOORED: &str = "*";
+
+/// The summary's verdict of `t`: in words, marked [`UNFLOORED`] when no
+/// noise floor of its metric and point was measured.
+fn verdict(report: &Report, t: &TlsComparison) -> String {
+    let words = compare::describe(t.comparison.verdict, better(&t.comparison.metric));
+    if unfloored_effect(t, &report.noise_floor) {
+        format!("{words} {UNFLOORED}")
     } else {
-        compare::describe(c.verdict, better(&c.metric))
-    };
+        words.to_string()
+    }
+}
+
+/// `  label  what  median unit  change (interval)  verdict`; an A/A floor
+/// line's `verdict` is `noise floor`. No verdict with 1 round.
+fn line(out: &mut String, (label, what): (&str, &str), c: &Comparison, unit: &str, verdict: &str) {
+    let d = if unit == "us" { 1 } else { 0 };
+    let verdict = if c.rounds < 2 { "" } else { verdict };
     let l = format!(
         "  {label:<16} {what:<13} {:>9.d$} {unit:<4}  {:<26}  {verdict}",
         c.variant_median,
@@ -121,7 +132,7 @@ fn handshakes(out: &mut String, report: &Report) {
             (&t.comparison.variant, mode),
             &t.comparison,
             "hs/s",
-            false,
+            &verdict(report, t),
         );
         if !points.contains(&t.point.as_str()) {
             points.push(&t.point);
@@ -130,7 +141,7 @@ fn handshakes(out: &mut String, report: &Report) {
     for p in points {
         for f in floors(report, "handshake", p, "handshakes_per_cpu_sec") {
             let what = format!("A/A {}", &p[prefix.len()..]);
-            line(out, (&f.baseline, &what), f, "hs/s", true);
+            line(out, (&f.baseline, &what), f, "hs/s", "noise floor");
         }
     }
 }
@@ -173,12 +184,24 @@ fn latency(out: &mut String, report: &Report) {
             .metric
             .trim_start_matches("rtt_")
             .trim_end_matches("_us");
-        line(out, (transport, what), &t.comparison, "us", false);
+        line(
+            out,
+            (transport, what),
+            &t.comparison,
+            "us",
+            &verdict(report, t),
+        );
     }
     for metric in ["rtt_p50_us", "rtt_p95_us"] {
         for f in floors(report, "latency", &first.point, metric) {
             let what = metric.trim_start_matches("rtt_").trim_end_matches("_us");
-            line(out, (&f.baseline, &format!("A/A {what}")), f, "us", true);
+            line(
+                out,
+                (&f.baseline, &format!("A/A {what}")),
+                f,
+                "us",
+                "noise floor",
+            );
         }
     }
 }
@@ -209,11 +232,11 @@ fn bulk(out: &mut String, report: &Report) {
             (&t.comparison.variant, ""),
             &t.comparison,
             "MB/s",
-            false,
+            &verdict(report, t),
         );
     }
     for f in floors(report, "bulk", suite, "mb_per_sec") {
-        line(out, (&f.baseline, "A/A"), f, "MB/s", true);
+        line(out, (&f.baseline, "A/A"), f, "MB/s", "noise floor");
     }
 }
 
@@ -241,10 +264,13 @@ pub fn summary(report: &Report, json: Option<&Path>) -> String {
         out,
         "{}",
         match (report.environment.control, rounds < 2) {
-            (false, _) => "A/A noise floor: not measured (add --control)",
-            (true, true) => "A/A noise floor: 1 round: run --control --repeat 5 for a floor",
+            (false, true) => "A/A noise floor: not measured (add --control)".to_string(),
+            (false, false) => format!("A/A noise floor: not measured ({UNFLOORED}: {NO_FLOOR})"),
+            (true, true) =>
+                "A/A noise floor: 1 round: run --control --repeat 5 for a floor".to_string(),
             (true, false) =>
-                "A/A noise floor: the baseline against its second run in the same rounds",
+                "A/A noise floor: the baseline against its second run in the same rounds"
+                    .to_string(),
         }
     );
     handshakes(&mut out, report);

@@ -207,7 +207,7 @@ fn an_unwritable_out_path_fails_before_measuring() {
 
 #[test]
 fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
-    let cases: [(&[&str], &[&str]); 5] = [
+    let cases: [(&[&str], &[&str]); 6] = [
         // 0 MiB used to send 1 MiB silently.
         (&["--bulk-mib", "0"], &["'0'", "--bulk-mib", "1..=1048576"]),
         (&["--repeat", "0"], &["'0'", "--repeat", "1..=1000"]),
@@ -215,6 +215,10 @@ fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
         (&["--latency-rounds", "0"], &["'0'", "1..=1000"]),
         (&["--bind", "nowhere"], &["'nowhere'", "--bind"]),
         (&["--no-such-flag"], &["'--no-such-flag'"]),
+        (
+            &["--control", "--no-control"],
+            &["'--control'", "'--no-control'"],
+        ),
     ];
     for (args, needles) in cases {
         let out = tls_bench(args);

@@ -456,10 +456,10 @@ fn a_quick_run_ends_with_a_one_screen_summary() {
     let json = dir.path().join("run.json");
     let json_arg = json.to_str().expect("UTF-8 path");
     // --quick with its default transports, versions, certificates and
-    // connection counts (what decides the summary's size), shorter points.
+    // connection counts (what decides the summary's size), shorter points;
+    // the A/A control is on by default in quick mode.
     let out = tls_bench(&[
         "--quick",
-        "--control",
         "--sections",
         "handshake,latency,bulk",
         "--handshake-secs",
@@ -521,5 +521,65 @@ fn a_quick_run_ends_with_a_one_screen_summary() {
     // The JSON went there whole.
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).expect("JSON file")).expect("JSON");
-    assert!(!v["noise_floor"].as_array().expect("noise_floor").is_empty());
+    assert_eq!(v["environment"]["quick"], true);
+    assert_eq!(
+        v["environment"]["control"], true,
+        "--quick runs the A/A control"
+    );
+    let floors = v["noise_floor"].as_array().expect("noise_floor");
+    for section in ["handshake", "latency", "bulk"] {
+        assert!(
+            floors.iter().any(|f| f["section"] == section),
+            "a {section} floor in {floors:?}"
+        );
+    }
+    assert!(!text.contains(tls_bench::comparison::NO_FLOOR), "{text}");
+}
+
+#[test]
+fn a_quick_run_without_control_says_no_floor_was_measured() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("run.json");
+    let mut args = SMALL[2..].to_vec();
+    args.extend([
+        "--quick",
+        "--no-control",
+        "--sections",
+        "handshake,latency,bulk",
+        "--no-in-memory",
+        "--bulk-mib",
+        "1",
+        "--json-out",
+        json.to_str().expect("UTF-8 path"),
+    ]);
+    let out = tls_bench(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let no_floor = tls_bench::comparison::NO_FLOOR;
+    assert_eq!(no_floor, "no noise floor measured: add --control");
+    let marker = tls_bench::summary::UNFLOORED;
+    assert!(
+        text.contains(&format!(
+            "A/A noise floor: not measured ({marker}: {no_floor})"
+        )),
+        "{text}"
+    );
+    // Every effect found says it has no floor: a verdict ends its line, in
+    // the comparisons table as `slower (no noise floor measured: add
+    // --control)`, in the summary as `slower *`; never bare.
+    for l in text.lines() {
+        let l = l.trim_end();
+        assert!(
+            !l.ends_with("faster") && !l.ends_with("slower"),
+            "a bare verdict: {l}\n{text}"
+        );
+    }
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("JSON file")).expect("JSON");
+    assert_eq!(v["environment"]["control"], false);
+    assert_eq!(v["noise_floor"].as_array().map(Vec::len), Some(0));
 }

@@ -74,7 +74,7 @@ pub struct TlsFiles {
 /// | `no-files/` | the server's `--secure-file-priv`: empty, mode 0500, ours (the server can neither read nor write in it) |
 /// | `install.log` | output of `mariadb-install-db` and the bootstrap that creates the users |
 /// | `lock` | `flock`ed while a process starts or stops the server |
-/// | `users/<pid>` | one empty file per `oltp` command using the server (the lease) |
+/// | `users/<pid>-<n>` | one empty file per lease of an `oltp` command using the server (`crate::server::Lease`; an older `oltp` wrote `users/<pid>`) |
 /// | `ephemeral` | present while the server was started by a command, not by `oltp server start` |
 /// | `tls/` | `ca.pem`, `server-cert.pem`, `server-key.pem` (mode 0600), generated at first start |
 /// | `at-rest.keys` | the InnoDB key file of the at-rest server (`file_key_management`, mode 0600) |
@@ -208,9 +208,11 @@ impl Layout {
         self.dir.join("users")
     }
 
-    /// `users/<pid>`, the registration of process `pid`.
-    pub fn user_file(&self, pid: u32) -> PathBuf {
-        self.users_dir().join(pid.to_string())
+    /// The registrations of process `pid` in `users/`, sorted: one `users/<pid>-<n>` per
+    /// lease it holds (and `users/<pid>` if an older `oltp` left one); empty when it holds
+    /// none.
+    pub fn user_files(&self, pid: u32) -> Vec<PathBuf> {
+        super::lease::registrations(&self.users_dir(), pid)
     }
 
     /// `ephemeral`, present while the server should stop with the last command using it.
@@ -299,7 +301,7 @@ mod tests {
     fn paths_are_under_mariadb() {
         let l = Layout::new(server_base(Path::new("/b"), AtRest::Innodb));
         assert_eq!(l.socket(), Path::new("/b/at-rest/mariadb/sock"));
-        assert_eq!(l.user_file(42), Path::new("/b/at-rest/mariadb/users/42"));
+        assert_eq!(l.users_dir(), Path::new("/b/at-rest/mariadb/users"));
         assert_eq!(l.tls_files().ca, Path::new("/b/at-rest/mariadb/tls/ca.pem"));
         assert_eq!(
             l.at_rest_key_file(),

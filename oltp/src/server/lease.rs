@@ -1,14 +1,21 @@
 //! Who uses the private server (MariaDB's or PostgreSQL's), and so who stops it.
 //!
 //! Every `oltp` command that uses the private server holds a [`Lease`]: it registers in
-//! `users/<pid>`, starts the server if it was not running (then marking it `ephemeral`), and
-//! at [`Lease::finish`] stops it only when it was started by a command and no other live
-//! command is registered. A server started by `oltp server start` ([`Standing`]) carries no
-//! marker and is left running until `oltp server stop`. A command asking for other settings
-//! while other commands use the server is refused instead of restarting it under them.
+//! `users/<pid>-<n>` (`n` counts the leases of the process, so several leases of one process,
+//! as `oltp reproduce` holds, are several users), starts the server if it was not running
+//! (then marking it `ephemeral`), and at [`Lease::finish`] stops it only when it was started
+//! by a command and no other live lease is registered. A registration is live while its
+//! process is (another process's: by its pid; this process's: while its lease is); a
+//! `users/<pid>` file of an older `oltp` counts by its pid too. A server started by
+//! `oltp server start` ([`Standing`]) carries no marker and is left running until
+//! `oltp server stop`. A command asking for other settings while other commands use the
+//! server is refused instead of restarting it under them.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use super::PrivateServer;
 use super::config::{Profile, server_config};
@@ -31,7 +38,7 @@ pub enum LeaseError {
 }
 
 /// The private server a [`Lease`] holds, with where its users register (one per
-/// command: the size difference of the variants does not matter).
+/// lease: the size difference of the variants does not matter).
 #[derive(Debug)]
 #[allow(clippy::large_enum_variant)]
 enum Held {
@@ -56,7 +63,7 @@ impl Held {
 pub struct Lease {
     /// URL of the server.
     pub url: String,
-    held: Option<Held>,
+    held: Option<(Held, Registration)>,
 }
 
 impl Lease {
@@ -84,27 +91,27 @@ impl Lease {
             });
         }
         let layout = Layout::new(server_base(base_dir, at_rest));
-        let me = register(&layout.users_dir())?;
-        let unregister = |e: ServerError| {
-            let _ = fs::remove_file(&me);
-            e
-        };
-        let cfg = server_config(base_dir, at_rest, profile).map_err(unregister)?;
-        // A server that other oltp commands are using is not restarted under them for
-        // other settings: refuse instead.
-        if other_users(&layout.users_dir()) > 0
+        // Dropped on every early return below: unregistered.
+        let me = Registration::new(&layout.users_dir())?;
+        let cfg = server_config(base_dir, at_rest, profile)?;
+        // A server that other oltp commands (or other leases of this one) are using is not
+        // restarted under them for other settings: refuse instead.
+        if other_users(&layout.users_dir(), Some(&me.name)) > 0
             && layout.recorded_args().is_some_and(|r| r != cfg.extra_args)
         {
-            return Err(unregister(ServerError::InUse {
+            return Err(ServerError::InUse {
                 dir: layout.base().to_path_buf(),
-            })
+            }
             .into());
         }
-        let server = blocking("start", move || PrivateServer::start(&cfg))
-            .await
-            .map_err(unregister)?;
+        let server = blocking("start", move || PrivateServer::start(&cfg)).await?;
         let started_here = server.started_here();
-        Lease::held(server.url(), Held::Mariadb(server, layout), started_here)
+        Lease::held(
+            server.url(),
+            Held::Mariadb(server, layout),
+            me,
+            started_here,
+        )
     }
 
     /// [`open`](Self::open) for PostgreSQL: `url` when given, else the private PostgreSQL of
@@ -128,51 +135,54 @@ impl Lease {
         let base_dir = &server_base(base_dir, at_rest);
         let base = base_dir.to_path_buf();
         let layout = blocking_pg(move || PgServer::make_dir(&base)).await?;
-        let me = register(&layout.users_dir())?;
+        let me = Registration::new(&layout.users_dir())?;
         let base = base_dir.to_path_buf();
-        let server = blocking_pg(move || PgServer::start(&base))
-            .await
-            .inspect_err(|_| {
-                let _ = fs::remove_file(&me);
-            })?;
+        let server = blocking_pg(move || PgServer::start(&base)).await?;
         let started_here = server.started_here();
-        Lease::held(server.url(), Held::Postgres(server), started_here)
+        Lease::held(server.url(), Held::Postgres(server), me, started_here)
     }
 
-    /// A lease of `held`; `started_here`: it becomes `ephemeral` (the last user stops it).
-    fn held(url: String, held: Held, started_here: bool) -> std::result::Result<Lease, LeaseError> {
+    /// A lease of `held`, registered as `me`; `started_here`: it becomes `ephemeral` (the
+    /// last user stops it).
+    fn held(
+        url: String,
+        held: Held,
+        me: Registration,
+        started_here: bool,
+    ) -> std::result::Result<Lease, LeaseError> {
         if started_here {
             let (_, marker) = held.registry();
             fs::write(&marker, b"").map_err(io_err("write", &marker))?;
         }
         Ok(Lease {
             url,
-            held: Some(held),
+            held: Some((held, me)),
         })
     }
 
     /// The private server's pid (`mariadbd`, or PostgreSQL's postmaster); `None` for a
     /// server given by URL.
     pub fn server_pid(&self) -> Option<u32> {
-        self.held.as_ref().map(|held| match held {
+        self.held.as_ref().map(|(held, _)| match held {
             Held::Mariadb(server, _) => server.pid(),
             Held::Postgres(server) => server.pid(),
         })
     }
 
-    /// Leaves the private server running if another `oltp` command uses it or
-    /// `oltp server start` keeps it; stops it otherwise.
+    /// Unregisters; leaves the private server running if another `oltp` command (or
+    /// another lease of this process) uses it or `oltp server start` keeps it; stops it
+    /// otherwise.
     ///
     /// # Errors
     ///
     /// The server did not shut down (see [`PrivateServer::stop_any`], [`PgServer::stop`]).
     pub async fn finish(self) -> std::result::Result<(), LeaseError> {
-        let Some(held) = self.held else {
+        let Some((held, me)) = self.held else {
             return Ok(());
         };
         let (users, marker) = held.registry();
-        let _ = fs::remove_file(users.join(std::process::id().to_string()));
-        let keep = other_users(&users) > 0 || !marker.exists();
+        drop(me);
+        let keep = other_users(&users, None) > 0 || !marker.exists();
         if !keep {
             let _ = fs::remove_file(&marker);
         }
@@ -186,12 +196,77 @@ impl Lease {
     }
 }
 
-/// Registers this process in `users` (created if missing); returns its file.
-fn register(users: &Path) -> Result<PathBuf> {
-    let me = users.join(std::process::id().to_string());
-    fs::create_dir_all(users).map_err(io_err("create", users))?;
-    fs::write(&me, b"").map_err(io_err("write", &me))?;
-    Ok(me)
+/// The `n` of this process's next registration `users/<pid>-<n>`.
+static NEXT_REGISTRATION: AtomicU64 = AtomicU64::new(0);
+
+/// The registrations (file names, `<pid>-<n>`) of this process's live leases: a file named
+/// after this process's pid and not in this set was left by a dead process that had the same
+/// pid (or is the `users/<pid>` of an older `oltp`, which this one never writes): stale.
+static REGISTERED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// One lease's file in `users/`, `<pid>-<n>`: written when made, removed when dropped.
+#[derive(Debug)]
+struct Registration {
+    file: PathBuf,
+    name: String,
+}
+
+impl Registration {
+    /// Registers a new user of this process in `users` (created if missing).
+    fn new(users: &Path) -> Result<Registration> {
+        let n = NEXT_REGISTRATION.fetch_add(1, Ordering::Relaxed);
+        let name = format!("{}-{n}", std::process::id());
+        fs::create_dir_all(users).map_err(io_err("create", users))?;
+        REGISTERED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.clone());
+        // From here on, dropping it undoes both steps.
+        let me = Registration {
+            file: users.join(&name),
+            name,
+        };
+        fs::write(&me.file, b"").map_err(io_err("write", &me.file))?;
+        Ok(me)
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.file);
+        REGISTERED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.name);
+    }
+}
+
+/// The pid a registration file's name carries: `<pid>-<n>`, or `<pid>` as older `oltp`
+/// versions wrote it; `None` for any other name.
+fn registered_pid(name: &str) -> Option<u32> {
+    let pid = match name.split_once('-') {
+        Some((pid, n)) => {
+            n.parse::<u64>().ok()?;
+            pid
+        }
+        None => name,
+    };
+    pid.parse().ok()
+}
+
+/// The registration files of process `pid` in `users` (`<pid>-<n>`, or an older `oltp`'s
+/// `<pid>`), live or not, sorted; empty when there are none or `users` cannot be read.
+pub(super) fn registrations(users: &Path, pid: u32) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(users) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_str().and_then(registered_pid) == Some(pid))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
 }
 
 /// The private server as `oltp server start|stop` holds it: started or attached to, and
@@ -227,9 +302,9 @@ impl Standing {
         &self.layout
     }
 
-    /// Other live `oltp` commands registered as its users.
+    /// Live leases registered as its users (of other `oltp` commands, or of this one).
     pub fn other_users(&self) -> usize {
-        other_users(&self.layout.users_dir())
+        other_users(&self.layout.users_dir(), None)
     }
 
     /// Leaves it running past this process (`oltp server start`).
@@ -263,22 +338,35 @@ pub fn private_server_of(url: &str, base: &Path) -> Option<Layout> {
         })
 }
 
-/// Other live processes registered in `users` as users of the server; removes the
-/// registrations of processes that are gone.
-fn other_users(users: &Path) -> usize {
+/// The live registrations in `users` other than `except` (this lease's own name): of
+/// other processes that are alive, and of this process's other leases; removes the stale
+/// ones (processes that are gone, names that are no registration).
+fn other_users(users: &Path, except: Option<&str>) -> usize {
     let me = std::process::id();
     let Ok(entries) = fs::read_dir(users) else {
         return 0;
     };
+    let entries: Vec<fs::DirEntry> = entries.flatten().collect();
+    // Taken after the listing: a lease of this process registers its name before it writes
+    // its file, so every file of a live lease listed above is in this snapshot.
+    let registered = REGISTERED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
     entries
-        .flatten()
+        .iter()
         .filter(|e| {
-            let pid = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok());
-            let alive = pid.is_some_and(is_alive);
-            if !alive {
+            let name = e.file_name();
+            let name = name.to_str();
+            let live = match name.and_then(registered_pid) {
+                Some(pid) if pid == me => name.is_some_and(|n| registered.contains(n)),
+                Some(pid) => is_alive(pid),
+                None => false,
+            };
+            if !live {
                 let _ = fs::remove_file(e.path());
             }
-            alive && pid != Some(me)
+            live && name != except
         })
         .count()
 }
@@ -300,4 +388,64 @@ async fn blocking_pg<T: Send + 'static>(
     Ok(tokio::task::spawn_blocking(f)
         .await
         .map_err(|_| ServerError::Panicked { task: "postgres" })??)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registration_names_carry_the_pid() {
+        assert_eq!(registered_pid("4242-0"), Some(4242));
+        assert_eq!(registered_pid("4242-17"), Some(4242));
+        assert_eq!(registered_pid("4242"), Some(4242), "an older oltp's name");
+        assert_eq!(registered_pid("4242-x"), None);
+        assert_eq!(registered_pid("x-1"), None);
+        assert_eq!(registered_pid("lock"), None);
+    }
+
+    #[test]
+    fn stale_registrations_are_removed_and_live_ones_counted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let users = dir.path().join("users");
+        let me = std::process::id();
+        let a = Registration::new(&users).expect("register");
+        let b = Registration::new(&users).expect("register");
+        assert_ne!(a.name, b.name, "one file per lease");
+        // A live process of another oltp, in the old and the new format.
+        let parent = std::os::unix::process::parent_id();
+        // Above the kernel's pid limit: a process that cannot exist.
+        let max: u32 = fs::read_to_string("/proc/sys/kernel/pid_max")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(4_194_304);
+        let stale = [
+            format!("{me}"),
+            format!("{me}-999999"),
+            format!("{}-0", max + 1),
+            "junk".into(),
+        ];
+        for name in [format!("{parent}"), format!("{parent}-3")]
+            .iter()
+            .chain(&stale)
+        {
+            fs::write(users.join(name), b"").expect("write");
+        }
+        // Others than `a`: `b` and the parent's two.
+        assert_eq!(other_users(&users, Some(&a.name)), 3);
+        for name in &stale {
+            assert!(!users.join(name).exists(), "stale {name} removed");
+        }
+        let mut mine = vec![a.file.clone(), b.file.clone()];
+        mine.sort();
+        assert_eq!(registrations(&users, me), mine);
+        drop(a);
+        assert_eq!(other_users(&users, None), 3, "b and the parent's two");
+        drop(b);
+        assert!(
+            registrations(&users, me).is_empty(),
+            "dropped: unregistered"
+        );
+        assert_eq!(other_users(&users, None), 2);
+    }
 }

@@ -19,7 +19,7 @@ use crate::server::layout::{SOCKET_PATH_MAX, TlsFiles};
 /// | `tls/` | `ca.pem`, `server-cert.pem`, `server-key.pem` (mode 0600): the server's TLS certificate and the private CA that signed it, generated at the first start (`tls`) |
 /// | `port` | the TCP port of the running server; removed at stop |
 /// | `port.chosen` | the TCP port of the last start, kept: the next start takes it again unless it is taken |
-/// | `users/<pid>`, `ephemeral` | the `oltp` commands using the server, and whether the last of them stops it (`crate::server::Lease`) |
+/// | `users/<pid>-<n>`, `ephemeral` | the `oltp` commands using the server, and whether the last of them stops it (`crate::server::Lease`) |
 /// | `lock` | `flock`ed while a process starts or stops the server |
 ///
 /// When `oltp` runs as root the directory belongs to the `postgres` user (PostgreSQL
