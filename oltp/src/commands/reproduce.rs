@@ -646,9 +646,10 @@ async fn run_observed(
     round: u32,
 ) -> Result<(bool, IoSample)> {
     let ra = run_args(argv)?;
-    // Held as `oltp server start` holds it: the in-process command shares
-    // this process's id, so a lease of ours would be its lease, and its end
-    // would stop the server before the counters after it are read.
+    // Held as `oltp server start` holds it, so the server outlives the
+    // in-process command's own lease and is still up when the counters after
+    // it are read. (Each `Lease` now registers on its own, `users/<pid>-<n>`,
+    // so a lease here would also do; `Standing` says the intent.)
     let standing =
         crate::server::Standing::open(&base_dir(&ra.data), ra.data.at_rest_mode(), ra.data.profile)
             .await?;
