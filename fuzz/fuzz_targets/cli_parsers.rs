@@ -111,9 +111,20 @@ fn url(text: &str) {
         Err(e) => check("mysql_opts's error", &e.to_string()),
     }
     if at_rule_broken {
-        assert_eq!(target(text), "(invalid URL)", "target of a URL breaking the @ rule");
-        assert_eq!(pg_target(text), "(invalid URL)", "pg target of a URL breaking the @ rule");
-        assert!(pg_config(&ConnectOptions::new(text)).is_err(), "pg_config accepts a URL breaking the @ rule");
+        assert_eq!(
+            target(text),
+            "(invalid URL)",
+            "target of a URL breaking the @ rule"
+        );
+        assert_eq!(
+            pg_target(text),
+            "(invalid URL)",
+            "pg target of a URL breaking the @ rule"
+        );
+        assert!(
+            pg_config(&ConnectOptions::new(text)).is_err(),
+            "pg_config accepts a URL breaking the @ rule"
+        );
     }
     password_round_trip(text);
     check("target", &target(text));
@@ -149,11 +160,17 @@ fn password_round_trip(text: &str) {
     let password: String = text.chars().take(12).collect();
     let my = with_password("mysql://u@127.0.0.1:3306/db", &password, "--mysql-url")
         .expect("a well-formed URL takes any password");
-    let opts = mysql_opts(&ConnectOptions::new(my.as_str())).expect("the URL with the password is valid");
-    assert_eq!(opts.pass().unwrap_or(""), password, "mysql_async reads another password");
+    let opts =
+        mysql_opts(&ConnectOptions::new(my.as_str())).expect("the URL with the password is valid");
+    assert_eq!(
+        opts.pass().unwrap_or(""),
+        password,
+        "mysql_async reads another password"
+    );
     let pg = with_password("postgres://u@127.0.0.1:5432/db", &password, "--pgsql-url")
         .expect("a well-formed URL takes any password");
-    let cfg = pg_config(&ConnectOptions::new(pg.as_str())).expect("the URL with the password is valid");
+    let cfg =
+        pg_config(&ConnectOptions::new(pg.as_str())).expect("the URL with the password is valid");
     assert_eq!(
         cfg.get_password().unwrap_or(b""),
         password.as_bytes(),

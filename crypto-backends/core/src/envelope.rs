@@ -458,11 +458,9 @@ fn open_parts<L: ValueAad + ?Sized>(
     nonce: &[u8],
     sealed: &mut [u8],
 ) -> Result<usize, EnvelopeError> {
-    loc.with_v1_aad(key_id, |aad| {
-        match aead.open_in_place(nonce, aad, sealed) {
-            Ok(plaintext) => Ok(plaintext.len()),
-            Err(e) => Err(open_error(key_id, e)),
-        }
+    loc.with_v1_aad(key_id, |aad| match aead.open_in_place(nonce, aad, sealed) {
+        Ok(plaintext) => Ok(plaintext.len()),
+        Err(e) => Err(open_error(key_id, e)),
     })
 }
 
@@ -1022,8 +1020,16 @@ mod tests {
                 pk.len()
             );
         }
-        let short = |t: &str| matches!(ColumnAad::new(t, "c").map(|c| c.prefix), Ok(Prefix::Short(..)));
-        assert!(short(&at_boundary) && !short(&past_boundary), "both variants used");
+        let short = |t: &str| {
+            matches!(
+                ColumnAad::new(t, "c").map(|c| c.prefix),
+                Ok(Prefix::Short(..))
+            )
+        };
+        assert!(
+            short(&at_boundary) && !short(&past_boundary),
+            "both variants used"
+        );
         // The prefix leaves the key id to each value.
         assert_ne!(
             row_aad("sbtest1", "c", &pk8, 1),

@@ -84,7 +84,11 @@ mod tests {
             for opened_as in [Column::K, Column::C, Column::Pad] {
                 let mut out = Vec::new();
                 let opened = cipher.open(&t.at(opened_as, &pk), &stored, &mut out);
-                assert_eq!(opened.is_ok(), sealed_as == opened_as, "{sealed_as:?} {opened_as:?}");
+                assert_eq!(
+                    opened.is_ok(),
+                    sealed_as == opened_as,
+                    "{sealed_as:?} {opened_as:?}"
+                );
             }
         }
     }
