@@ -110,12 +110,13 @@ fn cycle(driver: &str, mode: AtRest) {
             named.ends_with(&format!(" --at-rest {}", mode.name())),
             "{named}"
         );
-        let mut prepare: Vec<String> = named
+        let prepare: Vec<String> = named
             .split_whitespace()
             .skip(1) // "oltp"
             .map(str::to_string)
             .collect();
-        prepare.extend(strings(&["--base-dir", utf8(&base)]));
+        // The command named carries --base-dir itself: run as printed.
+        assert!(named.contains(&format!(" --base-dir {} ", utf8(&base))), "{named}");
         if driver == "pgsql" {
             // pgbench's tables likewise (no --tables: a pgbench run refuses it).
             let pgbench = strings(&[
@@ -133,7 +134,8 @@ fn cycle(driver: &str, mode: AtRest) {
             ]);
             let e = cli(&pgbench).await.expect_err("pgbench run before prepare");
             let want = format!(
-                "run `oltp prepare --workload pgbench_select_only --scale 1 --encrypt none --db-driver pgsql --at-rest {}` first",
+                "run `oltp prepare --workload pgbench_select_only --scale 1 --encrypt none --db-driver pgsql{} --at-rest {}` first",
+                pg_shown(None, &base),
                 mode.name()
             );
             assert!(e.contains(&want), "{e}");

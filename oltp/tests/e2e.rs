@@ -446,6 +446,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
             table_size: ROWS,
             columns: Default::default(),
             at_rest: Default::default(),
+            server: Default::default(),
         },
         workload: encbench_oltp::workload::Workload::OltpReadOnly,
         threads: vec![THREADS],
