@@ -18,7 +18,7 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{cli, pg_tempdir, read_json, runtime, strings, utf8};
+use common::{cli, pg_shown, pg_tempdir, read_json, runtime, strings, utf8};
 use encbench_oltp::at_rest::{AtRest, Store, find_in_tree, plaintext_canary};
 use encbench_oltp::schema::DEFAULT_SEED;
 

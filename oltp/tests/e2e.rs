@@ -239,7 +239,7 @@ fn bad_input_gives_one_line_errors() {
         ),
         (
             vec!["run", "--mysql-url", "mysql://encbench:pw@127.0.0.1:1/"],
-            "cannot connect",
+            "connection refused at 127.0.0.1:1: is MariaDB (or MySQL) running there?",
         ),
     ] {
         let out = oltp_bin(base, &args);
