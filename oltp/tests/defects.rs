@@ -239,7 +239,6 @@ fn an_ipv6_literal_in_the_url_connects() {
     let t = shared_server();
     let (url, base) = (t.url.clone(), t.base());
     let b = utf8(&base).to_string();
-    let s = shown(&url, &base);
     let port = t.shared.server().port();
     let target = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let relay = common::relay::Relay::start_on(
