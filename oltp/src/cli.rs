@@ -14,6 +14,7 @@ use encbench_common::password::ServerUrl;
 use crate::at_rest::AtRest;
 use crate::rand::RandType;
 use crate::schema;
+use crate::schema::ServerFlags;
 use crate::server::Profile;
 use crate::worker::OnDecryptError;
 use crate::workload::{Options, Workload, parse_on_off, parse_tls};
@@ -292,6 +293,12 @@ pub struct DataArgs {
     /// it). Refused with --mysql-url.
     #[arg(long, value_enum, default_value = "default")]
     pub profile: Profile,
+    /// The flags that chose the server as typed, kept by
+    /// [`crate::config::resolve_password`] before it puts the password into
+    /// the URL and spends `--password-file` (`None` before: see
+    /// [`crate::config::server_flags`]).
+    #[arg(skip)]
+    pub server_flags: Option<ServerFlags>,
 }
 
 /// `--tables`' default (sysbench's).

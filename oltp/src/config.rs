@@ -13,7 +13,7 @@ use crate::columns::{ColumnMode, Columns, Encrypt};
 use crate::rand::RandType;
 use crate::report::model::AtRestInfo;
 use crate::report::window::parse_rfc3339;
-use crate::schema::DataSet;
+use crate::schema::{DataSet, ServerFlags};
 use crate::server::postgres::{PgLayout, PgServer};
 use crate::server::{Layout, default_base_dir, private_server_of, server_base};
 use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
@@ -210,6 +210,28 @@ pub fn password_variable(driver: DbDriver) -> &'static str {
     }
 }
 
+/// The URL flag of `driver`: `--mysql-url` or `--pgsql-url`.
+fn url_flag(driver: DbDriver) -> &'static str {
+    match driver {
+        DbDriver::Mysql => "--mysql-url",
+        DbDriver::Pgsql => "--pgsql-url",
+    }
+}
+
+/// The flags of `a` that chose the server, as the user typed them (the URL's
+/// password hidden): those [`resolve_password`] kept, else (it has not run)
+/// the URL, `--password-file` and `--base-dir` of `a` as they are.
+pub fn server_flags(a: &DataArgs) -> ServerFlags {
+    a.server_flags.clone().unwrap_or_else(|| {
+        ServerFlags::new(
+            url_flag(a.db_driver),
+            a.url(),
+            a.password_file.as_deref(),
+            a.base_dir.as_deref(),
+        )
+    })
+}
+
 /// Puts the password of `--password-file` or the environment
 /// ([`password_variable`]) into the URL of `a`'s driver, in that order, when the
 /// URL has none (`encbench_common::password`); `--password-file` is then spent.
@@ -219,10 +241,9 @@ pub fn password_variable(driver: DbDriver) -> &'static str {
 /// without a URL, or a password file that is unreadable, not one line, or not
 /// mode 0600/0400 of this user.
 pub fn resolve_password(a: &mut DataArgs) -> Result<()> {
-    let flag = match a.db_driver {
-        DbDriver::Mysql => "--mysql-url",
-        DbDriver::Pgsql => "--pgsql-url",
-    };
+    let flag = url_flag(a.db_driver);
+    // The flags as typed, for the commands messages suggest, before they change.
+    a.server_flags = Some(server_flags(a));
     let secret = Secret::from_env(a.password_file.take(), password_variable(a.db_driver));
     let resolved = secret
         .resolve(a.url(), flag)
@@ -318,6 +339,7 @@ pub fn data_set(a: &DataArgs) -> Result<DataSet> {
         table_size: a.table_size,
         columns: Columns::parse(&a.encrypt_columns, &a.deterministic)?,
         at_rest: a.at_rest_mode(),
+        server: server_flags(a),
     })
 }
 

@@ -624,7 +624,7 @@ mod tests {
         b.runs.retain(|r| r.settings.encrypt == "none");
         let e = refused(&[a, b]);
         assert!(
-            e.contains("b.json has no run of oltp_read_only at 1 threads"),
+            e.contains("b.json has no run of oltp_read_only at 1 thread,"),
             "{e}"
         );
         assert!(e.contains("same grid"), "{e}");

@@ -57,6 +57,56 @@ pub struct Checked {
     pub scale: u32,
 }
 
+/// Refuses a grid of which two or more `--encrypt` choices have no database
+/// yet, naming one `oltp prepare` of them all (a message per choice would name
+/// `--encrypt none` first and the next one only on the next try); one missing
+/// database is left to the checks of each choice, which name its prepare.
+///
+/// # Errors
+/// The missing databases and the prepare of them; query failures.
+async fn check_any_prepared<C: Connection>(
+    conn: &mut C,
+    dialect: Dialect,
+    cfg: &RunConfig,
+) -> Result<()> {
+    let mut missing = Vec::new();
+    for &e in &cfg.encrypts {
+        if !crate::schema::database_exists(conn, dialect, &cfg.data.database(e)).await? {
+            missing.push(e);
+        }
+    }
+    if missing.len() < 2 {
+        return Ok(());
+    }
+    let dbs: Vec<String> = missing.iter().map(|e| cfg.data.database(*e)).collect();
+    if cfg.workload.is_pgbench() {
+        let fillers = if missing.iter().any(|e| e.algorithm().is_some()) {
+            crate::schema::pgbench::Fillers::of(cfg.data.columns)?
+        } else {
+            crate::schema::pgbench::Fillers::Accounts
+        };
+        let prepare = crate::schema::pgbench::prepare_command(
+            cfg.workload.name(),
+            cfg.scale.unwrap_or(1),
+            &cfg.data,
+            &missing,
+            fillers,
+        );
+        bail!(
+            "{} have no pgbench tables: run `{prepare}` first",
+            dbs.join(", ")
+        );
+    }
+    let prepare = crate::schema::prepare_command(dialect, &cfg.data, &missing);
+    bail!(
+        "{} not found: run `{prepare}` first",
+        dbs.iter()
+            .map(|d| format!("{d}.{}", crate::schema::table_name(1)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
 /// Runs every check for `cfg` over driver `C` (of `dialect`, which `cfg.url`'s
 /// scheme names).
 ///
@@ -67,6 +117,7 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
     // every check but TLS's probe.
     let mut conn: C = connect(&cfg.url, None).await?;
     let info = server_info(&mut conn, dialect).await?;
+    check_any_prepared(&mut conn, dialect, cfg).await?;
     let mut codecs = Vec::new();
     let mut scale: Option<(u32, String)> = None;
     for &e in &cfg.encrypts {
@@ -81,12 +132,11 @@ pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<C
                 &mut conn,
                 &cfg.url,
                 cfg.workload.name(),
-                &cfg.data.db,
+                &cfg.data,
                 &db,
                 e,
                 fillers,
                 want,
-                cfg.data.at_rest,
             )
             .await?;
             let codec = load_codec(e, cfg.data.columns, cfg.key_file.as_deref(), &cfg.base_dir)?;
@@ -296,8 +346,10 @@ pub fn check_budget(
         && need > max.saturating_sub(info.prepared_stmt_count)
     {
         over.push(format!(
-            "{threads} threads x {tables} tables x {} statements = {need} prepared statements, but the server allows {} \
+            "{} x {} x {} statements = {need} prepared statements, but the server allows {} \
              (max_prepared_stmt_count, {} in use): run SET GLOBAL max_prepared_stmt_count = {} (at most 1048576), use --db-ps-mode disable (text protocol, no prepared statements), or use fewer --threads or --tables",
+            crate::report::count(u64::from(threads), "thread", "threads"),
+            crate::report::count(u64::from(tables), "table", "tables"),
             workload.statements_per_table(options.range_selects),
             max,
             info.prepared_stmt_count,

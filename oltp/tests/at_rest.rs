@@ -18,7 +18,7 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{cli, pg_tempdir, read_json, runtime, strings, utf8};
+use common::{cli, pg_shown, pg_tempdir, read_json, runtime, strings, utf8};
 use encbench_oltp::at_rest::{AtRest, Store, find_in_tree, plaintext_canary};
 use encbench_oltp::schema::DEFAULT_SEED;
 
@@ -110,12 +110,13 @@ fn cycle(driver: &str, mode: AtRest) {
             named.ends_with(&format!(" --at-rest {}", mode.name())),
             "{named}"
         );
-        let mut prepare: Vec<String> = named
+        let prepare: Vec<String> = named
             .split_whitespace()
             .skip(1) // "oltp"
             .map(str::to_string)
             .collect();
-        prepare.extend(strings(&["--base-dir", utf8(&base)]));
+        // The command named carries --base-dir itself: run as printed.
+        assert!(named.contains(&format!(" --base-dir {} ", utf8(&base))), "{named}");
         if driver == "pgsql" {
             // pgbench's tables likewise (no --tables: a pgbench run refuses it).
             let pgbench = strings(&[
@@ -133,7 +134,8 @@ fn cycle(driver: &str, mode: AtRest) {
             ]);
             let e = cli(&pgbench).await.expect_err("pgbench run before prepare");
             let want = format!(
-                "run `oltp prepare --workload pgbench_select_only --scale 1 --encrypt none --db-driver pgsql --at-rest {}` first",
+                "run `oltp prepare --workload pgbench_select_only --scale 1 --encrypt none --db-driver pgsql{} --at-rest {}` first",
+                pg_shown(None, &base),
                 mode.name()
             );
             assert!(e.contains(&want), "{e}");

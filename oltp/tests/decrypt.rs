@@ -53,6 +53,7 @@ async fn prepare_tampered(url: &str, base: &Path, db: &str) {
         table_size: 10,
         columns: Columns::default(),
         at_rest: Default::default(),
+        server: Default::default(),
     }
     .database(Encrypt::parse(AEAD).expect("algorithm"));
     let mut c = conn(url, Some(&database)).await;
@@ -284,6 +285,7 @@ fn a_null_in_an_encrypted_column_is_a_counted_integrity_failure() {
             table_size: 10,
             columns: Columns::default(),
             at_rest: Default::default(),
+            server: Default::default(),
         }
         .database(Encrypt::parse(AEAD).expect("algorithm"));
         let mut c = conn(&shared.url, Some(&database)).await;

@@ -50,6 +50,7 @@ fn a_loading_mark_is_refused_by_run_and_prepare_until_cleanup() {
     let t = shared_server();
     let (url, base) = (t.url.clone(), t.base());
     let b = utf8(&base).to_string();
+    let s = shown(&url, &base);
     let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
     runtime().block_on(async {
         let db = "dfmark";
@@ -62,12 +63,12 @@ fn a_loading_mark_is_refused_by_run_and_prepare_until_cleanup() {
         let e = run_plain(&url, &b, db, &tables, &rows).await.expect_err("half loaded");
         assert_eq!(
             e,
-            "dfmark is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dfmark`, then `oltp prepare --tables 2 --table-size 1000 --encrypt none --mysql-db dfmark`"
+            format!("dfmark is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dfmark{s}`, then `oltp prepare --tables 2 --table-size 1000 --encrypt none --mysql-db dfmark{s}`")
         );
         let e = prepare_plain(&url, &b, db).await.expect_err("half loaded");
         assert_eq!(
             e,
-            "dfmark is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dfmark` first, then prepare again"
+            format!("dfmark is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dfmark{s}` first, then prepare again")
         );
         // The steps named work.
         assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
@@ -81,6 +82,7 @@ fn tables_without_meta_must_be_complete_as_sysbench_leaves_them() {
     let t = shared_server();
     let (url, base) = (t.url.clone(), t.base());
     let b = utf8(&base).to_string();
+    let s = shown(&url, &base);
     let (tables, rows) = (TABLES.to_string(), ROWS.to_string());
     runtime().block_on(async {
         let db = "dfsb";
@@ -94,7 +96,7 @@ fn tables_without_meta_must_be_complete_as_sysbench_leaves_them() {
         let e = run_plain(&url, &b, db, &tables, &rows).await.expect_err("no k_1");
         assert_eq!(
             e,
-            "dfsb.sbtest1 has no index k_1 and no encbench_meta: a prepare did not finish; run `oltp cleanup --encrypt none --mysql-db dfsb`, then `oltp prepare --tables 2 --table-size 1000 --encrypt none --mysql-db dfsb`"
+            format!("dfsb.sbtest1 has no index k_1 and no encbench_meta: a prepare did not finish; run `oltp cleanup --encrypt none --mysql-db dfsb{s}`, then `oltp prepare --tables 2 --table-size 1000 --encrypt none --mysql-db dfsb{s}`")
         );
         c.query_drop("CREATE INDEX k_1 ON sbtest1(k)").await.expect("index");
         // Rows missing at the end of a table, as after a load that stopped.
@@ -102,12 +104,12 @@ fn tables_without_meta_must_be_complete_as_sysbench_leaves_them() {
         let e = run_plain(&url, &b, db, &tables, &rows).await.expect_err("rows missing");
         assert_eq!(
             e,
-            "dfsb.sbtest2 holds ids up to 600 of --table-size 1000 and no encbench_meta: a prepare did not finish; run `oltp cleanup --encrypt none --mysql-db dfsb`, then `oltp prepare --tables 2 --table-size 1000 --encrypt none --mysql-db dfsb`"
+            format!("dfsb.sbtest2 holds ids up to 600 of --table-size 1000 and no encbench_meta: a prepare did not finish; run `oltp cleanup --encrypt none --mysql-db dfsb{s}`, then `oltp prepare --tables 2 --table-size 1000 --encrypt none --mysql-db dfsb{s}`")
         );
         let e = prepare_plain(&url, &b, db).await.expect_err("half loaded");
         assert_eq!(
             e,
-            "dfsb is half loaded (dfsb.sbtest2 holds ids up to 600 of --table-size 1000, no encbench_meta): run `oltp cleanup --encrypt none --mysql-db dfsb` first, then prepare again"
+            format!("dfsb is half loaded (dfsb.sbtest2 holds ids up to 600 of --table-size 1000, no encbench_meta): run `oltp cleanup --encrypt none --mysql-db dfsb{s}` first, then prepare again")
         );
         // A table whose load had not begun: empty.
         c.query_drop("DELETE FROM sbtest2").await.expect("delete");
@@ -123,6 +125,7 @@ fn a_killed_prepare_leaves_tables_that_run_refuses() {
     let t = shared_server();
     let (url, base) = (t.url.clone(), t.base());
     let b = utf8(&base).to_string();
+    let s = shown(&url, &base);
     let db = "dfkill";
     let size = "3000000";
     let prepare_args = sized_args("prepare", &url, &b, db, ("1", size), &[]);
@@ -138,7 +141,7 @@ fn a_killed_prepare_leaves_tables_that_run_refuses() {
         child.kill().expect("SIGKILL the prepare");
         child.wait().expect("wait");
         let e = run_plain(&url, &b, db, "1", size).await.expect_err("half loaded");
-        assert!(e.starts_with("dfkill is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dfkill`, then `oltp prepare"), "{e}");
+        assert!(e.starts_with(&format!("dfkill is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dfkill{s}`, then `oltp prepare")), "{e}");
         let e = cli(&prepare_args).await.expect_err("half loaded");
         assert!(e.contains("half loaded") && e.contains("oltp cleanup --encrypt none --mysql-db dfkill"), "{e}");
         assert!(!e.contains("use them as they are"), "{e}");
@@ -151,6 +154,7 @@ fn a_lost_connection_during_prepare_names_the_database_and_cleanup() {
     let t = shared_server();
     let (url, base) = (t.url.clone(), t.base());
     let b = utf8(&base).to_string();
+    let s = shown(&url, &base);
     let db = "dflost";
     let rt = runtime();
     rt.block_on(async {
@@ -176,13 +180,13 @@ fn a_lost_connection_during_prepare_names_the_database_and_cleanup() {
             "{e}"
         );
         assert!(
-            e.ends_with("): the server went away, dflost is half loaded; once the server is up, run `oltp cleanup --encrypt none --mysql-db dflost` before preparing again"),
+            e.ends_with(&format!("): the server went away, dflost is half loaded; once the server is up, run `oltp cleanup --encrypt none --mysql-db dflost{s}` before preparing again")),
             "{e}"
         );
         let e = cli(&prepare_args).await.expect_err("half loaded");
         assert_eq!(
             e,
-            "dflost is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dflost` first, then prepare again"
+            format!("dflost is half loaded (a prepare did not finish): run `oltp cleanup --encrypt none --mysql-db dflost{s}` first, then prepare again")
         );
         c.disconnect().await.expect("disconnect");
         assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
@@ -194,6 +198,7 @@ fn prepare_refuses_prepared_tables_before_creating_a_key_file() {
     let t = shared_server();
     let (url, base) = (t.url.clone(), t.base());
     let b = utf8(&base).to_string();
+    let s = shown(&url, &base);
     let db = "dfkey";
     runtime().block_on(async {
         prepare(&url, &base, db, AEAD, &[]).await;
@@ -207,7 +212,7 @@ fn prepare_refuses_prepared_tables_before_creating_a_key_file() {
         assert!(!key.exists(), "prepare created {} before refusing", key.display());
         assert_eq!(
             e,
-            "dfkey_aes_256_gcm already holds sbtest tables: run `oltp cleanup --encrypt rustcrypto:aes-256-gcm --mysql-db dfkey` first, or use them as they are"
+            format!("dfkey_aes_256_gcm already holds sbtest tables: run `oltp cleanup --encrypt rustcrypto:aes-256-gcm --mysql-db dfkey{s}` first, or use them as they are")
         );
         // A --key-file that does not exist is refused, and not created either.
         let missing = t.file("missing.key");

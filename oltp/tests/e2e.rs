@@ -239,7 +239,7 @@ fn bad_input_gives_one_line_errors() {
         ),
         (
             vec!["run", "--mysql-url", "mysql://encbench:pw@127.0.0.1:1/"],
-            "cannot connect",
+            "connection refused at 127.0.0.1:1: is MariaDB (or MySQL) running there?",
         ),
     ] {
         let out = oltp_bin(base, &args);
@@ -446,6 +446,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
             table_size: ROWS,
             columns: Default::default(),
             at_rest: Default::default(),
+            server: Default::default(),
         },
         workload: encbench_oltp::workload::Workload::OltpReadOnly,
         threads: vec![THREADS],

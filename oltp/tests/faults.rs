@@ -217,7 +217,10 @@ fn a_server_restarted_mid_prepare_fails_the_prepare_and_names_the_cleanup() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("Error:")).collect();
     assert_eq!(errors.len(), 1, "{stderr}");
-    let cleanup = format!("oltp cleanup --encrypt none --mysql-db {db}");
+    let cleanup = format!(
+        "oltp cleanup --encrypt none --mysql-db {db}{}",
+        shown(&url, &base)
+    );
     assert!(
         errors[0].contains("the server went away")
             && errors[0].contains(&format!("{db} is half loaded"))

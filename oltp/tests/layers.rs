@@ -170,6 +170,69 @@ fn tls_grid_runs_verified_handshakes_and_repeat_rotates_the_order() {
     });
 }
 
+/// A new user's finding: `--encrypt none,A --tls on` (no plaintext TLS-off
+/// cell) printed no comparison and an empty `comparisons`; column encryption
+/// is now compared with the plaintext cell over TLS, and the one mode that has
+/// no baseline (plaintext over TLS) gets a line saying what to add.
+#[test]
+fn a_grid_over_tls_alone_compares_with_plaintext_over_tls() {
+    let _shared = HANDSHAKES.read().unwrap_or_else(PoisonError::into_inner);
+    let server = tls_prepared();
+    let (url, base) = (server.url(), server.dir());
+    let ca = tls_files(base).ca;
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let json = scratch.path().join("tls-only.json");
+    let aead = "ring:aes-256-gcm";
+    let args = common::args(
+        "run",
+        url,
+        base,
+        "tls",
+        &[
+            "--encrypt",
+            TLS_ENCRYPT,
+            "--tls",
+            "on",
+            "--tls-ca",
+            utf8(&ca),
+            "--repeat",
+            "3",
+            "--time",
+            "0",
+            "--events",
+            "30",
+            "--no-progress",
+            "--json-out",
+            utf8(&json),
+        ],
+    );
+    let out = oltp_bin(base, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = read_json(&json);
+    let cmp = report["comparisons"].as_array().expect("comparisons");
+    assert!(!cmp.is_empty(), "no comparison");
+    assert!(
+        cmp.iter().all(|c| c["baseline"] == "TLS"
+            && c["variant"] == format!("{aead} + TLS")
+            && c["rounds"] == 3),
+        "{cmp:#?}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("\nPlaintext (TLS) vs {aead} + TLS\n")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\nNo comparison for TLS: no plaintext baseline ran beside it")
+            && stdout.contains("add off to --tls to compare"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn csv_output_has_a_header_and_a_row_with_the_tls_fields() {
     let _shared = HANDSHAKES.read().unwrap_or_else(PoisonError::into_inner);

@@ -279,7 +279,10 @@ fn a_scale_that_differs_and_a_run_before_prepare_are_refused() {
     };
     let e = refused(&run(&[]));
     assert!(
-        e.contains("pgb_bad has no pgbench tables: run `oltp prepare --workload pgbench_select_only --scale 1 --encrypt none --db-driver pgsql --pgsql-db pgb_bad` first"),
+        e.contains(&format!(
+            "pgb_bad has no pgbench tables: run `oltp prepare --workload pgbench_select_only --scale 1 --encrypt none --db-driver pgsql --pgsql-db pgb_bad{}` first",
+            pg_shown(Some(s.url()), base.path())
+        )),
         "{e}"
     );
     prepare(

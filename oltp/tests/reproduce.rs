@@ -349,7 +349,7 @@ fn report_003_keeps_the_contract_reuses_its_data_and_renders() {
     let stdout = text(&o.stdout);
     assert!(
         stdout.contains(
-            "reusing data set repro003: verified (1 tables x 10000 rows, prepare finished)"
+            "reusing data set repro003: verified (1 table x 10000 rows, prepare finished)"
         ),
         "{stdout}"
     );

@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::cli::Output;
-use crate::report::{Report, comparisons_text, summary_text};
+use crate::report::{Report, comparisons_text, no_baseline_text, summary_text};
 
 pub(super) fn write_svg(path: Option<&Path>, report: &Report) -> Result<()> {
     if let Some(path) = path {
@@ -34,6 +34,9 @@ pub(super) fn print_report(report: &Report, output: Output, runs_too: bool) {
                     "{}",
                     comparisons_text(&report.comparisons, &report.noise_floor)
                 );
+            }
+            if let Some(line) = no_baseline_text(&report.summary) {
+                println!("{line}");
             }
         }
         Output::Json => match report.to_json() {

@@ -102,9 +102,9 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
         bar.finish_and_clear();
         let secs = t0.elapsed().as_secs_f64();
         println!(
-            "prepared {db}: {} tables x {} rows in {:.1} s ({:.0} rows/s){}",
-            data.tables,
-            data.table_size,
+            "prepared {db}: {} x {} in {:.1} s ({:.0} rows/s){}",
+            crate::report::count(u64::from(data.tables), "table", "tables"),
+            crate::report::count(u64::from(data.table_size), "row", "rows"),
             secs,
             total as f64 / secs.max(1e-9),
             match e {

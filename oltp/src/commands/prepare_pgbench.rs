@@ -44,7 +44,7 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
         }
         let p = PgbenchPrepare {
             db,
-            base_db: data.db.clone(),
+            data: data.clone(),
             scale,
             fillfactor: a.fillfactor,
             fillers,
@@ -79,7 +79,7 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
                 bail!(
                     "prepare interrupted (Ctrl-C or SIGTERM): {} is half loaded; run `{}` before preparing again",
                     p.db,
-                    pgbench::cleanup_command(&p.base_db, e, fillers)
+                    pgbench::cleanup_command(&p.data, e, fillers)
                 );
             }
         };

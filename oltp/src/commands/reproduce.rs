@@ -314,8 +314,9 @@ async fn measure(
         let pa = prepare_args(plan, a, step)?;
         match verify(&url, &pa).await? {
             Ok(db) => println!(
-                "reusing data set {db}: verified ({} tables x {} rows, prepare finished)",
-                plan.scale.tables, plan.scale.table_size
+                "reusing data set {db}: verified ({} x {} rows, prepare finished)",
+                crate::report::count(u64::from(plan.scale.tables), "table", "tables"),
+                plan.scale.table_size
             ),
             Err(why) => {
                 println!("data set for --encrypt {} to prepare: {why}", step.encrypt);
@@ -766,8 +767,10 @@ fn step_name(plan: &Plan, pa: &PrepareArgs) -> String {
         )
     } else {
         format!(
-            "{} ({} tables x {} rows)",
-            plan.db, plan.scale.tables, plan.scale.table_size
+            "{} ({} x {} rows)",
+            plan.db,
+            crate::report::count(u64::from(plan.scale.tables), "table", "tables"),
+            plan.scale.table_size
         )
     }
 }
@@ -785,12 +788,11 @@ async fn verify_pgbench(
         &mut admin,
         url,
         pa.workload.name(),
-        &data.db,
+        &data,
         &db,
         crate::columns::Encrypt::None,
         pgbench::Fillers::Accounts,
         pa.scale,
-        pa.data.at_rest_mode(),
     )
     .await;
     admin.close().await;
@@ -896,8 +898,8 @@ fn scale_text(plan: &Plan, p: &Published, scale: &Scale) -> String {
         );
     }
     format!(
-        "{} tables x {} rows (report: {} x {}), threads {}, {} interleaved rounds of {} s runs after {} s of warm-up, the baseline twice per round (--control: A/A noise floor){}{}",
-        s.tables,
+        "{} x {} rows (report: {} x {}), threads {}, {} interleaved rounds of {} s runs after {} s of warm-up, the baseline twice per round (--control: A/A noise floor){}{}",
+        crate::report::count(u64::from(s.tables), "table", "tables"),
         s.table_size,
         p.full.tables,
         p.full.table_size,

@@ -260,6 +260,16 @@ impl TlsMode {
             TlsMode::VerifyIdentity => "verify-identity",
         }
     }
+
+    /// The level as the server's own clients call it, for text: [`Self::name`],
+    /// except `verify-full` (libpq's `sslmode`) for `verify-identity` on
+    /// PostgreSQL (`postgres`).
+    pub fn label(self, postgres: bool) -> &'static str {
+        match self {
+            TlsMode::VerifyIdentity if postgres => "verify-full",
+            other => other.name(),
+        }
+    }
 }
 
 /// What a TLS session negotiated, as the server reports it.

@@ -14,9 +14,9 @@ impl Report {
         if let Some(r) = self.runs.first() {
             let _ = writeln!(
                 s,
-                "{} tables x {} rows, server {}, range size {}, rand-type {}{}\n",
-                r.settings.tables,
-                r.settings.table_size,
+                "{} x {}, server {}, range size {}, rand-type {}{}\n",
+                super::text::count(u64::from(r.settings.tables), "table", "tables"),
+                super::text::count(u64::from(r.settings.table_size), "row", "rows"),
                 r.settings.server_version,
                 r.settings.range_size,
                 r.settings.rand_type,
@@ -36,6 +36,9 @@ impl Report {
         }
         s.push_str(&summary_text(&self.summary));
         s.push_str(&comparisons_text(&self.comparisons, &self.noise_floor));
+        if let Some(line) = super::summary::no_baseline_text(&self.summary) {
+            let _ = writeln!(s, "\n{line}");
+        }
         s
     }
 }

@@ -34,10 +34,10 @@ pub use model::{
     StatementLatency, TlsInfo, WindowCpu, WorkloadOptions, histogram_from_hex, histogram_to_hex,
 };
 pub use summary::{
-    ComparisonRow, METRICS, Metric, MetricComparison, RunKey, Spread, SummaryRow, comparison,
-    comparisons, metric, mode_label, noise_floors, summary,
+    ComparisonRow, METRICS, Metric, MetricComparison, RunKey, Spread, SummaryRow, baselines,
+    comparison, comparisons, metric, mode_label, no_baseline_text, noise_floors, summary,
 };
-pub use text::{comparisons_text, summary_text, thousands};
+pub use text::{comparisons_text, count, summary_text, thousands};
 pub use window::{MeasuredWindow, overlap_pct};
 
 /// Everything `oltp run` reports, as printed by `--output json` and written by
@@ -57,7 +57,8 @@ pub struct Report {
     pub runs: Vec<RunResult>,
     /// Every combination over its rounds: medians with min-max.
     pub summary: Vec<SummaryRow>,
-    /// The baseline (no column encryption, no TLS) vs each other mode, medians
+    /// Each mode vs its baselines (`summary::baselines`: plaintext without
+    /// TLS, or with the mode's TLS when that did not run), medians
     /// only (kept for readers of the old layout; see `comparisons`).
     pub comparison: Vec<ComparisonRow>,
     /// The baseline vs each other mode per thread count and metric, over the

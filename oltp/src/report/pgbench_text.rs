@@ -97,7 +97,7 @@ impl RunResult {
                 "{} {} ({})",
                 t.version,
                 t.cipher,
-                t.mode.name()
+                t.mode.label(true)
             )),
             st.engine,
             st.server_version,

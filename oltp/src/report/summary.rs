@@ -61,13 +61,14 @@ impl RunKey {
 }
 
 impl std::fmt::Display for RunKey {
-    /// e.g. `oltp_read_only at 8 threads, rustcrypto:aes-256-gcm + TLS`.
+    /// e.g. `oltp_read_only at 8 threads, rustcrypto:aes-256-gcm + TLS` (`at
+    /// 1 thread`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} at {} threads, {}",
+            "{} at {}, {}",
             self.workload,
-            self.threads,
+            super::text::count(u64::from(self.threads), "thread", "threads"),
             self.mode()
         )
     }
@@ -211,8 +212,8 @@ pub fn summary(runs: &[RunResult]) -> Vec<SummaryRow> {
         .collect()
 }
 
-/// One row of the comparison table (seed 000's layout): a thread count, the
-/// baseline (no column encryption, no TLS) vs one other mode, medians over the
+/// One row of the comparison table (seed 000's layout): a thread count, a
+/// baseline ([`baselines`]: plaintext, no TLS) vs one other mode, medians over the
 /// rounds.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ComparisonRow {
@@ -248,9 +249,8 @@ pub struct ComparisonRow {
     pub ciphertext_cpu_us_per_query: f64,
 }
 
-/// Pairs every mode with the baseline (no column encryption, no TLS) of the
-/// same workload, thread count and at-rest mode; an at-rest mode with its
-/// control and with off (see `reference_at_rest`).
+/// Pairs every mode with its baselines ([`baselines`]) of the same workload
+/// and thread count.
 pub fn comparison(runs: &[RunResult]) -> Vec<ComparisonRow> {
     let pct = |new: f64, old: f64| {
         if old > 0.0 {
@@ -261,20 +261,24 @@ pub fn comparison(runs: &[RunResult]) -> Vec<ComparisonRow> {
     };
     let sum = summary(runs);
     let mut rows = Vec::new();
-    for (m, base) in sum.iter().flat_map(|m| {
-        reference_at_rest(&m.encrypt, m.tls, &m.at_rest)
-            .into_iter()
-            .filter_map(|at_rest| {
-                sum.iter().find(|p| {
-                    p.encrypt == "none"
-                        && !p.tls
-                        && p.at_rest == at_rest
-                        && p.threads == m.threads
-                        && p.workload == m.workload
-                })
+    let mut pairs: Vec<(&SummaryRow, &SummaryRow)> = Vec::new();
+    for m in &sum {
+        let plain = |tls: bool, at_rest: &str| {
+            sum.iter().find(|p| {
+                p.threads == m.threads
+                    && p.workload == m.workload
+                    && p.encrypt == "none"
+                    && p.tls == tls
+                    && p.at_rest == at_rest
             })
-            .map(move |base| (m, base))
-    }) {
+        };
+        for (tls, at_rest) in baselines(&m.encrypt, m.tls, &m.at_rest, |tls, at_rest| {
+            plain(tls, at_rest).is_some()
+        }) {
+            pairs.extend(plain(tls, &at_rest).map(|base| (m, base)));
+        }
+    }
+    for (m, base) in pairs {
         rows.push(ComparisonRow {
             workload: m.workload.clone(),
             baseline: base.mode.clone(),
@@ -364,8 +368,8 @@ pub fn metric(name: &str) -> Option<&'static Metric> {
     METRICS.iter().find(|m| m.name == name)
 }
 
-/// One metric of one mode against the baseline (no column encryption, no
-/// TLS) at one thread count, over the paired rounds: an entry of the JSON's
+/// One metric of one mode against one of its [`baselines`] (plaintext, no
+/// TLS; or with its TLS when that one did not run) at one thread count, over the paired rounds: an entry of the JSON's
 /// `comparisons` (and, baseline against its `--control` run, of `noise_floor`).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct MetricComparison {
@@ -381,10 +385,79 @@ pub struct MetricComparison {
     pub comparison: Comparison,
 }
 
-/// A baseline of `workload` at `threads`: no column encryption, no TLS (at one
-/// at-rest mode).
-fn is_baseline(k: &RunKey) -> bool {
-    k.encrypt == "none" && !k.tls
+/// The baselines of the mode (`encrypt`, `tls`, `at_rest`), as (TLS,
+/// at-rest mechanism) of a plaintext (`--encrypt none`) mode, among those
+/// `ran` says ran beside it (same workload and thread count):
+///
+/// - column encryption and TLS: the plaintext mode without TLS at their own
+///   at-rest mode (what encryption and TLS together cost); when that did not
+///   run (`--tls on` alone), column encryption's baseline is the plaintext
+///   mode with the same TLS setting (what column encryption costs over TLS);
+/// - an at-rest mode's plaintext, TLS-off mode: its control and off
+///   ([`crate::at_rest::AtRest::references`]);
+/// - none for the baseline itself, nor where none of these ran
+///   ([`no_baseline_text`] says which and what to add).
+pub fn baselines(
+    encrypt: &str,
+    tls: bool,
+    at_rest: &str,
+    ran: impl Fn(bool, &str) -> bool,
+) -> Vec<(bool, String)> {
+    reference_at_rest(encrypt, tls, at_rest)
+        .into_iter()
+        .filter_map(|r| {
+            if ran(false, &r) {
+                Some((false, r))
+            } else if encrypt != "none" && tls && ran(true, &r) {
+                Some((true, r))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// One line naming the modes of `rows` that have no baseline to compare with
+/// ([`baselines`]: no comparison is made for them) and what to add to the
+/// grid; `None` when every mode that has one ran beside it.
+pub fn no_baseline_text(rows: &[SummaryRow]) -> Option<String> {
+    let mut modes: Vec<&str> = Vec::new();
+    let mut fixes: Vec<&str> = Vec::new();
+    for m in rows {
+        let wanted = reference_at_rest(&m.encrypt, m.tls, &m.at_rest);
+        let found = baselines(&m.encrypt, m.tls, &m.at_rest, |tls, at_rest| {
+            rows.iter().any(|p| {
+                p.threads == m.threads
+                    && p.workload == m.workload
+                    && p.encrypt == "none"
+                    && p.tls == tls
+                    && p.at_rest == at_rest
+            })
+        });
+        if wanted.is_empty() || !found.is_empty() {
+            continue;
+        }
+        if !modes.contains(&m.mode.as_str()) {
+            modes.push(&m.mode);
+        }
+        let fix = if m.encrypt != "none" {
+            "none to --encrypt"
+        } else if m.tls {
+            "off to --tls"
+        } else {
+            "off or the mode's control to --at-rest"
+        };
+        if !fixes.contains(&fix) {
+            fixes.push(fix);
+        }
+    }
+    (!modes.is_empty()).then(|| {
+        format!(
+            "No comparison for {}: no plaintext baseline ran beside it (--encrypt none with --tls off, or with the same --tls for column encryption); add {} to compare",
+            modes.join(", "),
+            fixes.join(" and ")
+        )
+    })
 }
 
 /// The at-rest mechanisms (empty: off) of the baselines a mode is compared
@@ -451,8 +524,8 @@ pub fn noise_floors(runs: &[RunResult]) -> Vec<MetricComparison> {
     out
 }
 
-/// Every mode against the baseline of the same workload and thread count,
-/// metric by metric ([`METRICS`]), round r with round r
+/// Every mode against its baselines ([`baselines`]) of the same workload and
+/// thread count, metric by metric ([`METRICS`]), round r with round r
 /// ([`compare::compare`]); `floors` ([`noise_floors`]) turn an effect that
 /// overlaps the machine's own A/A difference into "within noise floor".
 pub fn comparisons(runs: &[RunResult], floors: &[MetricComparison]) -> Vec<MetricComparison> {
@@ -465,15 +538,22 @@ pub fn comparisons(runs: &[RunResult], floors: &[MetricComparison]) -> Vec<Metri
     }
     let mut out = Vec::new();
     for k in &keys {
-        let refs = reference_at_rest(&k.encrypt, k.tls, &k.at_rest);
-        for base in refs.iter().filter_map(|at_rest| {
+        let plain = |tls: bool, at_rest: &str| {
             keys.iter().find(|b| {
-                is_baseline(b)
-                    && b.at_rest == *at_rest
+                b.encrypt == "none"
+                    && b.tls == tls
+                    && b.at_rest == at_rest
                     && b.threads == k.threads
                     && b.workload == k.workload
             })
-        }) {
+        };
+        let refs = baselines(&k.encrypt, k.tls, &k.at_rest, |tls, at_rest| {
+            plain(tls, at_rest).is_some()
+        });
+        for base in refs
+            .iter()
+            .filter_map(|(tls, at_rest)| plain(*tls, at_rest))
+        {
             let (a, b) = (runs_of(runs, base, false), runs_of(runs, k, false));
             for m in &METRICS {
                 let floor = floors
@@ -510,6 +590,79 @@ mod compare_tests {
         x.round = r;
         x.control = control;
         x
+    }
+
+    /// `round` over TLS.
+    fn tls_round(encrypt: &str, r: u32, fast: u64) -> RunResult {
+        let mut x = round(encrypt, r, fast, false);
+        x.settings.tls = Some(crate::report::model::TlsInfo {
+            version: "TLSv1.3".to_string(),
+            cipher: "TLS_AES_256_GCM_SHA384".to_string(),
+            mode: Default::default(),
+        });
+        x
+    }
+
+    #[test]
+    fn a_grid_over_tls_alone_compares_with_plaintext_over_tls() {
+        let aead = "openssl:aes-256-gcm";
+        let runs: Vec<RunResult> = (1..=3)
+            .flat_map(|r| [tls_round("none", r, 100), tls_round(aead, r, 90)])
+            .collect();
+        let cmp = comparisons(&runs, &[]);
+        assert_eq!(cmp.len(), METRICS.len());
+        let qps = &cmp[0].comparison;
+        assert_eq!(
+            (qps.baseline.as_str(), qps.variant.as_str()),
+            ("TLS", "openssl:aes-256-gcm + TLS")
+        );
+        assert!((qps.median_change_pct + 10.0).abs() < 1e-9, "{qps:?}");
+        let rows = comparison(&runs);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].baseline, "TLS");
+        // Only plaintext over TLS lacks one (what TLS costs needs --tls off too).
+        assert_eq!(
+            no_baseline_text(&summary(&runs)).as_deref(),
+            Some(
+                "No comparison for TLS: no plaintext baseline ran beside it (--encrypt none with --tls off, or with the same --tls for column encryption); add off to --tls to compare"
+            )
+        );
+        // With the TLS-off plaintext cell, it stays the baseline of both.
+        let mut full = runs.clone();
+        full.extend((1..=3).map(|r| round("none", r, 120, false)));
+        let cmp = comparisons(&full, &[]);
+        assert!(
+            cmp.iter().all(|c| c.comparison.baseline == "none"),
+            "{cmp:?}"
+        );
+        assert_eq!(cmp.len(), 2 * METRICS.len());
+    }
+
+    #[test]
+    fn a_mode_without_a_baseline_says_what_to_add() {
+        let aead = "openssl:aes-256-gcm";
+        let runs: Vec<RunResult> = (1..=3).map(|r| tls_round(aead, r, 90)).collect();
+        assert!(comparisons(&runs, &[]).is_empty());
+        assert_eq!(
+            no_baseline_text(&summary(&runs)).as_deref(),
+            Some(
+                "No comparison for openssl:aes-256-gcm + TLS: no plaintext baseline ran beside it (--encrypt none with --tls off, or with the same --tls for column encryption); add none to --encrypt to compare"
+            )
+        );
+        let runs: Vec<RunResult> = (1..=3).map(|r| tls_round("none", r, 90)).collect();
+        assert!(
+            no_baseline_text(&summary(&runs))
+                .is_some_and(|l| l.ends_with("add off to --tls to compare"))
+        );
+        // The plaintext cell alone is nobody's variant: nothing to say.
+        let runs: Vec<RunResult> = (1..=3).map(|r| round("none", r, 90, false)).collect();
+        assert_eq!(no_baseline_text(&summary(&runs)), None);
+    }
+
+    #[test]
+    fn a_run_key_names_one_thread_in_the_singular() {
+        let k = RunKey::of(&round("none", 1, 10, false));
+        assert_eq!(k.to_string(), "oltp_read_only at 1 thread, none");
     }
 
     #[test]

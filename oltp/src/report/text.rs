@@ -37,7 +37,12 @@ impl RunResult {
                 )
             },
             self.settings.tls.as_ref().map_or("off".to_string(), |t| {
-                format!("{} {} ({})", t.version, t.cipher, t.mode.name())
+                format!(
+                    "{} {} ({})",
+                    t.version,
+                    t.cipher,
+                    t.mode.label(self.settings.engine == "postgresql")
+                )
             }),
             self.settings
                 .at_rest
@@ -260,10 +265,12 @@ pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) 
     fn label(c: &Comparison) -> &str {
         metric(&c.metric).map_or(c.metric.as_str(), |m| m.label)
     }
-    let _ = writeln!(
-        s,
-        "\nComparison with the baseline (paired rounds: round r of a mode against round r of the baseline)"
-    );
+    if !rows.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nComparison with the baseline (paired rounds: round r of a mode against round r of the baseline)"
+        );
+    }
     let mut modes: Vec<(&str, &str)> = Vec::new();
     for r in rows {
         let m = (
@@ -369,7 +376,7 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} ({}-{}) | {:.2} | {:.2} ({:.2}-{:.2}) | {:.2} | {:.1} ({:.1}-{:.1}) | {} | {} |",
+            "| {} | {} | {} | {} | {} ({}-{}) | {} | {:.2} ({:.2}-{:.2}) | {:.2} | {:.1} ({:.1}-{:.1}) | {} | {} |",
             r.workload,
             r.threads,
             r.mode,
@@ -377,7 +384,7 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
             thousands(r.qps.median),
             thousands(r.qps.min),
             thousands(r.qps.max),
-            r.tps.median,
+            thousands(r.tps.median),
             r.rt_ms.median,
             r.rt_ms.min,
             r.rt_ms.max,
@@ -395,6 +402,11 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
 /// `x` with one decimal, `n/a` for a figure not measured.
 fn one_decimal(x: Option<f64>) -> String {
     x.map_or_else(|| "n/a".to_string(), |x| format!("{x:.1}"))
+}
+
+/// `n` and the noun that agrees with it: `1 table`, `2 tables`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// `12345.678` as `12,345.68`, as in the seed report.
@@ -427,6 +439,77 @@ mod tests {
             header.ends_with("| engine: postgresql | server PostgreSQL 15.18"),
             "{header}"
         );
+    }
+
+    #[test]
+    fn postgresql_names_verify_identity_by_its_sslmode_verify_full() {
+        let tls = crate::report::model::TlsInfo {
+            version: "TLSv1.3".to_string(),
+            cipher: "TLS_AES_256_GCM_SHA384".to_string(),
+            mode: crate::driver::TlsMode::VerifyIdentity,
+        };
+        let mut settings = crate::report::model::fixtures::settings(2, "none");
+        settings.tls = Some(tls);
+        let my = crate::report::model::fixtures::run(settings.clone(), 10, 0).to_text();
+        assert!(
+            my.contains("tls: TLSv1.3 TLS_AES_256_GCM_SHA384 (verify-identity)"),
+            "{my}"
+        );
+        settings.engine = "postgresql".to_string();
+        let pg = crate::report::model::fixtures::run(settings, 10, 0).to_text();
+        assert!(
+            pg.contains("tls: TLSv1.3 TLS_AES_256_GCM_SHA384 (verify-full)"),
+            "{pg}"
+        );
+        assert!(!pg.contains("verify-identity"), "{pg}");
+    }
+
+    #[test]
+    fn the_floor_alone_prints_no_empty_comparison_heading() {
+        use crate::report::summary::{comparisons, noise_floors};
+        let mut runs = Vec::new();
+        for r in 1..=3 {
+            for (fast, control) in [(100 + 10 * r, false), (101 + 10 * r, true)] {
+                let mut x = crate::report::model::fixtures::run(
+                    crate::report::model::fixtures::settings(1, "none"),
+                    fast,
+                    0,
+                );
+                (x.round, x.control) = (r as u32, control);
+                runs.push(x);
+            }
+        }
+        let floors = noise_floors(&runs);
+        assert!(!floors.is_empty());
+        assert!(comparisons(&runs, &floors).is_empty());
+        let text = comparisons_text(&[], &floors);
+        assert!(!text.contains("Comparison with the baseline"), "{text}");
+        assert!(text.contains("\nNoise floor on this machine now"), "{text}");
+    }
+
+    #[test]
+    fn the_summary_groups_tps_digits_as_qps() {
+        let runs: Vec<_> = [1, 2]
+            .into_iter()
+            .map(|r| {
+                let mut x = crate::report::model::fixtures::run(
+                    crate::report::model::fixtures::settings(1, "none"),
+                    10,
+                    0,
+                );
+                (x.round, x.tps) = (r, 12345.5);
+                x
+            })
+            .collect();
+        let text = summary_text(&crate::report::summary::summary(&runs));
+        assert!(text.contains("| 12,345.50 |"), "{text}");
+    }
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count(1, "table", "tables"), "1 table");
+        assert_eq!(count(2, "table", "tables"), "2 tables");
+        assert_eq!(count(0, "row", "rows"), "0 rows");
     }
 
     #[test]

@@ -173,8 +173,8 @@ pub fn setup_differences(p: &Published, scale: &ScaleSpec, quick: bool) -> Vec<S
     ];
     if quick {
         out.push(format!(
-            "Quick mode: {} tables x {} rows, scaled: {}.",
-            scale.tables,
+            "Quick mode: {} x {} rows, scaled: {}.",
+            crate::report::count(u64::from(scale.tables), "table", "tables"),
             scale.table_size,
             scale.scaled_how.as_deref().unwrap_or("")
         ));

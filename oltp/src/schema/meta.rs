@@ -47,28 +47,45 @@ impl Meta {
 }
 
 /// `oltp cleanup` for `encrypt`'s database of `data` on a `dialect` server,
-/// as a user types it.
+/// as a user types it (with the flags that chose the server, [`DataSet::server`]).
 pub fn cleanup_command(dialect: Dialect, data: &DataSet, encrypt: Encrypt) -> String {
     format!(
-        "oltp cleanup --encrypt {}{}{}{}",
+        "oltp cleanup --encrypt {}{}{}{}{}",
         encrypt.name(),
         layout_flags(data, encrypt),
         dialect.flags(&data.db),
+        data.server,
         at_rest_flag(data.at_rest)
     )
 }
 
-/// `oltp prepare` of `data` for `encrypt` on a `dialect` server, as a user types it.
-pub fn prepare_command(dialect: Dialect, data: &DataSet, encrypt: Encrypt) -> String {
+/// `oltp prepare` of `data` for `encrypts` (one `--encrypt` list) on a
+/// `dialect` server, as a user types it (with the flags that chose the
+/// server, [`DataSet::server`]).
+pub fn prepare_command(dialect: Dialect, data: &DataSet, encrypts: &[Encrypt]) -> String {
+    let layout = encrypts
+        .iter()
+        .find(|e| e.algorithm().is_some())
+        .map_or_else(String::new, |e| layout_flags(data, *e));
     format!(
-        "oltp prepare --tables {} --table-size {} --encrypt {}{}{}{}",
+        "oltp prepare --tables {} --table-size {} --encrypt {}{}{}{}{}",
         data.tables,
         data.table_size,
-        encrypt.name(),
-        layout_flags(data, encrypt),
+        encrypt_list(encrypts),
+        layout,
         dialect.flags(&data.db),
+        data.server,
         at_rest_flag(data.at_rest)
     )
+}
+
+/// `encrypts`' names as one `--encrypt` list (`none,openssl:aes-256-gcm`).
+pub(crate) fn encrypt_list(encrypts: &[Encrypt]) -> String {
+    encrypts
+        .iter()
+        .map(|e| e.name())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// ` --at-rest MODE` for tables on `mode`'s server (each mode has its own), as
@@ -217,7 +234,7 @@ pub async fn check_prepared<C: Connection>(
     let db = data.database(encrypt);
     let (cleanup, prepare) = (
         cleanup_command(dialect, data, encrypt),
-        prepare_command(dialect, data, encrypt),
+        prepare_command(dialect, data, &[encrypt]),
     );
     if !database_exists(admin, dialect, &db).await? {
         bail!("{db}.{} not found: run `{prepare}` first", table_name(1));
@@ -231,7 +248,7 @@ pub async fn check_prepared<C: Connection>(
         let want = alg.map_or("none", |a| a.name());
         if m.algorithm != want {
             bail!(
-                "{db} was prepared for {}, not {want}: run `oltp cleanup` and prepare again",
+                "{db} was prepared for {}, not {want}: run `{cleanup}` and prepare again",
                 m.algorithm
             );
         }
@@ -351,20 +368,47 @@ mod tests {
             table_size: 500,
             columns: Columns::default(),
             at_rest: AtRest::Off,
+            server: Default::default(),
         };
         assert_eq!(
-            prepare_command(Dialect::Mysql, &data, Encrypt::None),
+            prepare_command(Dialect::Mysql, &data, &[Encrypt::None]),
             "oltp prepare --tables 2 --table-size 500 --encrypt none"
         );
         // New-user finding: the mode was left out, naming another server's prepare.
         data.at_rest = AtRest::Gocryptfs;
         assert_eq!(
-            prepare_command(Dialect::Postgres, &data, Encrypt::None),
+            prepare_command(Dialect::Postgres, &data, &[Encrypt::None]),
             "oltp prepare --tables 2 --table-size 500 --encrypt none --db-driver pgsql --at-rest gocryptfs"
         );
         assert_eq!(
             cleanup_command(Dialect::Mysql, &data, Encrypt::None),
             "oltp cleanup --encrypt none --at-rest gocryptfs"
+        );
+    }
+
+    #[test]
+    fn the_commands_carry_the_server_flags_and_every_encrypt_named() {
+        let data = DataSet {
+            db: "s1".into(),
+            tables: 1,
+            table_size: 10,
+            columns: Columns::default(),
+            at_rest: AtRest::Off,
+            server: super::super::ServerFlags::new(
+                "--mysql-url",
+                Some("mysql://u:secret@db1:3306/"),
+                None,
+                Some(std::path::Path::new("/srv/e")),
+            ),
+        };
+        let aead = Encrypt::parse("openssl:aes-256-gcm").expect("compiled in");
+        assert_eq!(
+            prepare_command(Dialect::Mysql, &data, &[Encrypt::None, aead]),
+            "oltp prepare --tables 1 --table-size 10 --encrypt none,openssl:aes-256-gcm --mysql-db s1 --mysql-url mysql://u:PASSWORD@db1:3306/ --base-dir /srv/e"
+        );
+        assert_eq!(
+            cleanup_command(Dialect::Mysql, &data, aead),
+            "oltp cleanup --encrypt openssl:aes-256-gcm --mysql-db s1 --mysql-url mysql://u:PASSWORD@db1:3306/ --base-dir /srv/e"
         );
     }
 }

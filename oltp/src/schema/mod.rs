@@ -29,6 +29,7 @@ mod dialect;
 mod load;
 mod meta;
 pub mod pgbench;
+mod server_flags;
 
 pub use cleanup::{cleanup, cleanup_all, encrypted_databases};
 pub use dialect::Dialect;
@@ -37,6 +38,7 @@ pub use meta::{
     Meta, STATE_DONE, STATE_LOADING, check_not_prepared, check_prepared, cleanup_command,
     existing_tables, incomplete_tables, prepare_command, read_meta,
 };
+pub use server_flags::{PASSWORD_PLACEHOLDER, ServerFlags};
 
 /// sysbench 1.0's `CHAR(120)` for `c`.
 pub const C_CHAR_LEN: usize = 120;
@@ -63,6 +65,10 @@ pub struct DataSet {
     /// mode has a private server of its own), named in the `prepare` and
     /// `cleanup` commands that messages suggest.
     pub at_rest: AtRest,
+    /// The flags that chose the server (`--mysql-url`/`--pgsql-url`,
+    /// `--password-file`, `--base-dir`) as typed, password hidden: the
+    /// suggested commands carry them, so they act on the same server.
+    pub server: ServerFlags,
 }
 
 impl DataSet {
@@ -138,6 +144,19 @@ pub async fn connect<C: Connection>(url: &str, db: Option<&str>) -> Result<C> {
         }
     };
     C::connect(&opts).await.map_err(|e| {
+        if refused(&e) {
+            // Nothing listens there: the one cause worth naming alone.
+            let at = target.rsplit_once('@').map_or(target.as_str(), |(_, h)| h);
+            let at = at.split('/').next().unwrap_or(at);
+            return anyhow::anyhow!(
+                "connection refused at {at}: is {} running there? correct {}, or omit it to use the private server",
+                match dialect {
+                    Dialect::Mysql => "MariaDB (or MySQL)",
+                    Dialect::Postgres => "PostgreSQL",
+                },
+                dialect.url_flag()
+            );
+        }
         let within = db.map(|d| format!(" (database {d})")).unwrap_or_default();
         anyhow::anyhow!(
             "cannot connect to {} server {target}{within}: {e}: check {} (host, port, user, password), or omit it to use the private server",
@@ -145,6 +164,22 @@ pub async fn connect<C: Connection>(url: &str, db: Option<&str>) -> Result<C> {
             dialect.url_flag()
         )
     })
+}
+
+/// Whether `e` is a refused TCP connection (`ECONNREFUSED`: no server listens
+/// at the address): an [`std::io::Error`] of that kind in its chain, or the
+/// system's text for it (a driver may keep the I/O error as text only).
+fn refused(e: &crate::driver::DbError) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cur {
+        if c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
+        {
+            return true;
+        }
+        cur = c.source();
+    }
+    e.to_string().contains("Connection refused")
 }
 
 /// The single text value of `sql`'s first row and column (`None`: no row, or NULL).

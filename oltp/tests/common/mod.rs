@@ -268,6 +268,18 @@ pub async fn prepare(url: &str, base: &Path, db: &str, encrypt: &str, extra: &[&
     );
 }
 
+/// The flags that chose the server, as the commands messages suggest end
+/// with them: ` --mysql-url URL --base-dir BASE`, the URL's password shown as
+/// `PASSWORD` ([`encbench_oltp::schema::ServerFlags`]).
+pub fn shown(url: &str, base: &Path) -> String {
+    encbench_oltp::schema::ServerFlags::new("--mysql-url", Some(url), None, Some(base)).to_string()
+}
+
+/// [`shown`] of PostgreSQL: ` --pgsql-url URL` when given, ` --base-dir BASE`.
+pub fn pg_shown(url: Option<&str>, base: &Path) -> String {
+    encbench_oltp::schema::ServerFlags::new("--pgsql-url", url, None, Some(base)).to_string()
+}
+
 /// The data set of these tests under base name `db` with `columns`.
 pub fn data_set(db: &str, columns: Columns) -> DataSet {
     DataSet {
@@ -276,6 +288,7 @@ pub fn data_set(db: &str, columns: Columns) -> DataSet {
         table_size: ROWS,
         columns,
         at_rest: Default::default(),
+        server: Default::default(),
     }
 }
 

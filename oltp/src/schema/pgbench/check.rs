@@ -5,11 +5,9 @@
 
 use anyhow::{Result, bail};
 
-use crate::at_rest::AtRest;
 use crate::columns::{Codec, Encrypt};
 use crate::driver::{Connection, Row as _};
-use crate::schema::meta::at_rest_flag;
-use crate::schema::{Dialect, STATE_DONE, connect, database_exists, scalar};
+use crate::schema::{DataSet, Dialect, STATE_DONE, connect, database_exists, scalar};
 
 use super::{
     Fillers, META_TABLE, PgbenchPrepare, Table, cleanup_command, open_filler, prepare_command,
@@ -90,7 +88,7 @@ pub async fn check_not_prepared<C: Connection>(url: &str, p: &PgbenchPrepare) ->
     let tables = existing(&mut conn).await?;
     let meta = read_meta(&mut conn).await?;
     conn.close().await;
-    let cleanup = cleanup_command(&p.base_db, p.encrypt, p.fillers);
+    let cleanup = cleanup_command(&p.data, p.encrypt, p.fillers);
     match meta {
         Some(m) if m.state != STATE_DONE => bail!(
             "{} is half loaded (a prepare of pgbench's tables did not finish): run `{cleanup}` first, then prepare again",
@@ -115,8 +113,8 @@ pub async fn check_not_prepared<C: Connection>(url: &str, p: &PgbenchPrepare) ->
 
 /// Checks that `db` on the server of `url` (`admin` is connected to it)
 /// holds pgbench's four tables, finished, for `encrypt` with `fillers`, and
-/// of scale `want` when given; the commands its errors suggest name
-/// `at_rest`'s server. Returns the tables' scale
+/// of scale `want` when given; the commands its errors suggest name `data`'s
+/// base database, server and at-rest mode. Returns the tables' scale
 /// (`count(*)` of `pgbench_branches`, as pgbench reads it) and a connection
 /// to the database.
 ///
@@ -128,20 +126,15 @@ pub async fn check_prepared<C: Connection>(
     admin: &mut C,
     url: &str,
     workload: &str,
-    base_db: &str,
+    data: &DataSet,
     db: &str,
     encrypt: Encrypt,
     fillers: Fillers,
     want: Option<u32>,
-    at_rest: AtRest,
 ) -> Result<(u32, C)> {
     let scale_hint = want.unwrap_or(1);
-    let mode = at_rest_flag(at_rest);
-    let prepare = format!(
-        "{}{mode}",
-        prepare_command(workload, scale_hint, base_db, encrypt, fillers)
-    );
-    let cleanup = format!("{}{mode}", cleanup_command(base_db, encrypt, fillers));
+    let prepare = prepare_command(workload, scale_hint, data, &[encrypt], fillers);
+    let cleanup = cleanup_command(data, encrypt, fillers);
     if !database_exists(admin, Dialect::Postgres, db).await? {
         bail!("{db} has no pgbench tables: run `{prepare}` first");
     }
@@ -199,8 +192,8 @@ pub async fn check_prepared<C: Connection>(
         && w != scale
     {
         bail!(
-            "{db}'s pgbench tables have scale {scale} (count(*) of pgbench_branches), the run asks for --scale {w}: use --scale {scale}, or run `{cleanup}` and `{}{mode}`",
-            prepare_command(workload, w, base_db, encrypt, fillers)
+            "{db}'s pgbench tables have scale {scale} (count(*) of pgbench_branches), the run asks for --scale {w}: use --scale {scale}, or run `{cleanup}` and `{}`",
+            prepare_command(workload, w, data, &[encrypt], fillers)
         );
     }
     Ok((scale, conn))

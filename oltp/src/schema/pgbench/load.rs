@@ -11,7 +11,7 @@ use anyhow::{Result, anyhow};
 
 use crate::columns::{Codec, Encrypt};
 use crate::driver::{Connection, DbError, ErrorKind, Param, PostgresConnection};
-use crate::schema::{Dialect, STATE_DONE, STATE_LOADING, connect, database_exists};
+use crate::schema::{DataSet, Dialect, STATE_DONE, STATE_LOADING, connect, database_exists};
 
 use super::{
     ACCOUNTS_PER_SCALE, BRANCHES_PER_SCALE, Fillers, META_TABLE, TELLERS_PER_SCALE, Table,
@@ -23,8 +23,9 @@ use super::{
 pub struct PgbenchPrepare {
     /// The database that holds the tables (`DB`, or `DB_<algorithm>`).
     pub db: String,
-    /// The base database name (`--pgsql-db`), for the commands messages name.
-    pub base_db: String,
+    /// The data set (base database `--pgsql-db`, server flags, at-rest
+    /// mode), for the commands messages name.
+    pub data: DataSet,
     /// `--scale` (pgbench's `-s`).
     pub scale: u32,
     /// `--fillfactor` (pgbench's `-F`), 10 to 100.
@@ -76,7 +77,7 @@ pub async fn prepare(
         );
     }
     check_not_prepared::<PostgresConnection>(url, p).await?;
-    let cleanup = cleanup_command(&p.base_db, p.encrypt, p.fillers);
+    let cleanup = cleanup_command(&p.data, p.encrypt, p.fillers);
     let loading = async {
         let t = Instant::now();
         let mut server: PostgresConnection = connect(url, None).await?;

@@ -22,6 +22,7 @@ use anyhow::{Result, bail};
 use encbench_crypto::envelope::{EnvelopeError, Location, int_primary_key};
 
 use crate::columns::{Codec, ColumnMode, Columns, Encrypt};
+use crate::schema::DataSet;
 
 mod check;
 mod load;
@@ -246,37 +247,50 @@ fn location<'a>(table: Table, pk: &'a [u8]) -> Location<'a> {
     }
 }
 
-/// `oltp prepare` of pgbench's tables for `encrypt` as a user types it.
+/// `oltp prepare` of pgbench's tables of `data` (its base database, server
+/// flags and at-rest mode) for `encrypts` (one `--encrypt` list) as a user
+/// types it.
 pub fn prepare_command(
     workload: &str,
     scale: u32,
-    db: &str,
-    encrypt: Encrypt,
+    data: &DataSet,
+    encrypts: &[Encrypt],
     fillers: Fillers,
 ) -> String {
+    let encrypted = encrypts
+        .iter()
+        .find(|e| e.algorithm().is_some())
+        .copied()
+        .unwrap_or(Encrypt::None);
     format!(
-        "oltp prepare --workload {workload} --scale {scale} --encrypt {}{}{}",
-        encrypt.name(),
-        if encrypt.algorithm().is_some() {
-            fillers.flags()
-        } else {
-            ""
-        },
-        super::Dialect::Postgres.flags(db)
+        "oltp prepare --workload {workload} --scale {scale} --encrypt {}{}",
+        super::meta::encrypt_list(encrypts),
+        tail(data, encrypted, fillers)
     )
 }
 
-/// `oltp cleanup` of `encrypt`'s pgbench tables as a user types it.
-pub fn cleanup_command(db: &str, encrypt: Encrypt, fillers: Fillers) -> String {
+/// `oltp cleanup` of `encrypt`'s pgbench tables of `data` as a user types it.
+pub fn cleanup_command(data: &DataSet, encrypt: Encrypt, fillers: Fillers) -> String {
     format!(
-        "oltp cleanup --encrypt {}{}{}",
+        "oltp cleanup --encrypt {}{}",
         encrypt.name(),
+        tail(data, encrypt, fillers)
+    )
+}
+
+/// What both commands end with: the fillers' flag (encrypted only), the
+/// driver and database, the flags that chose the server, the at-rest mode.
+fn tail(data: &DataSet, encrypt: Encrypt, fillers: Fillers) -> String {
+    format!(
+        "{}{}{}{}",
         if encrypt.algorithm().is_some() {
             fillers.flags()
         } else {
             ""
         },
-        super::Dialect::Postgres.flags(db)
+        super::Dialect::Postgres.flags(&data.db),
+        data.server,
+        super::meta::at_rest_flag(data.at_rest)
     )
 }
 
