@@ -595,7 +595,10 @@ fn report_001_runs_every_at_rest_mode_and_says_what_cannot_run_here() {
             .to_string()
     };
     for (figure, grid) in [
-        ("select-only, standalone, scale 10", "pgbench_select_only, scale 1"),
+        (
+            "select-only, standalone, scale 10",
+            "pgbench_select_only, scale 1",
+        ),
         ("OLTP (tpcb-like)", "pgbench_tpcb_like, scale 1"),
     ] {
         let runs = grid_runs(grid);
