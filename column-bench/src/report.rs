@@ -231,6 +231,16 @@ impl Table {
     }
 }
 
+/// A value length in bytes: an integer when every value has that length (`119`),
+/// else the mean with one decimal (`37.5` for lengths 16 and 59).
+fn value_len(x: f64) -> String {
+    if x.is_finite() && x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        f1(x)
+    }
+}
+
 fn f1(x: f64) -> String {
     if x.is_finite() {
         format!("{x:.1}")
@@ -290,7 +300,7 @@ impl Report {
             t.rows.push(vec![
                 format!("{}:{}", r.backend, r.algorithm),
                 r.column.clone(),
-                f1(r.value_bytes),
+                value_len(r.value_bytes),
                 r.operation.name().into(),
                 r.key_mode.name().into(),
                 r.path.name().into(),
@@ -953,3 +963,15 @@ pub const CAPACITY_NOTE: &str = "Capacity counts the AEAD and envelope work per 
 and the client-side sort/dedup of ORDER BY/DISTINCT ranges (ns per sorted result set): \
 not MySQL protocol handling or the driver's work on the longer envelope rows. \
 oltp_read_only: 10 + 3 x range_size values of c opened per transaction, 16 queries per transaction (BEGIN and COMMIT included).";
+
+#[cfg(test)]
+mod value_len_tests {
+    use super::value_len;
+
+    #[test]
+    fn a_fixed_length_prints_as_an_integer_and_a_mean_with_one_decimal() {
+        assert_eq!(value_len(119.0), "119");
+        assert_eq!(value_len(37.5), "37.5");
+        assert_eq!(value_len(f64::NAN), "-");
+    }
+}
