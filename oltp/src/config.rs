@@ -89,6 +89,10 @@ pub struct RunConfig {
     pub start_at: Option<SystemTime>,
     /// `--scale` of a pgbench workload (`None`: the tables' own).
     pub scale: Option<u32>,
+    /// `--latency-limit` of a pgbench workload (pgbench's `-L`, whole µs):
+    /// longer transactions are counted late, and with `--rate` arrivals
+    /// already further behind their schedule are skipped; `None`: no limit.
+    pub latency_limit: Option<Duration>,
 }
 
 /// Checks a workload against the tables flags: a pgbench workload needs
@@ -501,6 +505,12 @@ impl RunConfig {
             sysbench_only.push("--rand-type");
         }
         check_sysbench_only(a.workload, &sysbench_only)?;
+        if a.latency_limit.is_some() && !a.workload.is_pgbench() {
+            bail!(
+                "--latency-limit is pgbench's -L, reported in pgbench's layout: use a pgbench_* --workload, or omit --latency-limit for {}",
+                a.workload.name()
+            );
+        }
         if a.time == 0 && a.events == 0 {
             bail!("--time 0 needs --events N (otherwise the run never ends)");
         }
@@ -570,6 +580,7 @@ impl RunConfig {
             server_cpu,
             start_at,
             scale: a.scale,
+            latency_limit: a.latency_limit,
         })
     }
 }

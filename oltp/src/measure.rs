@@ -151,6 +151,13 @@ pub struct Aggregate {
     /// so far count in read/write/other and in `statements`, not in `events`
     /// (so BEGIN can outnumber COMMIT by this many).
     pub interrupted: u64,
+    /// `--latency-limit` (pgbench's `-L`): counted events that lasted longer
+    /// than the limit (pgbench's `latency_late`); 0 without a limit.
+    pub late: u64,
+    /// `--latency-limit` with `--rate`: arrivals already more than the limit
+    /// behind their schedule when their worker would have started them, so
+    /// never sent (pgbench's skipped transactions); not in `events`.
+    pub skipped: u64,
     /// Event latency in ns, from the start of an event to its commit.
     pub latency: Histogram<u64>,
     /// `--rate`: schedule lag in ns (pgbench's "rate limit schedule lag"),
@@ -206,6 +213,8 @@ impl Aggregate {
             decrypt_errors: 0,
             reconnects: 0,
             interrupted: 0,
+            late: 0,
+            skipped: 0,
             latency: Histogram::new_with_bounds(HIST_LOW_NS, HIST_HIGH_NS, HIST_SIGFIG)
                 .expect("constant histogram bounds are valid"),
             lag: None,
@@ -304,6 +313,8 @@ impl Aggregate {
         self.decrypt_errors += other.decrypt_errors;
         self.reconnects += other.reconnects;
         self.interrupted += other.interrupted;
+        self.late += other.late;
+        self.skipped += other.skipped;
         self.latency
             .add(&other.latency)
             .expect("histograms with the same bounds always merge");
@@ -350,6 +361,8 @@ pub struct Live {
     other: AtomicU64,
     errors: AtomicU64,
     reconnects: AtomicU64,
+    /// `--latency-limit` with `--rate`: arrivals skipped, all workers.
+    skipped: AtomicU64,
     /// `--rate`: events that have arrived but not started, all workers.
     queued: AtomicU64,
     /// `--rate`: workers executing an event now.
@@ -415,6 +428,9 @@ pub struct LiveCounts {
     pub errors: u64,
     /// Reconnects.
     pub reconnects: u64,
+    /// `--latency-limit` with `--rate`: arrivals skipped (pgbench's
+    /// `skipped` in its `-P` line).
+    pub skipped: u64,
 }
 
 impl LiveCounts {
@@ -434,6 +450,7 @@ impl Live {
             other: AtomicU64::new(0),
             errors: AtomicU64::new(0),
             reconnects: AtomicU64::new(0),
+            skipped: AtomicU64::new(0),
             queued: AtomicU64::new(0),
             busy: AtomicU64::new(0),
             interval: intervals.then(|| {
@@ -477,6 +494,11 @@ impl Live {
         }
     }
 
+    /// `--latency-limit` with `--rate`: a worker skipped `n` arrivals.
+    pub fn add_skipped(&self, n: u64) {
+        self.skipped.fetch_add(n, Ordering::Relaxed);
+    }
+
     /// `--rate`: a worker's queue went from `from` to `to` events (arrived,
     /// not started).
     pub fn requeue(&self, from: usize, to: usize) {
@@ -515,6 +537,7 @@ impl Live {
             other: self.other.load(Ordering::Relaxed),
             errors: self.errors.load(Ordering::Relaxed),
             reconnects: self.reconnects.load(Ordering::Relaxed),
+            skipped: self.skipped.load(Ordering::Relaxed),
         }
     }
 
@@ -556,6 +579,7 @@ impl Aggregate {
             other: self.other,
             errors: self.errors + self.decrypt_errors,
             reconnects: self.reconnects,
+            skipped: self.skipped,
         }
     }
 }

@@ -15,7 +15,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::report::json::{self, check_schema};
 use crate::report::{
-    Fairness, LatencyMs, Queries, RunKey, RunResult, RunSettings, ScheduleLagMs, StatementLatency,
+    Fairness, LatencyLimit, LatencyMs, Queries, RunKey, RunResult, RunSettings, ScheduleLagMs, StatementLatency,
     WorkloadOptions, histogram_from_hex, histogram_to_hex,
 };
 use crate::report::{MeasuredWindow, overlap_pct};
@@ -342,6 +342,7 @@ fn check_same_grid(a: &ClientReport, b: &ClientReport) -> Result<()> {
 
 fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
     let base = group[0];
+    let latency_limit = merge_latency_limit(group)?;
     let mut latency = histogram_from_hex(&base.latency_histogram)
         .map_err(|e| anyhow::anyhow!("{} run: {e}", base.settings.workload))?;
     for r in &group[1..] {
@@ -444,6 +445,7 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
         interrupted_events: sum_u(&|r| r.interrupted_events),
         latency_ms: LatencyMs::from_histogram(&latency, 1e-6),
         schedule_lag_ms: merge_lag(group),
+        latency_limit,
         latency_histogram: histogram_to_hex(&latency),
         statements,
         fairness: Fairness {
@@ -459,6 +461,40 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
     };
     merged.set_cpu(cpu, server_cpu);
     Ok(merged)
+}
+
+/// The clients' `--latency-limit` counts added (late, skipped); `None`
+/// when no client had a limit.
+///
+/// # Errors
+/// Clients with different limits, or one without: their late counts mean
+/// different things.
+fn merge_latency_limit(group: &[&RunResult]) -> Result<Option<LatencyLimit>> {
+    let limits: Vec<Option<f64>> = group
+        .iter()
+        .map(|r| r.latency_limit.map(|l| l.limit_ms))
+        .collect();
+    if limits.windows(2).any(|w| w[0] != w[1]) {
+        let shown = |l: &Option<f64>| l.map_or("none".to_string(), |ms| format!("{ms} ms"));
+        bail!(
+            "the clients ran {} with --latency-limit {}: merge reports of the same grid (the same --latency-limit)",
+            group[0].settings.workload,
+            limits.iter().map(shown).collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(group[0].latency_limit.map(|l| LatencyLimit {
+        limit_ms: l.limit_ms,
+        late: group
+            .iter()
+            .filter_map(|r| r.latency_limit)
+            .map(|l| l.late)
+            .sum(),
+        skipped: group
+            .iter()
+            .filter_map(|r| r.latency_limit)
+            .map(|l| l.skipped)
+            .sum(),
+    }))
 }
 
 /// The clients' schedule lag together: the mean weighted by transactions
@@ -734,6 +770,35 @@ mod tests {
         };
         let e = refused(&[a, copy]);
         assert!(e.contains("copy.json holds the same runs as a.json"), "{e}");
+    }
+
+    #[test]
+    fn latency_limit_counts_add_up_and_another_limit_is_refused() {
+        let limit = |late, skipped| LatencyLimit {
+            limit_ms: 5.0,
+            late,
+            skipped,
+        };
+        let mut a = client("a.json", &[1], same, 100, 0);
+        let mut b = client("b.json", &[1], same, 92, 8);
+        for r in &mut a.runs {
+            r.latency_limit = Some(limit(0, 3));
+        }
+        for r in &mut b.runs {
+            r.latency_limit = Some(limit(8, 4));
+        }
+        let merged = merge(&[a.clone(), b.clone()]).expect("merge");
+        for r in &merged {
+            assert_eq!(r.latency_limit, Some(limit(8, 7)), "{}", r.settings.encrypt);
+        }
+        for r in &mut b.runs {
+            r.latency_limit = None;
+        }
+        let e = refused(&[a, b]);
+        assert!(
+            e.contains("--latency-limit 5 ms, none") && e.contains("the same --latency-limit"),
+            "{e}"
+        );
     }
 
     #[test]

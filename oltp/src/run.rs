@@ -16,7 +16,7 @@ use crate::driver::{ConnectOptions, Connection, MysqlConnection, PostgresConnect
 use crate::measure::{Aggregate, Live, LiveCounts, process_cpu_time};
 use crate::preflight::{Checked, Mode, ServerInfo};
 use crate::report::{
-    MeasuredWindow, PgbenchRun, RunResult, RunSettings, TlsInfo, WindowCpu, WorkloadOptions,
+    LatencyLimit, MeasuredWindow, PgbenchRun, RunResult, RunSettings, TlsInfo, WindowCpu, WorkloadOptions,
 };
 use crate::schema::Dialect;
 use crate::server_cpu::ServerCpu;
@@ -210,6 +210,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             // Each of the threads takes 1/threads of the arrivals.
             mean_interarrival: (cfg.rate > 0.0)
                 .then(|| Duration::from_secs_f64(f64::from(threads) / cfg.rate)),
+            latency_limit: cfg.latency_limit,
             reconnect_window: cfg.reconnect_window,
             on_decrypt: cfg.on_decrypt_error,
             live: live.clone(),
@@ -276,6 +277,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         let (observer, live, state) = (observer.clone(), live.clone(), interval_state.clone());
         let every = cfg.report_interval;
         let open_loop = cfg.rate > 0.0;
+        let limit = cfg.latency_limit.is_some();
         let pgbench = cfg.workload.is_pgbench();
         move || {
             let mut st = state
@@ -293,6 +295,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
                     &now,
                     &lat,
                     open_loop,
+                    limit,
                 )
             } else {
                 let mut line = interval_line(
@@ -466,13 +469,14 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         client_s: cpu,
         server_s: server_cpu,
     };
-    Ok(RunResult::from_aggregate(
-        settings,
-        &total,
-        window,
-        cpu,
-        first_error,
-    ))
+    let mut result = RunResult::from_aggregate(settings, &total, window, cpu, first_error);
+    result.latency_limit = cfg.latency_limit.map(|l| LatencyLimit {
+        // As pgbench prints it: latency_limit (µs) / 1000.0.
+        limit_ms: l.as_micros() as f64 / 1000.0,
+        late: total.late,
+        skipped: total.skipped,
+    });
+    Ok(result)
 }
 
 /// The server's CPU time so far, or why it is not known.

@@ -39,6 +39,10 @@ pub struct Limits {
     pub events_left: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
     /// Open loop (`--rate`): this worker's mean time between event arrivals.
     pub mean_interarrival: Option<std::time::Duration>,
+    /// `--latency-limit` (pgbench's `-L`): a counted event that lasts longer
+    /// is late; with `--rate`, an arrival already further behind its
+    /// schedule when the worker would start it is skipped.
+    pub latency_limit: Option<std::time::Duration>,
 }
 
 impl Limits {
@@ -48,6 +52,21 @@ impl Limits {
             Some(left) => left
                 .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
                 .is_ok(),
+        }
+    }
+
+    /// Whether an event that took `latency` is late (pgbench: `latency >
+    /// latency_limit`, strictly).
+    fn is_late(&self, latency: Duration) -> bool {
+        self.latency_limit.is_some_and(|l| latency > l)
+    }
+
+    /// Records a completed event that started at `t0` and ended at `end`
+    /// (and counts it late when it is).
+    fn record(&self, agg: &mut Aggregate, t0: Instant, end: Instant) {
+        agg.record_event(end - t0, end);
+        if self.is_late(end - t0) {
+            agg.late += 1;
         }
     }
 }
@@ -179,7 +198,7 @@ pub async fn run_worker<C: Connection>(
             };
             let end = Instant::now();
             if done && end >= warm_end && limits.deadline.is_none_or(|d| end <= d) {
-                agg.record_event(end - t0, end);
+                limits.record(&mut agg, t0, end);
                 live.add(&before, &agg, Some(end - t0), None);
             } else {
                 agg.rewind(&mark);
@@ -224,33 +243,65 @@ pub async fn run_worker<C: Connection>(
             Instant::now()
         } else {
             let before = queue.len();
-            if queue.is_empty() {
-                if limits.deadline.is_some_and(|d| next_arrival >= d) {
-                    break;
-                }
-                // The worker's thread has nothing else to do until then; an OS
-                // sleep wakes within tens of microseconds (tokio's timer rounds
-                // to whole milliseconds, which would count as latency). Slices of
-                // at most 100 ms keep Ctrl-C prompt.
-                loop {
-                    let now = Instant::now();
-                    if now >= next_arrival || stop.load(Ordering::Relaxed) {
-                        break;
+            let picked = loop {
+                if queue.is_empty() {
+                    if limits.deadline.is_some_and(|d| next_arrival >= d) {
+                        break None;
                     }
-                    std::thread::sleep(
-                        (next_arrival - now).min(std::time::Duration::from_millis(100)),
-                    );
+                    // The worker's thread has nothing else to do until then; an OS
+                    // sleep wakes within tens of microseconds (tokio's timer rounds
+                    // to whole milliseconds, which would count as latency). Slices of
+                    // at most 100 ms keep Ctrl-C prompt.
+                    loop {
+                        let now = Instant::now();
+                        if now >= next_arrival || stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        std::thread::sleep(
+                            (next_arrival - now).min(std::time::Duration::from_millis(100)),
+                        );
+                    }
                 }
-            }
-            let now = Instant::now();
-            while next_arrival <= now {
-                queue.push_back(next_arrival);
-                draw(&mut next_arrival, &mut arrivals);
-            }
-            let Some(t0) = queue.pop_front() else {
-                continue;
+                let now = Instant::now();
+                // Arrivals from the deadline on are neither run nor skipped
+                // (pgbench stops counting skipped ones at the end of -T).
+                while next_arrival <= now && limits.deadline.is_none_or(|d| next_arrival < d) {
+                    queue.push_back(next_arrival);
+                    draw(&mut next_arrival, &mut arrivals);
+                }
+                // pgbench's -L under -R: an arrival already more than the limit
+                // behind its schedule (`trigger < now - latency_limit`) would be
+                // late even if it completed at once, so it is skipped, never
+                // sent. Each one takes an event of --events, as in pgbench's -t.
+                let (mut skipped, mut budget) = (0, true);
+                if let Some(limit) = limits.latency_limit {
+                    while let Some(&t) = queue.front()
+                        && now.saturating_duration_since(t) > limit
+                    {
+                        queue.pop_front();
+                        skipped += 1;
+                        if !limits.take_event() {
+                            budget = false;
+                            break;
+                        }
+                    }
+                }
+                if skipped > 0 {
+                    agg.skipped += skipped;
+                    live.add_skipped(skipped);
+                }
+                if !budget || stop.load(Ordering::Relaxed) {
+                    break None;
+                }
+                if let Some(t0) = queue.pop_front() {
+                    break Some(t0);
+                }
+                // Every due arrival was skipped: wait for the next.
             };
             live.requeue(before, queue.len());
+            let Some(t0) = picked else {
+                break;
+            };
             set_busy(true);
             t0
         };
@@ -281,7 +332,7 @@ pub async fn run_worker<C: Connection>(
                     agg.rewind(&mark);
                     break;
                 }
-                agg.record_event(end - t0, end);
+                limits.record(&mut agg, t0, end);
                 if let Some(lag) = lag {
                     agg.record_lag(lag);
                 }
@@ -451,6 +502,7 @@ pub(crate) struct WorkerSpec<C> {
     pub(crate) rand_seed: Option<u64>,
     pub(crate) events_left: Option<Arc<std::sync::atomic::AtomicU64>>,
     pub(crate) mean_interarrival: Option<Duration>,
+    pub(crate) latency_limit: Option<Duration>,
     pub(crate) reconnect_window: Duration,
     pub(crate) on_decrypt: OnDecryptError,
     pub(crate) live: Arc<Live>,
@@ -505,6 +557,7 @@ impl<C: Connection> WorkerSpec<C> {
                 deadline,
                 events_left: self.events_left,
                 mean_interarrival: self.mean_interarrival,
+                latency_limit: self.latency_limit,
             };
             let (agg, err) = run_worker(
                 &mut session,

@@ -403,3 +403,35 @@ fn a_missing_tls_ca_is_named_before_connecting_with_either_driver() {
         );
     }
 }
+
+#[test]
+fn an_invalid_latency_limit_is_refused_as_pgbench_refuses_it() {
+    // pgbench 15: `pgbench: error: invalid latency limit: "0"` (exit 1) for 0,
+    // a negative value or no number; oltp's usage error names the fix.
+    let dir = tempfile::tempdir().expect("tempdir");
+    for value in ["0", "-1", "abc", "0.0", "nan", "inf"] {
+        // `=`: clap would read a separate "-1" as a flag.
+        let flag = format!("--latency-limit={value}");
+        let args = ["run", "--workload", "pgbench_select_only", &flag];
+        let out = oltp(dir.path(), &args);
+        let line = one_error_line(&args, &out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {line}");
+        assert!(
+            line.contains(&format!("invalid latency limit: \"{value}\""))
+                && line.contains("give milliseconds above 0"),
+            "{line}"
+        );
+    }
+    // Below pgbench's microsecond, where pgbench would silently have no limit.
+    let args = ["run", "--latency-limit", "0.0004"];
+    let line = one_error_line(&args, &oltp(dir.path(), &args));
+    assert!(
+        line.contains("below pgbench's resolution of 0.001 ms") && line.contains("give 0.001 or more"),
+        "{line}"
+    );
+    // sysbench's workloads have no latency limit.
+    refused_before_connecting(
+        &["run", "--workload", "oltp_read_only", "--latency-limit", "5"],
+        &["--latency-limit is pgbench's -L", "use a pgbench_* --workload"],
+    );
+}

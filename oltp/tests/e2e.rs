@@ -477,6 +477,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
         ),
         start_at: None,
         scale: None,
+        latency_limit: None,
     };
     let results = rt.block_on(async {
         let commits = common::global_status(&url, "Com_commit").await;

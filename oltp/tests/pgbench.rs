@@ -7,7 +7,9 @@
 //! workloads refuse are one-line errors; encrypted fillers give the plaintext tables'
 //! results after the same seeded transactions, and their envelopes open only for their
 //! own row; `--report-interval` prints pgbench 15's `progress:` lines (with `, lag` under
-//! `--rate`, whose final report gains the schedule-lag line). One private PostgreSQL per test binary (a test that cannot start it fails,
+//! `--rate`, whose final report gains the schedule-lag line); `--latency-limit` counts
+//! late and (under `--rate`) skipped transactions as stock pgbench 15's `-L` does on the
+//! same tables, in its lines' shapes. One private PostgreSQL per test binary (a test that cannot start it fails,
 //! never skips); scale 1, runs of 1 s or a few hundred transactions.
 
 #[allow(dead_code)]
@@ -578,4 +580,198 @@ fn report_interval_prints_pgbench_progress_lines_and_rate_adds_the_schedule_lag(
             }
         }
     }
+}
+
+/// pgbench 15's `-L` line of its final report, captured: the limit, late,
+/// processed, percentage.
+fn late_regex() -> regex::Regex {
+    regex::Regex::new(
+        r"(?m)^number of transactions above the (\d+\.\d) ms latency limit: (\d+)/(\d+) \((\d+\.\d{3})%\)$",
+    )
+    .expect("regex")
+}
+
+/// pgbench 15's `-L` line under `-R`, captured: skipped, percentage.
+fn skipped_regex() -> regex::Regex {
+    regex::Regex::new(r"(?m)^number of transactions skipped: (\d+) \((\d+\.\d{3})%\)$")
+        .expect("regex")
+}
+
+/// `n` captured as an integer.
+fn int(c: &regex::Captures<'_>, n: usize) -> u64 {
+    c[n].parse().expect("integer")
+}
+
+/// `oltp run` of `extra` with text on stdout and the JSON report: (stdout
+/// and stderr, the first run).
+fn run_text(url: &str, base: &Path, db: &str, extra: &[&str]) -> (String, serde_json::Value) {
+    let json = base.join("limit.json");
+    let mut extra = extra.to_vec();
+    extra.extend(["--no-progress", "--json-out", utf8(&json)]);
+    let out = oltp_bin(base, &oltp_args("run", url, base, db, &extra));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "oltp run {extra:?}: {text}");
+    let run = read_json(&json)["runs"][0].clone();
+    assert_eq!(run["complete"], true, "{run}");
+    (text, run)
+}
+
+#[test]
+fn latency_limit_counts_late_and_skipped_transactions_as_pgbench_15() {
+    let s = shared_pg();
+    let base = pg_tempdir();
+    let db = "pgb_limit";
+    prepare(
+        s.url(),
+        base.path(),
+        db,
+        &["--workload", "pgbench_select_only", "--scale", "1"],
+    );
+    let (late, skipped) = (late_regex(), skipped_regex());
+    // Stock pgbench on the same tables first: the shapes oltp's lines must
+    // have, and pgbench's own counting. No transaction lasts under 1 µs (a
+    // round trip to the server), so -L 0.001 makes every one late; -t under
+    // -R 1,000,000 schedules 2 x 500 transactions far faster than they can
+    // run, so some are skipped, and processed + skipped is exactly 1,000.
+    let stock = |args: &[&str]| {
+        let out = pgbench(&s.url_of(db), args);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        );
+        assert!(out.status.success(), "pgbench {args:?}: {stdout} {stderr}");
+        (stdout, stderr)
+    };
+    let (closed, _) = stock(&["-S", "-n", "-c", "2", "-j", "2", "-t", "150", "-L", "0.001"]);
+    let c = late.captures(&closed).unwrap_or_else(|| panic!("{closed}"));
+    assert_eq!(&c[1], "0.0", "{closed}");
+    assert_eq!((int(&c, 2), int(&c, 3)), (300, 300), "{closed}");
+    assert!(!skipped.is_match(&closed), "no -R: no skipped line\n{closed}");
+    let args = [
+        "-S", "-n", "-c", "2", "-j", "2", "-t", "500", "-R", "1000000", "-L", "0.001",
+    ];
+    let (open, _) = stock(&args);
+    let sk = skipped.captures(&open).unwrap_or_else(|| panic!("{open}"));
+    let c = late.captures(&open).unwrap_or_else(|| panic!("{open}"));
+    assert!(int(&sk, 1) > 0, "{open}");
+    assert_eq!(int(&c, 3) + int(&sk, 1), 1000, "{open}");
+    assert_eq!(int(&c, 2), int(&c, 3), "every processed one late: {open}");
+    // The same under oltp (--events counts all clients: pgbench's -t 150 x 2).
+    let common = [
+        "--workload",
+        "pgbench_select_only",
+        "--threads",
+        "2",
+        "--time",
+        "0",
+    ];
+    for (limit, shown, all_late) in [("0.001", "0.0", true), ("100000", "100000.0", false)] {
+        let extra = [&common[..], &["--events", "300", "--latency-limit", limit]].concat();
+        let (text, run) = run_text(s.url(), base.path(), db, &extra);
+        let c = late
+            .captures(&text)
+            .unwrap_or_else(|| panic!("-L {limit}: {text}"));
+        assert_eq!(&c[1], shown, "{text}");
+        let want_late = if all_late { 300 } else { 0 };
+        assert_eq!((int(&c, 2), int(&c, 3)), (want_late, 300), "{text}");
+        assert!(!skipped.is_match(&text), "no --rate: no skipped line\n{text}");
+        assert_eq!(run["transactions"], 300, "{run}");
+        let l = &run["latency_limit"];
+        assert_eq!(l["limit_ms"].as_f64(), limit.parse::<f64>().ok(), "{run}");
+        assert_eq!((l["late"].as_u64(), l["skipped"].as_u64()), (Some(want_late), Some(0)));
+    }
+    let extra = [
+        &common[..],
+        &["--events", "1000", "--rate", "1000000", "--latency-limit", "0.001"],
+    ]
+    .concat();
+    let (text, run) = run_text(s.url(), base.path(), db, &extra);
+    let sk = skipped.captures(&text).unwrap_or_else(|| panic!("{text}"));
+    let c = late.captures(&text).unwrap_or_else(|| panic!("{text}"));
+    let l = &run["latency_limit"];
+    let (processed, skip) = (
+        run["transactions"].as_u64().expect("transactions"),
+        l["skipped"].as_u64().expect("skipped"),
+    );
+    assert!(skip > 0, "{text}");
+    assert_eq!(processed + skip, 1000, "processed + skipped = scheduled: {text}");
+    assert_eq!(int(&sk, 1), skip, "text and JSON agree: {text}");
+    assert_eq!((int(&c, 2), int(&c, 3)), (processed, processed), "{text}");
+    assert_eq!(l["late"].as_u64(), Some(processed), "{run}");
+    // pgbench's percentage: of processed + skipped + failed (none failed).
+    assert_eq!(
+        &sk[2],
+        format!("{:.3}", 100.0 * skip as f64 / 1000.0),
+        "{text}"
+    );
+}
+
+#[test]
+fn latency_limit_under_rate_adds_skipped_to_the_progress_line_as_pgbench_15() {
+    let s = shared_pg();
+    let base = pg_tempdir();
+    let db = "pgb_limit_progress";
+    prepare(
+        s.url(),
+        base.path(),
+        db,
+        &["--workload", "pgbench_select_only", "--scale", "1"],
+    );
+    let line = regex::Regex::new(
+        r"^progress: \d+\.\d s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, \d+ failed, lag \d+\.\d{3} ms, (\d+) skipped$",
+    )
+    .expect("regex");
+    // Stock pgbench's -P line under -R and -L (on stderr): the shape.
+    let out = pgbench(
+        &s.url_of(db),
+        &[
+            "-S", "-n", "-c", "2", "-j", "2", "-T", "2", "-P", "1", "-R", "1000000", "-L", "1",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stock: Vec<&str> = stderr.lines().filter(|l| l.starts_with("progress: ")).collect();
+    assert!(!stock.is_empty(), "{stderr}");
+    for l in &stock {
+        assert!(line.is_match(l), "stock pgbench's line: {l}");
+    }
+    // oltp's, 2 s at 1 line per second. 1,000,000 arrivals per second for 2
+    // clients (one every 2 µs each) outrun any round trip to the server, so
+    // arrivals fall more than 1 ms behind and are skipped; the intervals'
+    // skipped are never more than the run's (a worker may skip the last ones
+    // just after the last line).
+    let (text, run) = run_text(
+        s.url(),
+        base.path(),
+        db,
+        &[
+            "--workload",
+            "pgbench_select_only",
+            "--threads",
+            "2",
+            "--time",
+            "2",
+            "--report-interval",
+            "1",
+            "--rate",
+            "1000000",
+            "--latency-limit",
+            "1",
+        ],
+    );
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("progress: ")).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    let mut sum = 0;
+    for l in &lines {
+        let c = line
+            .captures(l)
+            .unwrap_or_else(|| panic!("not pgbench's -P line under -R -L: {l}"));
+        sum += int(&c, 1);
+    }
+    let skipped = run["latency_limit"]["skipped"].as_u64().expect("skipped");
+    assert!(skipped > 0 && sum <= skipped, "{sum} of {skipped}: {text}");
 }

@@ -30,7 +30,7 @@ use serde::Serialize;
 
 pub use json::SCHEMA_VERSION;
 pub use model::{
-    Fairness, LatencyMs, PgbenchRun, Queries, RunResult, RunSettings, ScheduleLagMs,
+    Fairness, LatencyLimit, LatencyMs, PgbenchRun, Queries, RunResult, RunSettings, ScheduleLagMs,
     StatementLatency, TlsInfo, WindowCpu, WorkloadOptions, histogram_from_hex, histogram_to_hex,
 };
 pub use summary::{

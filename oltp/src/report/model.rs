@@ -220,6 +220,22 @@ pub struct ScheduleLagMs {
     pub max: f64,
 }
 
+/// `--latency-limit` (pgbench's `-L`) of a run: the limit and what pgbench 15
+/// counts against it (`printResults`: "number of transactions skipped" and
+/// "number of transactions above the LIMIT ms latency limit").
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LatencyLimit {
+    /// The limit, ms (whole microseconds, as pgbench keeps it).
+    pub limit_ms: f64,
+    /// Processed transactions that lasted longer than the limit (of
+    /// `transactions`; with `--rate` from their scheduled start).
+    pub late: u64,
+    /// `--rate` only: arrivals already more than the limit behind their
+    /// schedule when their worker would have started them, skipped (never
+    /// sent): not in `transactions`, TPS or latency; 0 in a closed loop.
+    pub skipped: u64,
+}
+
 /// Latency of one statement kind over a run.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct StatementLatency {
@@ -296,6 +312,10 @@ pub struct RunResult {
     /// written before the field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule_lag_ms: Option<ScheduleLagMs>,
+    /// `--latency-limit`: the limit with the late and skipped transactions
+    /// (absent without a limit and in results written before the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_limit: Option<LatencyLimit>,
     /// The event latency HdrHistogram (ns), V2 deflate serialisation in hex, so
     /// that `oltp merge` can add several clients' histograms.
     pub latency_histogram: String,
@@ -463,6 +483,7 @@ impl RunResult {
                         max: h.max() as f64 * 1e-6,
                     }
                 }),
+                latency_limit: None,
                 latency_histogram: histogram_to_hex(&agg.latency),
                 statements,
                 fairness: Fairness {

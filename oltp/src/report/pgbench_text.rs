@@ -12,7 +12,8 @@ use crate::measure::{IntervalLatency, LiveCounts};
 impl RunResult {
     /// The run as pgbench 15 reports it: transaction type, scaling factor,
     /// query mode, clients, threads, duration, transactions processed and
-    /// failed, latency average and stddev (ms), initial connection time and
+    /// failed, with `--latency-limit` the skipped (under `--rate`) and late
+    /// ones, latency average and stddev (ms), initial connection time and
     /// tps without it; then what pgbench does not print (encryption, TLS,
     /// and its level, server, client and server CPU per transaction), and
     /// for a run that stopped early the `INCOMPLETE RUN:` lines of sysbench's
@@ -47,16 +48,39 @@ impl RunResult {
             self.transactions
         );
         let failed = self.errors + self.interrupted_events;
-        let tried = self.transactions + failed;
+        let limit = self.latency_limit.as_ref();
+        // pgbench's total_cnt: processed + skipped + failed.
+        let tried = self.transactions + failed + limit.map_or(0, |l| l.skipped);
+        let pct = |n: u64, of: u64| {
+            if of == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / of as f64
+            }
+        };
         let _ = writeln!(
             s,
             "number of failed transactions: {failed} ({:.3}%)",
-            if tried == 0 {
-                0.0
-            } else {
-                100.0 * failed as f64 / tried as f64
-            }
+            pct(failed, tried)
         );
+        if let Some(l) = limit {
+            if st.rate > 0.0 {
+                let _ = writeln!(
+                    s,
+                    "number of transactions skipped: {} ({:.3}%)",
+                    l.skipped,
+                    pct(l.skipped, tried)
+                );
+            }
+            let _ = writeln!(
+                s,
+                "number of transactions above the {:.1} ms latency limit: {}/{} ({:.3}%)",
+                l.limit_ms,
+                l.late,
+                self.transactions,
+                pct(l.late, self.transactions)
+            );
+        }
         let _ = writeln!(s, "latency average = {:.3} ms", self.latency_ms.avg);
         if let Some(sd) = latency_stddev_ms(self) {
             let _ = writeln!(s, "latency stddev = {sd:.3} ms");
@@ -133,10 +157,13 @@ impl RunResult {
 
 /// One `--report-interval` line of a pgbench workload, as pgbench 15's `-P`
 /// prints it: `progress: 5.0 s, 1234.5 tps, lat 6.472 ms stddev 1.234, 0
-/// failed`, and with `--rate` (`open_loop`) `, lag 0.123 ms`. `at_s` is the
-/// time since the run's start, s; `secs` the interval's length, s; `before`
-/// and `now` the live counters at its ends (failed: the ignored errors, which
-/// pgbench counts as failed transactions); `lat` its latencies.
+/// failed`, with `--rate` (`open_loop`) `, lag 0.123 ms`, and with `--rate`
+/// and `--latency-limit` (`limit`) `, 3 skipped`. `at_s` is the time since
+/// the run's start, s; `secs` the interval's length, s; `before` and `now`
+/// the live counters at its ends (failed: the ignored errors, which pgbench
+/// counts as failed transactions; skipped: arrivals skipped, which are not
+/// in the tps, as pgbench counts only executed transactions there); `lat`
+/// its latencies.
 pub fn progress_line(
     at_s: f64,
     secs: f64,
@@ -144,6 +171,7 @@ pub fn progress_line(
     now: &LiveCounts,
     lat: &IntervalLatency,
     open_loop: bool,
+    limit: bool,
 ) -> String {
     let events = now.events.saturating_sub(before.events);
     let mut s = format!(
@@ -155,6 +183,13 @@ pub fn progress_line(
     );
     if open_loop {
         let _ = write!(s, ", lag {:.3} ms", lat.lag_avg_ms);
+        if limit {
+            let _ = write!(
+                s,
+                ", {} skipped",
+                now.skipped.saturating_sub(before.skipped)
+            );
+        }
     }
     s
 }
@@ -180,7 +215,7 @@ fn latency_stddev_ms(r: &RunResult) -> Option<f64> {
 mod tests {
     use super::progress_line;
     use crate::measure::{IntervalLatency, LiveCounts};
-    use crate::report::PgbenchRun;
+    use crate::report::{LatencyLimit, PgbenchRun};
     use crate::report::model::fixtures::{run, settings};
 
     #[test]
@@ -241,6 +276,50 @@ mod tests {
     }
 
     #[test]
+    fn latency_limit_lines_are_pgbench_15s() {
+        let mut st = settings(2, "none");
+        st.workload = "pgbench_select_only".into();
+        st.pgbench = Some(PgbenchRun {
+            script: "select-only".into(),
+            scale: 1,
+            query_mode: "prepared".into(),
+            initial_connection_ms: 1.0,
+        });
+        // 2 threads x (90 + 10) transactions: 200 processed, 1 failed.
+        let mut r = run(st.clone(), 90, 10);
+        r.errors = 1;
+        r.latency_limit = Some(LatencyLimit {
+            limit_ms: 5.0,
+            late: 20,
+            skipped: 0,
+        });
+        let closed = r.to_text();
+        assert!(
+            closed.contains(
+                "number of transactions above the 5.0 ms latency limit: 20/200 (10.000%)\nlatency average = "
+            ),
+            "{closed}"
+        );
+        assert!(!closed.contains("skipped"), "closed loop: {closed}");
+        // Under --rate: skipped, its share of processed + skipped + failed.
+        st.rate = 1000.0;
+        let mut r = run(st, 90, 10);
+        r.errors = 1;
+        r.latency_limit = Some(LatencyLimit {
+            limit_ms: 0.001,
+            late: 200,
+            skipped: 799,
+        });
+        let open = r.to_text();
+        for line in [
+            "number of failed transactions: 1 (0.100%)\nnumber of transactions skipped: 799 (79.900%)\n",
+            "number of transactions above the 0.0 ms latency limit: 200/200 (100.000%)\n",
+        ] {
+            assert!(open.contains(line), "{line:?} missing in\n{open}");
+        }
+    }
+
+    #[test]
     fn progress_line_is_pgbench_15s() {
         let before = LiveCounts {
             events: 100,
@@ -250,6 +329,7 @@ mod tests {
         let now = LiveCounts {
             events: 6272,
             errors: 3,
+            skipped: 7,
             ..LiveCounts::default()
         };
         let lat = IntervalLatency {
@@ -259,12 +339,21 @@ mod tests {
             lag_avg_ms: 0.1234,
         };
         assert_eq!(
-            progress_line(10.0, 5.0, &before, &now, &lat, false),
+            progress_line(10.0, 5.0, &before, &now, &lat, false, false),
             "progress: 10.0 s, 1234.4 tps, lat 6.472 ms stddev 1.234, 2 failed"
         );
         assert_eq!(
-            progress_line(10.0, 5.0, &before, &now, &lat, true),
+            progress_line(10.0, 5.0, &before, &now, &lat, true, false),
             "progress: 10.0 s, 1234.4 tps, lat 6.472 ms stddev 1.234, 2 failed, lag 0.123 ms"
+        );
+        // pgbench prints skipped only with both -R and -L.
+        assert_eq!(
+            progress_line(10.0, 5.0, &before, &now, &lat, false, true),
+            "progress: 10.0 s, 1234.4 tps, lat 6.472 ms stddev 1.234, 2 failed"
+        );
+        assert_eq!(
+            progress_line(10.0, 5.0, &before, &now, &lat, true, true),
+            "progress: 10.0 s, 1234.4 tps, lat 6.472 ms stddev 1.234, 2 failed, lag 0.123 ms, 7 skipped"
         );
     }
 }

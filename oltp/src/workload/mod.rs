@@ -36,7 +36,9 @@ mod session;
 mod writes;
 
 pub use error::QueryError;
-pub use options::{Options, Params, parse_on_off, parse_tls};
+pub use options::{
+    LATENCY_LIMIT_RESOLUTION, Options, Params, parse_latency_limit, parse_on_off, parse_tls,
+};
 pub use session::Session;
 
 /// The workload (`--workload`): sysbench 1.0's OLTP scripts.

@@ -20,6 +20,33 @@ pub fn parse_tls(s: &str) -> Result<Option<crate::driver::TlsMode>, String> {
     }
 }
 
+/// pgbench's resolution of `-L`: it keeps the limit in whole microseconds
+/// (`latency_limit = (int64) (limit_ms * 1000)`), so a limit below 1 µs
+/// would be 0, which pgbench takes as no limit at all.
+pub const LATENCY_LIMIT_RESOLUTION: std::time::Duration = std::time::Duration::from_micros(1);
+
+/// One value of `--latency-limit` (pgbench's `-L`): milliseconds above 0,
+/// kept in whole microseconds as pgbench 15 keeps it (truncated).
+///
+/// # Errors
+/// Not a number, 0 or less (pgbench's `invalid latency limit: "0"`), or
+/// below 0.001 ms, which pgbench would silently turn into no limit.
+pub fn parse_latency_limit(s: &str) -> Result<std::time::Duration, String> {
+    let invalid = || format!("invalid latency limit: {s:?}: give milliseconds above 0, e.g. 10 or 0.5");
+    let ms: f64 = s.trim().parse().map_err(|_| invalid())?;
+    if !(ms.is_finite() && ms > 0.0) {
+        return Err(invalid());
+    }
+    // As pgbench: (int64) (limit_ms * 1000), truncated (saturating).
+    let us = (ms * 1000.0) as u64;
+    if us < LATENCY_LIMIT_RESOLUTION.as_micros() as u64 {
+        return Err(format!(
+            "invalid latency limit: {s:?}: below pgbench's resolution of 0.001 ms (1 us), where pgbench would have no limit at all: give 0.001 or more"
+        ));
+    }
+    Ok(std::time::Duration::from_micros(us))
+}
+
 /// Parses sysbench's boolean option values: on/off, true/false, yes/no, 1/0.
 ///
 /// # Errors
