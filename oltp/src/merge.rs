@@ -15,8 +15,8 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::report::json::{self, check_schema};
 use crate::report::{
-    Fairness, LatencyLimit, LatencyMs, Queries, RunKey, RunResult, RunSettings, ScheduleLagMs, StatementLatency,
-    WorkloadOptions, histogram_from_hex, histogram_to_hex,
+    Fairness, LatencyLimit, LatencyMs, Queries, RunKey, RunResult, RunSettings, ScheduleLagMs,
+    StatementLatency, WorkloadOptions, histogram_from_hex, histogram_to_hex,
 };
 use crate::report::{MeasuredWindow, overlap_pct};
 use encbench_common::header::rfc3339;

@@ -16,7 +16,8 @@ use crate::driver::{ConnectOptions, Connection, MysqlConnection, PostgresConnect
 use crate::measure::{Aggregate, Live, LiveCounts, process_cpu_time};
 use crate::preflight::{Checked, Mode, ServerInfo};
 use crate::report::{
-    LatencyLimit, MeasuredWindow, PgbenchRun, RunResult, RunSettings, TlsInfo, WindowCpu, WorkloadOptions,
+    LatencyLimit, MeasuredWindow, PgbenchRun, RunResult, RunSettings, TlsInfo, WindowCpu,
+    WorkloadOptions,
 };
 use crate::schema::Dialect;
 use crate::server_cpu::ServerCpu;

@@ -426,12 +426,22 @@ fn an_invalid_latency_limit_is_refused_as_pgbench_refuses_it() {
     let args = ["run", "--latency-limit", "0.0004"];
     let line = one_error_line(&args, &oltp(dir.path(), &args));
     assert!(
-        line.contains("below pgbench's resolution of 0.001 ms") && line.contains("give 0.001 or more"),
+        line.contains("below pgbench's resolution of 0.001 ms")
+            && line.contains("give 0.001 or more"),
         "{line}"
     );
     // sysbench's workloads have no latency limit.
     refused_before_connecting(
-        &["run", "--workload", "oltp_read_only", "--latency-limit", "5"],
-        &["--latency-limit is pgbench's -L", "use a pgbench_* --workload"],
+        &[
+            "run",
+            "--workload",
+            "oltp_read_only",
+            "--latency-limit",
+            "5",
+        ],
+        &[
+            "--latency-limit is pgbench's -L",
+            "use a pgbench_* --workload",
+        ],
     );
 }

@@ -650,7 +650,10 @@ fn latency_limit_counts_late_and_skipped_transactions_as_pgbench_15() {
     let c = late.captures(&closed).unwrap_or_else(|| panic!("{closed}"));
     assert_eq!(&c[1], "0.0", "{closed}");
     assert_eq!((int(&c, 2), int(&c, 3)), (300, 300), "{closed}");
-    assert!(!skipped.is_match(&closed), "no -R: no skipped line\n{closed}");
+    assert!(
+        !skipped.is_match(&closed),
+        "no -R: no skipped line\n{closed}"
+    );
     let args = [
         "-S", "-n", "-c", "2", "-j", "2", "-t", "500", "-R", "1000000", "-L", "0.001",
     ];
@@ -678,15 +681,28 @@ fn latency_limit_counts_late_and_skipped_transactions_as_pgbench_15() {
         assert_eq!(&c[1], shown, "{text}");
         let want_late = if all_late { 300 } else { 0 };
         assert_eq!((int(&c, 2), int(&c, 3)), (want_late, 300), "{text}");
-        assert!(!skipped.is_match(&text), "no --rate: no skipped line\n{text}");
+        assert!(
+            !skipped.is_match(&text),
+            "no --rate: no skipped line\n{text}"
+        );
         assert_eq!(run["transactions"], 300, "{run}");
         let l = &run["latency_limit"];
         assert_eq!(l["limit_ms"].as_f64(), limit.parse::<f64>().ok(), "{run}");
-        assert_eq!((l["late"].as_u64(), l["skipped"].as_u64()), (Some(want_late), Some(0)));
+        assert_eq!(
+            (l["late"].as_u64(), l["skipped"].as_u64()),
+            (Some(want_late), Some(0))
+        );
     }
     let extra = [
         &common[..],
-        &["--events", "1000", "--rate", "1000000", "--latency-limit", "0.001"],
+        &[
+            "--events",
+            "1000",
+            "--rate",
+            "1000000",
+            "--latency-limit",
+            "0.001",
+        ],
     ]
     .concat();
     let (text, run) = run_text(s.url(), base.path(), db, &extra);
@@ -698,7 +714,11 @@ fn latency_limit_counts_late_and_skipped_transactions_as_pgbench_15() {
         l["skipped"].as_u64().expect("skipped"),
     );
     assert!(skip > 0, "{text}");
-    assert_eq!(processed + skip, 1000, "processed + skipped = scheduled: {text}");
+    assert_eq!(
+        processed + skip,
+        1000,
+        "processed + skipped = scheduled: {text}"
+    );
     assert_eq!(int(&sk, 1), skip, "text and JSON agree: {text}");
     assert_eq!((int(&c, 2), int(&c, 3)), (processed, processed), "{text}");
     assert_eq!(l["late"].as_u64(), Some(processed), "{run}");
@@ -734,7 +754,10 @@ fn latency_limit_under_rate_adds_skipped_to_the_progress_line_as_pgbench_15() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    let stock: Vec<&str> = stderr.lines().filter(|l| l.starts_with("progress: ")).collect();
+    let stock: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .collect();
     assert!(!stock.is_empty(), "{stderr}");
     for l in &stock {
         assert!(line.is_match(l), "stock pgbench's line: {l}");
@@ -763,7 +786,10 @@ fn latency_limit_under_rate_adds_skipped_to_the_progress_line_as_pgbench_15() {
             "1",
         ],
     );
-    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("progress: ")).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .collect();
     assert_eq!(lines.len(), 2, "{text}");
     let mut sum = 0;
     for l in &lines {

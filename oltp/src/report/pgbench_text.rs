@@ -215,8 +215,8 @@ fn latency_stddev_ms(r: &RunResult) -> Option<f64> {
 mod tests {
     use super::progress_line;
     use crate::measure::{IntervalLatency, LiveCounts};
-    use crate::report::{LatencyLimit, PgbenchRun};
     use crate::report::model::fixtures::{run, settings};
+    use crate::report::{LatencyLimit, PgbenchRun};
 
     #[test]
     fn pgbench_layout_has_pgbench_lines() {

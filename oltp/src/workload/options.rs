@@ -32,7 +32,8 @@ pub const LATENCY_LIMIT_RESOLUTION: std::time::Duration = std::time::Duration::f
 /// Not a number, 0 or less (pgbench's `invalid latency limit: "0"`), or
 /// below 0.001 ms, which pgbench would silently turn into no limit.
 pub fn parse_latency_limit(s: &str) -> Result<std::time::Duration, String> {
-    let invalid = || format!("invalid latency limit: {s:?}: give milliseconds above 0, e.g. 10 or 0.5");
+    let invalid =
+        || format!("invalid latency limit: {s:?}: give milliseconds above 0, e.g. 10 or 0.5");
     let ms: f64 = s.trim().parse().map_err(|_| invalid())?;
     if !(ms.is_finite() && ms > 0.0) {
         return Err(invalid());
