@@ -44,6 +44,16 @@ fn run_suggested(home: &Path, command: &str) -> Output {
         .expect("run oltp")
 }
 
+/// [`run_suggested`], which must succeed.
+fn run_suggested_ok(home: &Path, command: &str) {
+    let out = run_suggested(home, command);
+    assert!(
+        out.status.success(),
+        "{command}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Runs `args` as the binary with no password in the environment; its stderr.
 fn stderr_of(home: &Path, args: &[String]) -> (bool, String) {
     let out = oltp_command(home, args)
@@ -87,12 +97,7 @@ fn mariadb_suggestions_carry_the_url_and_password_file_and_run_as_printed() {
         format!("oltp prepare --tables 1 --table-size 100 --encrypt none {flags}")
     );
     assert!(!e.contains(&password), "the password in: {e}");
-    let out = run_suggested(&home, &prepare);
-    assert!(
-        out.status.success(),
-        "{prepare}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_suggested_ok(&home, &prepare);
     let (ok, e) = stderr_of(&home, &with_file("run", &["--time", "1"]));
     assert!(ok, "the run after the suggested prepare: {e}");
 
@@ -101,12 +106,7 @@ fn mariadb_suggestions_carry_the_url_and_password_file_and_run_as_printed() {
     assert!(!ok, "a second prepare loaded");
     let cleanup = suggested(&e);
     assert_eq!(cleanup, format!("oltp cleanup --encrypt none {flags}"));
-    let out = run_suggested(&home, &cleanup);
-    assert!(
-        out.status.success(),
-        "{cleanup}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_suggested_ok(&home, &cleanup);
     let (ok, e) = stderr_of(&home, &with_file("run", &["--time", "1"]));
     assert!(!ok && e.contains("not found"), "cleaned up: {e}");
 
@@ -158,22 +158,12 @@ fn pgbench_suggestions_carry_the_pgsql_url_and_password_file_and_run_as_printed(
         format!("oltp prepare --workload pgbench_select_only --scale 1 --encrypt none {flags}")
     );
     assert!(!e.contains(&password), "the password in: {e}");
-    let out = run_suggested(&home, &prepare);
-    assert!(
-        out.status.success(),
-        "{prepare}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_suggested_ok(&home, &prepare);
     let (ok, e) = stderr_of(&home, &args("prepare", &workload));
     assert!(!ok, "a second prepare loaded");
     let cleanup = suggested(&e);
     assert_eq!(cleanup, format!("oltp cleanup --encrypt none {flags}"));
-    let out = run_suggested(&home, &cleanup);
-    assert!(
-        out.status.success(),
-        "{cleanup}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_suggested_ok(&home, &cleanup);
 }
 
 #[test]

@@ -345,6 +345,16 @@ enum Prefix {
     Long(Box<[u8]>),
 }
 
+impl Prefix {
+    /// The prefix bytes, `version | key id 0 | len | table | len | column`.
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Prefix::Short(block, len) => &block[..*len],
+            Prefix::Long(bytes) => bytes,
+        }
+    }
+}
+
 impl ColumnAad {
     /// The prefix of `table.column`.
     ///
@@ -376,12 +386,8 @@ impl ColumnAad {
 
 impl std::fmt::Debug for ColumnAad {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let prefix = match &self.prefix {
-            Prefix::Short(block, len) => &block[..*len],
-            Prefix::Long(bytes) => bytes,
-        };
         f.debug_struct("ColumnAad")
-            .field("prefix_len", &prefix.len())
+            .field("prefix_len", &self.prefix.bytes().len())
             .finish_non_exhaustive()
     }
 }
@@ -436,10 +442,7 @@ fn row_aad_long<R>(
             len: pk.len(),
         });
     }
-    let prefix = match &column.prefix {
-        Prefix::Short(block, len) => &block[..*len],
-        Prefix::Long(bytes) => bytes,
-    };
+    let prefix = column.prefix.bytes();
     let end = prefix.len() + 1 + pk.len();
     let mut buf = [0u8; AAD_CAP];
     buf[..prefix.len()].copy_from_slice(prefix);

@@ -42,12 +42,8 @@ impl TableAad {
     /// The AAD binding of `column` at `primary_key` (8 bytes for sysbench's
     /// integer ids, [`encbench_crypto::envelope::int_primary_key`]).
     pub fn at<'a>(&'a self, column: Column, primary_key: &'a [u8]) -> RowAad<'a> {
-        let i = match column {
-            Column::K => 0,
-            Column::C => 1,
-            Column::Pad => 2,
-        };
-        self.columns[i].at(primary_key)
+        // `columns` is in declaration order, so a column's discriminant is its index.
+        self.columns[column as usize].at(primary_key)
     }
 }
 

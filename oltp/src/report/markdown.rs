@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::Report;
 use super::text::{comparisons_text, summary_text};
+use crate::schema::pgbench::ACCOUNTS_PER_SCALE;
 
 impl Report {
     /// Markdown: the summary table (medians with min-max) and the comparison
@@ -12,14 +13,26 @@ impl Report {
         let mut s = String::new();
         let _ = writeln!(s, "## oltp {}\n", self.header.tool.version);
         if let Some(r) = self.runs.first() {
+            // pgbench's tables are sized by the scale, not by sysbench's tables and rows.
+            let data = match &r.settings.pgbench {
+                Some(p) => format!(
+                    "pgbench tables of scale {} ({} accounts), server {}",
+                    p.scale,
+                    u64::from(p.scale) * u64::from(ACCOUNTS_PER_SCALE),
+                    r.settings.server_version
+                ),
+                None => format!(
+                    "{} x {}, server {}, range size {}, rand-type {}",
+                    super::text::count(u64::from(r.settings.tables), "table", "tables"),
+                    super::text::count(u64::from(r.settings.table_size), "row", "rows"),
+                    r.settings.server_version,
+                    r.settings.range_size,
+                    r.settings.rand_type
+                ),
+            };
             let _ = writeln!(
                 s,
-                "{} x {}, server {}, range size {}, rand-type {}{}\n",
-                super::text::count(u64::from(r.settings.tables), "table", "tables"),
-                super::text::count(u64::from(r.settings.table_size), "row", "rows"),
-                r.settings.server_version,
-                r.settings.range_size,
-                r.settings.rand_type,
+                "{data}{}\n",
                 if self.complete {
                     ""
                 } else {
@@ -40,5 +53,34 @@ impl Report {
             let _ = writeln!(s, "\n{line}");
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::model::fixtures::{run, settings};
+    use crate::report::{PgbenchRun, Report};
+
+    #[test]
+    fn the_heading_names_sysbench_tables_or_pgbench_scale() {
+        let sysbench = Report::new(Report::begin(), vec![run(settings(2, "none"), 10, 0)]);
+        let md = sysbench.to_markdown();
+        assert!(md.contains("\n2 tables x 1000 rows, server "), "{md}");
+
+        let mut st = settings(8, "none");
+        st.workload = "pgbench_select_only".into();
+        st.pgbench = Some(PgbenchRun {
+            script: "select-only".into(),
+            scale: 10,
+            query_mode: "prepared".into(),
+            initial_connection_ms: 1.0,
+        });
+        let md = Report::new(Report::begin(), vec![run(st, 10, 0)]).to_markdown();
+        assert!(
+            md.contains("\npgbench tables of scale 10 (1000000 accounts), server "),
+            "{md}"
+        );
+        assert!(!md.contains("rows, server"), "{md}");
+        assert!(!md.contains("range size"), "{md}");
     }
 }

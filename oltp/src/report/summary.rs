@@ -263,19 +263,10 @@ pub fn comparison(runs: &[RunResult]) -> Vec<ComparisonRow> {
     let mut rows = Vec::new();
     let mut pairs: Vec<(&SummaryRow, &SummaryRow)> = Vec::new();
     for m in &sum {
-        let plain = |tls: bool, at_rest: &str| {
-            sum.iter().find(|p| {
-                p.threads == m.threads
-                    && p.workload == m.workload
-                    && p.encrypt == "none"
-                    && p.tls == tls
-                    && p.at_rest == at_rest
-            })
-        };
         for (tls, at_rest) in baselines(&m.encrypt, m.tls, &m.at_rest, |tls, at_rest| {
-            plain(tls, at_rest).is_some()
+            plain_peer(&sum, m, tls, at_rest).is_some()
         }) {
-            pairs.extend(plain(tls, &at_rest).map(|base| (m, base)));
+            pairs.extend(plain_peer(&sum, m, tls, &at_rest).map(|base| (m, base)));
         }
     }
     for (m, base) in pairs {
@@ -426,13 +417,7 @@ pub fn no_baseline_text(rows: &[SummaryRow]) -> Option<String> {
     for m in rows {
         let wanted = reference_at_rest(&m.encrypt, m.tls, &m.at_rest);
         let found = baselines(&m.encrypt, m.tls, &m.at_rest, |tls, at_rest| {
-            rows.iter().any(|p| {
-                p.threads == m.threads
-                    && p.workload == m.workload
-                    && p.encrypt == "none"
-                    && p.tls == tls
-                    && p.at_rest == at_rest
-            })
+            plain_peer(rows, m, tls, at_rest).is_some()
         });
         if wanted.is_empty() || !found.is_empty() {
             continue;
@@ -457,6 +442,23 @@ pub fn no_baseline_text(rows: &[SummaryRow]) -> Option<String> {
             modes.join(", "),
             fixes.join(" and ")
         )
+    })
+}
+
+/// The plaintext (`--encrypt none`) row among `rows` that ran beside `m` (same
+/// workload and thread count) with TLS `tls` and at-rest mechanism `at_rest`.
+fn plain_peer<'a>(
+    rows: &'a [SummaryRow],
+    m: &SummaryRow,
+    tls: bool,
+    at_rest: &str,
+) -> Option<&'a SummaryRow> {
+    rows.iter().find(|p| {
+        p.threads == m.threads
+            && p.workload == m.workload
+            && p.encrypt == "none"
+            && p.tls == tls
+            && p.at_rest == at_rest
     })
 }
 

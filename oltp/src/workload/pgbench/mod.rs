@@ -24,9 +24,11 @@
 //! updates; select-only (`-S`) is `\set aid` and the SELECT alone. The draws
 //! are uniform (pgbench's `random()`), in the script's order, from the
 //! worker's generator (`--rand-seed` repeats them; pgbench's own PRNG is
-//! another, so the same seed does not give pgbench's ids). BEGIN and END go
-//! over the simple-query protocol, the other statements prepared (or
-//! inlined with `--db-ps-mode disable`, pgbench's `-M simple`).
+//! another, so the same seed does not give pgbench's ids). On PostgreSQL every
+//! statement is prepared, BEGIN and END too, as pgbench's `-M prepared`
+//! prepares every command of the script (or each is sent with its values
+//! inlined with `--db-ps-mode disable`, pgbench's `-M simple`). On MariaDB,
+//! which has no END, BEGIN and COMMIT go over the text protocol.
 //!
 //! No statement reads or writes a filler, so column encryption of the
 //! fillers costs these scripts nothing in the client: the cost is the load
@@ -46,6 +48,9 @@ pub(crate) mod tpcb_like;
 
 /// The statements of one pgbench script, prepared on a connection.
 pub(super) struct PgbenchStatements<S> {
+    /// `BEGIN` and `END`, prepared on PostgreSQL (`None`: sent as text).
+    begin: Option<S>,
+    end: Option<S>,
     update_accounts: Option<S>,
     select_abalance: S,
     update_tellers: Option<S>,
@@ -60,7 +65,9 @@ const UPDATE_TELLERS: &str = "UPDATE pgbench_tellers SET tbalance = tbalance + ?
 const UPDATE_BRANCHES: &str = "UPDATE pgbench_branches SET bbalance = bbalance + ? WHERE bid = ?";
 const INSERT_HISTORY: &str = "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)";
 
-/// Statements a pgbench workload prepares on each connection.
+/// Statements a pgbench workload prepares on each MariaDB connection (the
+/// count `max_prepared_stmt_count` is checked against; on PostgreSQL, which
+/// has no such limit, tpcb-like and simple-update also prepare BEGIN and END).
 pub(super) fn statements(workload: Workload) -> usize {
     match workload {
         Workload::PgbenchTpcbLike => 5,
@@ -136,13 +143,18 @@ impl<C: Connection> Session<C> {
         let w = self.workload;
         let writes = w != Workload::PgbenchSelectOnly;
         let branches = w == Workload::PgbenchTpcbLike;
+        let transaction = writes && self.dialect() == crate::schema::Dialect::Postgres;
         let conn = &mut self.conn;
+        let begin = prep(conn, transaction, "BEGIN").await?;
+        let end = prep(conn, transaction, "END").await?;
         let update_accounts = prep(conn, writes, UPDATE_ACCOUNTS).await?;
         let select_abalance = conn.prepare(SELECT_ABALANCE).await?;
         let update_tellers = prep(conn, branches, UPDATE_TELLERS).await?;
         let update_branches = prep(conn, branches, UPDATE_BRANCHES).await?;
         let insert_history = prep(conn, writes, INSERT_HISTORY).await?;
         self.pgbench = Some(PgbenchStatements {
+            begin,
+            end,
             update_accounts,
             select_abalance,
             update_tellers,
@@ -152,20 +164,28 @@ impl<C: Connection> Session<C> {
         Ok(())
     }
 
-    /// `BEGIN` (simple-query protocol).
+    /// `BEGIN`: the prepared statement on PostgreSQL, text on MariaDB.
     ///
     /// # Errors
     /// Server or connection errors.
     pub async fn pgbench_begin(&mut self) -> Result<(), QueryError> {
-        self.conn.simple("BEGIN").await?;
+        match self.pgbench.as_ref().and_then(|p| p.begin.as_ref()) {
+            Some(st) => self.conn.execute(st, &[]).await?,
+            None => self.conn.simple("BEGIN").await?,
+        };
         Ok(())
     }
 
-    /// `END` (PostgreSQL's COMMIT; `COMMIT` on MySQL, which has no END).
+    /// `END` (PostgreSQL's COMMIT; `COMMIT` on MySQL, which has no END): the
+    /// prepared statement on PostgreSQL, text on MariaDB.
     ///
     /// # Errors
     /// Server or connection errors.
     pub async fn pgbench_end(&mut self) -> Result<(), QueryError> {
+        if let Some(st) = self.pgbench.as_ref().and_then(|p| p.end.as_ref()) {
+            self.conn.execute(st, &[]).await?;
+            return Ok(());
+        }
         let end = match self.dialect() {
             crate::schema::Dialect::Postgres => "END",
             crate::schema::Dialect::Mysql => "COMMIT",
