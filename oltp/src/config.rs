@@ -85,6 +85,9 @@ pub struct RunConfig {
     /// (set once the server is known) the private server's process, else
     /// unavailable with the reason.
     pub server_cpu: ServerCpu,
+    /// The IOPS cap the kernel holds for the private server (`--iops-limit`, set once the
+    /// server is known, read back from its cgroup); `None`: uncapped, or not ours.
+    pub iops_cap: Option<crate::server::iops::IopsCap>,
     /// `--start-at`: when the first run's warm-up starts (UTC).
     pub start_at: Option<SystemTime>,
     /// `--scale` of a pgbench workload (`None`: the tables' own).
@@ -306,6 +309,11 @@ pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
             if a.profile != crate::server::Profile::Default {
                 bail!(
                     "--profile sets MariaDB's buffer pool and durability: the private PostgreSQL has only its default settings yet; omit --profile with --db-driver pgsql"
+                );
+            }
+            if a.iops_limit.is_some() {
+                bail!(
+                    "--iops-limit caps the private MariaDB: the private PostgreSQL has no IOPS cap yet; omit --iops-limit with --db-driver pgsql"
                 );
             }
         }
@@ -568,6 +576,7 @@ impl RunConfig {
             reconnect_window: Duration::from_secs(5),
             on_decrypt_error: a.on_decrypt_error,
             server_cpu,
+            iops_cap: None,
             start_at,
             scale: a.scale,
         })

@@ -53,6 +53,7 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
                 .map_or(String::new(), |v| v.get_name().to_string())
         );
     }
+    check_iops_limit(data.iops_limit, data.url().is_some(), &data.at_rest_modes())?;
     let modes = data.at_rest_modes();
     match &cli.command {
         Command::Prepare(a) => {
@@ -141,6 +142,7 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
                     }
                 };
                 cfg.url = server.url.clone().into();
+                cfg.iops_cap = server.iops_cap();
                 if a.server_pid.is_none() {
                     cfg.server_cpu = private_server_cpu(&server, &ma.data);
                 }
@@ -163,6 +165,35 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
     }
 }
 
+/// Refuses `--iops-limit` where it would not hold the server's IO: a server given by URL
+/// (not ours to put in a cgroup), or a filesystem `--at-rest` mode (FUSE or a loop
+/// device: the disk IO is then done by the filesystem's own threads, outside the server's
+/// cgroup).
+///
+/// # Errors
+/// One line naming the flag at fault and what to drop.
+pub(crate) fn check_iops_limit(
+    limit: Option<u32>,
+    url: bool,
+    modes: &[crate::at_rest::AtRest],
+) -> Result<()> {
+    if limit.is_none() {
+        return Ok(());
+    }
+    if url {
+        bail!(
+            "--iops-limit caps the private server only: with --mysql-url, cap the server's disk yourself (or omit --mysql-url)"
+        );
+    }
+    if let Some(m) = modes.iter().find(|m| m.is_filesystem()) {
+        bail!(
+            "--iops-limit caps the IO the server submits to its disk, and with --at-rest {} the disk IO is done by the filesystem's own threads, which the cap does not hold: use --at-rest off or innodb, or omit --iops-limit",
+            m.name()
+        );
+    }
+    Ok(())
+}
+
 /// The server `data` names: its URL, or the private server of its (one) `--at-rest`
 /// mode, started or reused.
 ///
@@ -172,7 +203,9 @@ async fn open_lease(data: &DataArgs) -> Result<Lease> {
     let base = crate::config::base_dir(data);
     let mode = data.at_rest_mode();
     Ok(match data.db_driver {
-        DbDriver::Mysql => Lease::open(data.url(), &base, mode, data.profile).await?,
+        DbDriver::Mysql => {
+            Lease::open(data.url(), &base, mode, data.profile, data.iops_limit).await?
+        }
         DbDriver::Pgsql => Lease::open_postgres(data.url(), &base, mode).await?,
     })
 }

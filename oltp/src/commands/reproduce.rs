@@ -231,7 +231,7 @@ async fn reproduce_one(
         }
     }
     let (outcome, stopped) = if plan.servers == Servers::Shared {
-        let server = Lease::open(None, &base, AtRest::Off, Profile::Default).await?;
+        let server = Lease::open(None, &base, AtRest::Off, Profile::Default, None).await?;
         let outcome = measure(
             a,
             id,
@@ -651,9 +651,13 @@ async fn run_observed(
     // in-process command's own lease and is still up when the counters after
     // it are read. (Each `Lease` now registers on its own, `users/<pid>-<n>`,
     // so a lease here would also do; `Standing` says the intent.)
-    let standing =
-        crate::server::Standing::open(&base_dir(&ra.data), ra.data.at_rest_mode(), ra.data.profile)
-            .await?;
+    let standing = crate::server::Standing::open(
+        &base_dir(&ra.data),
+        ra.data.at_rest_mode(),
+        ra.data.profile,
+        ra.data.iops_limit,
+    )
+    .await?;
     let url = standing.server().url();
     let data_dir = standing.layout().data().to_path_buf();
     let read = |url: String| {
