@@ -80,7 +80,7 @@ impl Command {
 
 /// `oltp reproduce --help`'s epilogue.
 pub const REPRODUCE_HELP: &str = "Reports: 000 (column encryption, DSC), 001 (encryption at rest, PostgreSQL pgbench), 003 (SSL, yaSSL study), 004 (RDS cached vs IO-bound); all runs each one in turn (DIR/ID/).
-The test-only overrides (--time, --warmup, --repeat, --threads, --tables, --table-size, --scale) shrink a run; a run with them is not the report's scale.
+The test-only overrides (--time, --warmup, --repeat, --threads, --tables, --table-size, --scale, --iops-limit) shrink or change a run; a run with them is not the report's scale.
 Exit codes: 0 complete, 1 failed (bad input, checks, server), 3 stopped early (Ctrl-C, a failed run): the rows so far are written, marked partial.";
 
 /// `oltp reproduce`.
@@ -125,6 +125,11 @@ pub struct ReproduceArgs {
     /// then left out, as in quick mode).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=21_474))]
     pub scale: Option<u32>,
+    /// Test only: 004's IOPS cap of the private server, reads and writes per
+    /// second each (0: uncapped; default: the data file's, the IOPS of the
+    /// instance the run imitates).
+    #[arg(long, value_name = "N")]
+    pub iops_limit: Option<u32>,
 }
 
 /// `oltp merge`.

@@ -311,11 +311,6 @@ pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
                     "--profile sets MariaDB's buffer pool and durability: the private PostgreSQL has only its default settings yet; omit --profile with --db-driver pgsql"
                 );
             }
-            if a.iops_limit.is_some() {
-                bail!(
-                    "--iops-limit caps the private MariaDB: the private PostgreSQL has no IOPS cap yet; omit --iops-limit with --db-driver pgsql"
-                );
-            }
         }
     }
     check_unique(

@@ -31,6 +31,12 @@ pub use output::write_atomically;
 pub async fn execute(mut cli: Cli) -> Result<bool> {
     if let Some(data) = cli.command.data_mut() {
         // Validate everything before starting anything.
+        check_iops_limit(
+            data.iops_limit,
+            data.db_driver == DbDriver::Pgsql,
+            data.mysql_url.is_some(),
+            &data.at_rest,
+        )?;
         check_driver_flags(data)?;
         // The password of --password-file or the environment into the URL: every
         // later step reads the URL alone.
@@ -53,7 +59,6 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
                 .map_or(String::new(), |v| v.get_name().to_string())
         );
     }
-    check_iops_limit(data.iops_limit, data.url().is_some(), &data.at_rest_modes())?;
     let modes = data.at_rest_modes();
     match &cli.command {
         Command::Prepare(a) => {
@@ -165,20 +170,27 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
     }
 }
 
-/// Refuses `--iops-limit` where it would not hold the server's IO: a server given by URL
-/// (not ours to put in a cgroup), or a filesystem `--at-rest` mode (FUSE or a loop
-/// device: the disk IO is then done by the filesystem's own threads, outside the server's
-/// cgroup).
+/// Refuses `--iops-limit` where it would not hold the server's IO: PostgreSQL (`pgsql`:
+/// not built), a server given by URL (`url`: not ours to put in a cgroup), or a filesystem
+/// `--at-rest` mode (FUSE or a loop device: the disk IO is then done by the filesystem's
+/// own threads, outside the server's cgroup). Checked first, before the other flags'
+/// checks, which may look at the machine.
 ///
 /// # Errors
 /// One line naming the flag at fault and what to drop.
 pub(crate) fn check_iops_limit(
     limit: Option<u32>,
+    pgsql: bool,
     url: bool,
     modes: &[crate::at_rest::AtRest],
 ) -> Result<()> {
     if limit.is_none() {
         return Ok(());
+    }
+    if pgsql {
+        bail!(
+            "--iops-limit caps the private MariaDB: the private PostgreSQL has no IOPS cap yet; omit --iops-limit with --db-driver pgsql"
+        );
     }
     if url {
         bail!(

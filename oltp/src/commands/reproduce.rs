@@ -57,6 +57,7 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
         tables: a.tables,
         table_size: a.table_size,
         pgbench_scale: a.scale,
+        iops_limit: a.iops_limit,
     };
     // Ctrl-C between the runs (the runs and prepare watch it themselves).
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -118,7 +119,12 @@ fn at_rest_modes() -> (Vec<AtRest>, Vec<(AtRest, String)>) {
 /// quick, the size for overridden scales, so each size is prepared once and
 /// reused.
 fn sized_db(base: &str, scale: &Scale, spec: &ScaleSpec, full: &ScaleSpec) -> String {
-    if scale.overridden() {
+    // The IOPS cap changes no data set.
+    let shaping = Scale {
+        iops_limit: None,
+        ..scale.clone()
+    };
+    if shaping.overridden() {
         format!("{base}_{}x{}", spec.tables, spec.table_size)
     } else if scale.quick && (spec.tables, spec.table_size) != (full.tables, full.table_size) {
         format!("{base}q")

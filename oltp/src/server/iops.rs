@@ -84,14 +84,14 @@ pub enum IopsError {
         minor: u32,
     },
     /// A cgroup file could not be read or written.
-    #[error("--iops-limit: cannot {action} {}: {source} (is the cgroup filesystem mounted read-only? run oltp where it is writable, or omit --iops-limit)", path.display())]
+    #[error("--iops-limit: cannot {action} {}: {error} (is the cgroup filesystem mounted read-only? run oltp where it is writable, or omit --iops-limit)", path.display())]
     Cgroup {
         /// What was being done.
         action: &'static str,
         /// The file or directory.
         path: PathBuf,
         /// The kernel's answer.
-        source: io::Error,
+        error: io::Error,
     },
     /// The kernel did not keep what was written.
     #[error("--iops-limit: {what} reads back as {got:?} (expected {expected:?}): the kernel refused the cap; omit --iops-limit")]
@@ -230,7 +230,7 @@ fn hierarchy() -> Result<(Mechanism, PathBuf)> {
     let mountinfo = fs::read_to_string("/proc/self/mountinfo").map_err(|e| IopsError::Cgroup {
         action: "read",
         path: "/proc/self/mountinfo".into(),
-        source: e,
+        error: e,
     })?;
     let all = hierarchies(&mountinfo);
     if let Some(v1) = all.iter().find(|(m, _)| *m == Mechanism::CgroupV1Blkio) {
@@ -304,7 +304,7 @@ pub fn plan(dir: &Path, limit: u32) -> Result<CapPlan> {
         .map_err(|e| IopsError::Cgroup {
             action: "stat",
             path: existing.to_path_buf(),
-            source: e,
+            error: e,
         })?
         .dev();
     let (major, minor) = (libc::major(dev), libc::minor(dev));
@@ -332,7 +332,7 @@ fn write(path: &Path, text: &str) -> Result<()> {
     fs::write(path, text).map_err(|e| IopsError::Cgroup {
         action: "write",
         path: path.to_path_buf(),
-        source: e,
+        error: e,
     })
 }
 
@@ -348,7 +348,7 @@ pub fn apply(plan: &CapPlan, pid: u32) -> Result<IopsCap> {
     fs::create_dir_all(&dir).map_err(|e| IopsError::Cgroup {
         action: "create",
         path: dir.clone(),
-        source: e,
+        error: e,
     })?;
     let (major, minor) = plan.device;
     let n = plan.limit;

@@ -93,6 +93,10 @@ impl Lease {
             });
         }
         let layout = Layout::new(server_base(base_dir, at_rest));
+        // The cap's cgroup, device and rights, before anything is made.
+        if let Some(n) = iops_limit {
+            super::iops::plan(layout.data(), n).map_err(ServerError::from)?;
+        }
         // Dropped on every early return below: unregistered.
         let me = Registration::new(&layout.users_dir())?;
         let mut cfg = server_config(base_dir, at_rest, profile)?;
@@ -305,6 +309,9 @@ impl Standing {
         profile: Profile,
         iops_limit: Option<u32>,
     ) -> Result<Standing> {
+        if let Some(n) = iops_limit {
+            super::iops::plan(Layout::new(server_base(base_dir, at_rest)).data(), n)?;
+        }
         let mut cfg = server_config(base_dir, at_rest, profile)?;
         cfg.iops_limit = iops_limit;
         let server = blocking("start", move || PrivateServer::start(&cfg)).await?;

@@ -17,11 +17,16 @@ mod postgres;
 /// The server cannot start or stop.
 pub async fn server(a: &ServerArgs) -> Result<()> {
     let base = a.base_dir.clone().unwrap_or_else(default_base_dir);
+    super::check_iops_limit(
+        a.iops_limit,
+        a.db_driver == DbDriver::Pgsql,
+        false,
+        &[a.at_rest],
+    )?;
     check_available(a.at_rest, a.db_driver == DbDriver::Pgsql, false)?;
     if a.db_driver == DbDriver::Pgsql {
         return postgres::server(a, &base).await;
     }
-    super::check_iops_limit(a.iops_limit, false, &[a.at_rest])?;
     let standing = Standing::open(&base, a.at_rest, a.profile, a.iops_limit).await?;
     let server = standing.server();
     match a.action {

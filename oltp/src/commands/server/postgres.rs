@@ -21,11 +21,6 @@ pub async fn server(a: &ServerArgs, base: &Path) -> Result<()> {
             "--profile sets MariaDB's buffer pool and durability: the private PostgreSQL has only its default settings yet; omit --profile with --db-driver pgsql"
         );
     }
-    if a.iops_limit.is_some() {
-        bail!(
-            "--iops-limit caps the private MariaDB: the private PostgreSQL has no IOPS cap yet; omit --iops-limit with --db-driver pgsql"
-        );
-    }
     let base = server_base(base, a.at_rest);
     match a.action {
         ServerAction::Start => {
