@@ -437,7 +437,7 @@ pub fn of_pid(pid: u32) -> Option<IopsCap> {
         Mechanism::CgroupV2IoMax => fs::read_to_string(dir.join("io.max"))
             .unwrap_or_default()
             .lines()
-            .filter_map(|l| parse_io_max(l))
+            .filter_map(parse_io_max)
             .collect(),
     };
     let (device, read_iops, write_iops) = limits.into_iter().next()?;
