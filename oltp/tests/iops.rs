@@ -152,11 +152,21 @@ fn a_capped_server_is_in_its_cgroup_and_its_reads_stay_under_the_cap() {
     let pid = server.pid();
     assert_ne!(pid, plain_pid);
     let cap = server.iops_cap().expect("the server is capped");
-    assert_eq!((cap.read_iops, cap.write_iops), (u64::from(CAP), u64::from(CAP)));
+    assert_eq!(
+        (cap.read_iops, cap.write_iops),
+        (u64::from(CAP), u64::from(CAP))
+    );
     // The kernel's own files, read here without oltp's parser.
     let line = cgroup_line(pid, cap.mechanism);
-    assert_eq!(line, format!("/{CGROUP_PREFIX}{pid}"), "the server's cgroup");
-    assert_eq!(cap.cgroup.file_name().and_then(|n| n.to_str()), Some(&line[1..]));
+    assert_eq!(
+        line,
+        format!("/{CGROUP_PREFIX}{pid}"),
+        "the server's cgroup"
+    );
+    assert_eq!(
+        cap.cgroup.file_name().and_then(|n| n.to_str()),
+        Some(&line[1..])
+    );
     match cap.mechanism {
         Mechanism::CgroupV1Blkio => {
             for f in [
@@ -215,7 +225,11 @@ fn a_capped_server_is_in_its_cgroup_and_its_reads_stay_under_the_cap() {
     assert_eq!(flush.as_deref(), Some("O_DIRECT"));
 
     // A cold-pool scan: every page of the table is a read of the disk.
-    let (reads0, dev0, t0) = (cgroup_reads(&cap), device_reads(&cap.device), Instant::now());
+    let (reads0, dev0, t0) = (
+        cgroup_reads(&cap),
+        device_reads(&cap.device),
+        Instant::now(),
+    );
     let rows: u64 = rt.block_on(async {
         let mut c = conn(&server.url(), None).await;
         let n: Option<u64> = c
@@ -281,9 +295,15 @@ fn a_stale_cgroup_is_removed_at_the_next_capped_start() {
     std::fs::create_dir(&stale).expect("make a stale cgroup");
     // Another cap restarts the server, which cleans up first.
     let second = start(&cfg(dir.path(), Some(CAP + 1)));
-    assert_eq!(second.iops_cap().map(|c| c.read_iops), Some(u64::from(CAP + 1)));
+    assert_eq!(
+        second.iops_cap().map(|c| c.read_iops),
+        Some(u64::from(CAP + 1))
+    );
     assert!(!stale.exists(), "stale {} left", stale.display());
-    assert!(!iops::exists_for(first.pid()), "the replaced server's cgroup");
+    assert!(
+        !iops::exists_for(first.pid()),
+        "the replaced server's cgroup"
+    );
     drop(first);
     let pid = second.pid();
     second.stop().expect("stop");
@@ -315,7 +335,10 @@ fn refused(out: &Output, what: &str) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).trim_end().to_string();
     assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "{what}: one line: {stderr}");
-    assert!(stderr.starts_with("Error: --iops-limit"), "{what}: {stderr}");
+    assert!(
+        stderr.starts_with("Error: --iops-limit"),
+        "{what}: {stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{what}: {stderr}");
     stderr
 }
@@ -333,7 +356,13 @@ fn bad_iops_limits_are_refused_in_one_line() {
     }
     let cases: [(&[&str], &str); 4] = [
         (
-            &["run", "--iops-limit", "100", "--mysql-url", "mysql://u:p@127.0.0.1:1/db"],
+            &[
+                "run",
+                "--iops-limit",
+                "100",
+                "--mysql-url",
+                "mysql://u:p@127.0.0.1:1/db",
+            ],
             "with --mysql-url, cap the server's disk yourself",
         ),
         (
@@ -345,7 +374,14 @@ fn bad_iops_limits_are_refused_in_one_line() {
             "with --at-rest gocryptfs the disk IO is done by the filesystem's own threads",
         ),
         (
-            &["server", "start", "--iops-limit", "100", "--at-rest", "ext4-loop"],
+            &[
+                "server",
+                "start",
+                "--iops-limit",
+                "100",
+                "--at-rest",
+                "ext4-loop",
+            ],
             "with --at-rest ext4-loop",
         ),
     ];

@@ -798,7 +798,9 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
             );
         }
     }
-    let setup = j["setup_differences"].as_array().expect("setup differences");
+    let setup = j["setup_differences"]
+        .as_array()
+        .expect("setup differences");
     assert!(
         setup.iter().any(|d| d
             .as_str()

@@ -25,7 +25,7 @@ impl RunResult {
         };
         let _ = writeln!(
             s,
-"{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} x {} rows | {}server {}{}{}",
+            "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} x {} rows | {}server {}{}{}",
             self.settings.workload,
             self.settings.threads,
             if self.settings.encrypted_columns.is_empty() {

@@ -285,7 +285,7 @@ mod tests {
                 warmup_s: 1,
                 repeat: 5,
                 scaled_how: None,
-            iops_limit: None,
+                iops_limit: None,
             },
             db: "x".into(),
             data_sets: vec![DataSetStep {

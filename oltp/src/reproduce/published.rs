@@ -289,7 +289,11 @@ mod tests {
         let p = Published::of(ReportId::R004).expect("004");
         let (quick, full) = (p.scale(true), p.scale(false));
         let cap = quick.iops_limit.as_ref().expect("quick mode is capped");
-        assert_eq!(full.iops_limit.as_ref(), Some(cap), "same cap in both modes");
+        assert_eq!(
+            full.iops_limit.as_ref(),
+            Some(cap),
+            "same cap in both modes"
+        );
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../shared/seeds/004_767534d78759538b.txt"

@@ -94,7 +94,9 @@ pub enum IopsError {
         error: io::Error,
     },
     /// The kernel did not keep what was written.
-    #[error("--iops-limit: {what} reads back as {got:?} (expected {expected:?}): the kernel refused the cap; omit --iops-limit")]
+    #[error(
+        "--iops-limit: {what} reads back as {got:?} (expected {expected:?}): the kernel refused the cap; omit --iops-limit"
+    )]
     NotApplied {
         /// The file.
         what: String,
@@ -206,7 +208,9 @@ fn unescape(s: &str) -> String {
     let mut rest = s;
     while let Some(i) = rest.find('\\') {
         out.push_str(&rest[..i]);
-        let code = rest.get(i + 1..i + 4).and_then(|o| u8::from_str_radix(o, 8).ok());
+        let code = rest
+            .get(i + 1..i + 4)
+            .and_then(|o| u8::from_str_radix(o, 8).ok());
         match code {
             Some(c) => {
                 out.push(char::from(c));
@@ -537,7 +541,10 @@ mod tests {
             parse_io_max("254:0 rbps=max wbps=max riops=200 wiops=300"),
             Some(("254:0".into(), 200, 300))
         );
-        assert_eq!(parse_io_max("254:0 rbps=max wbps=max riops=max wiops=300"), None);
+        assert_eq!(
+            parse_io_max("254:0 rbps=max wbps=max riops=max wiops=300"),
+            None
+        );
     }
 
     #[test]
