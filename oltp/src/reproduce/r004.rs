@@ -260,7 +260,7 @@ pub fn setup_differences(spec: &ScaleSpec, quick: bool) -> Vec<String> {
         "rds.mysql.c2.xlarge ran 64 threads cached and 32 IO-bound: its ratio is compared at 32 threads here, where both profiles run.".to_string(),
         match &spec.iops_limit {
             Some(c) => format!(
-                "IOPS capped at {n} reads/s and {n} writes/s on the data directory's disk for both profiles (oltp --iops-limit {n}: a cgroup per server, cgroup v1 blkio throttle or cgroup v2 io.max, as each run's iops_cap records), the IOPS of {}: {}. The cap holds InnoDB's direct IO (data files, doublewrite, redo log); under cgroup v1 the binary log's and the filesystem journal's buffered writes pass uncapped.",
+                "IOPS capped at {n} reads/s and {n} writes/s on the data directory's disk for both profiles (oltp --iops-limit {n}: a cgroup per server, cgroup v1 blkio throttle or cgroup v2 io.max, as each run's iops_cap records), the IOPS of {}: {}. The cap holds InnoDB's direct IO (data files, doublewrite, redo log).",
                 c.instance,
                 c.why,
                 n = c.iops
