@@ -80,7 +80,7 @@ impl Command {
 
 /// `oltp reproduce --help`'s epilogue.
 pub const REPRODUCE_HELP: &str = "Reports: 000 (column encryption, DSC), 001 (encryption at rest, PostgreSQL pgbench), 003 (SSL, yaSSL study), 004 (RDS cached vs IO-bound); all runs each one in turn (DIR/ID/).
-The test-only overrides (--time, --warmup, --repeat, --threads, --tables, --table-size, --scale) shrink a run; a run with them is not the report's scale.
+The test-only overrides (--time, --warmup, --repeat, --threads, --tables, --table-size, --scale, --iops-limit) shrink or change a run; a run with them is not the report's scale.
 Exit codes: 0 complete, 1 failed (bad input, checks, server), 3 stopped early (Ctrl-C, a failed run): the rows so far are written, marked partial.";
 
 /// `oltp reproduce`.
@@ -125,6 +125,11 @@ pub struct ReproduceArgs {
     /// then left out, as in quick mode).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=21_474))]
     pub scale: Option<u32>,
+    /// Test only: 004's IOPS cap of the private server, reads and writes per
+    /// second each (0: uncapped; default: the data file's, the IOPS of the
+    /// instance the run imitates).
+    #[arg(long, value_name = "N")]
+    pub iops_limit: Option<u32>,
 }
 
 /// `oltp merge`.
@@ -162,6 +167,9 @@ pub struct ServerArgs {
     /// Server settings (see `oltp run --help`).
     #[arg(long, value_enum, default_value = "default")]
     pub profile: Profile,
+    /// IOPS cap of the private MariaDB (see `oltp run --help`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub iops_limit: Option<u32>,
     /// Which private server: mysql (MariaDB, <base-dir>/mariadb/) or pgsql
     /// (PostgreSQL, <base-dir>/postgresql/).
     #[arg(long, value_enum, default_value = "mysql")]
@@ -293,6 +301,18 @@ pub struct DataArgs {
     /// it). Refused with --mysql-url.
     #[arg(long, value_enum, default_value = "default")]
     pub profile: Profile,
+    /// Caps the private MariaDB at N reads per second and N writes per second
+    /// (each) on the block device holding its data directory, like a cloud
+    /// volume's provisioned IOPS: a cgroup of its own (cgroup v1 blkio
+    /// throttle, or cgroup v2 io.max), made at start and removed at stop;
+    /// InnoDB then runs with O_DIRECT data files and an unbuffered redo log.
+    /// v1 does not cap buffered writes (the binary log, the filesystem
+    /// journal). Needs root and the blkio or io controller. Recorded in every
+    /// run's result (iops_cap). A running server with another cap is
+    /// restarted. Refused with --mysql-url, --db-driver pgsql and filesystem
+    /// --at-rest modes.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub iops_limit: Option<u32>,
     /// The flags that chose the server as typed, kept by
     /// [`crate::config::resolve_password`] before it puts the password into
     /// the URL and spends `--password-file` (`None` before: see

@@ -85,6 +85,9 @@ pub struct RunConfig {
     /// (set once the server is known) the private server's process, else
     /// unavailable with the reason.
     pub server_cpu: ServerCpu,
+    /// The IOPS cap the kernel holds for the private server (`--iops-limit`, set once the
+    /// server is known, read back from its cgroup); `None`: uncapped, or not ours.
+    pub iops_cap: Option<crate::server::iops::IopsCap>,
     /// `--start-at`: when the first run's warm-up starts (UTC).
     pub start_at: Option<SystemTime>,
     /// `--scale` of a pgbench workload (`None`: the tables' own).
@@ -578,6 +581,7 @@ impl RunConfig {
             reconnect_window: Duration::from_secs(5),
             on_decrypt_error: a.on_decrypt_error,
             server_cpu,
+            iops_cap: None,
             start_at,
             scale: a.scale,
             latency_limit: a.latency_limit,

@@ -475,6 +475,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
         server_cpu: encbench_oltp::server_cpu::ServerCpu::Process(
             encbench_oltp::server_cpu::ServerProcess::open(server.pid()).expect("mariadbd"),
         ),
+        iops_cap: None,
         start_at: None,
         scale: None,
         latency_limit: None,

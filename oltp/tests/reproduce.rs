@@ -779,6 +779,35 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
         assert_eq!(rounds, [1, 2], "{}", g["name"]);
     }
     assert!(j["measurements"]["io_bound_vs_cached_qps"]["16"].is_object());
+    // Both profiles ran under the data file's IOPS cap (rds.mysql.s2.large's
+    // 2,000), as the kernel held it for the server, and the setup says so.
+    for g in runs {
+        for r in g["report"]["runs"].as_array().expect("runs") {
+            let cap = &r["iops_cap"];
+            assert_eq!(
+                (&cap["read_iops"], &cap["write_iops"]),
+                (&Value::from(2000), &Value::from(2000)),
+                "{}: {cap}",
+                g["name"]
+            );
+            assert!(
+                cap["mechanism"]
+                    .as_str()
+                    .is_some_and(|m| m == "cgroup v1 blkio throttle" || m == "cgroup v2 io.max"),
+                "{cap}"
+            );
+        }
+    }
+    let setup = j["setup_differences"]
+        .as_array()
+        .expect("setup differences");
+    assert!(
+        setup.iter().any(|d| d
+            .as_str()
+            .unwrap_or("")
+            .starts_with("IOPS capped at 2000 reads/s and 2000 writes/s")),
+        "{setup:?}"
+    );
     // Every run's buffer-pool reads, the profile first, and the ratio rows
     // give both profiles' miss rates (1,000 rows fit either pool: what the
     // verdict then is depends on cold misses, so only the words are checked).

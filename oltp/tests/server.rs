@@ -666,7 +666,7 @@ fn an_old_data_dir_is_refused_naming_the_fix() {
 
 /// A lease of the private server of `base` (default settings, no `--at-rest`).
 async fn lease(base: &Path) -> Lease {
-    Lease::open(None, base, AtRest::Off, Profile::Default)
+    Lease::open(None, base, AtRest::Off, Profile::Default, None)
         .await
         .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"))
 }

@@ -31,6 +31,12 @@ pub use output::write_atomically;
 pub async fn execute(mut cli: Cli) -> Result<bool> {
     if let Some(data) = cli.command.data_mut() {
         // Validate everything before starting anything.
+        check_iops_limit(
+            data.iops_limit,
+            data.db_driver == DbDriver::Pgsql,
+            data.mysql_url.is_some(),
+            &data.at_rest,
+        )?;
         check_driver_flags(data)?;
         // The password of --password-file or the environment into the URL: every
         // later step reads the URL alone.
@@ -141,6 +147,7 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
                     }
                 };
                 cfg.url = server.url.clone().into();
+                cfg.iops_cap = server.iops_cap();
                 if a.server_pid.is_none() {
                     cfg.server_cpu = private_server_cpu(&server, &ma.data);
                 }
@@ -163,6 +170,42 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
     }
 }
 
+/// Refuses `--iops-limit` where it would not hold the server's IO: PostgreSQL (`pgsql`:
+/// not built), a server given by URL (`url`: not ours to put in a cgroup), or a filesystem
+/// `--at-rest` mode (FUSE or a loop device: the disk IO is then done by the filesystem's
+/// own threads, outside the server's cgroup). Checked first, before the other flags'
+/// checks, which may look at the machine.
+///
+/// # Errors
+/// One line naming the flag at fault and what to drop.
+pub(crate) fn check_iops_limit(
+    limit: Option<u32>,
+    pgsql: bool,
+    url: bool,
+    modes: &[crate::at_rest::AtRest],
+) -> Result<()> {
+    if limit.is_none() {
+        return Ok(());
+    }
+    if pgsql {
+        bail!(
+            "--iops-limit caps the private MariaDB: the private PostgreSQL has no IOPS cap yet; omit --iops-limit with --db-driver pgsql"
+        );
+    }
+    if url {
+        bail!(
+            "--iops-limit caps the private server only: with --mysql-url, cap the server's disk yourself (or omit --mysql-url)"
+        );
+    }
+    if let Some(m) = modes.iter().find(|m| m.is_filesystem()) {
+        bail!(
+            "--iops-limit caps the IO the server submits to its disk, and with --at-rest {} the disk IO is done by the filesystem's own threads, which the cap does not hold: use --at-rest off or innodb, or omit --iops-limit",
+            m.name()
+        );
+    }
+    Ok(())
+}
+
 /// The server `data` names: its URL, or the private server of its (one) `--at-rest`
 /// mode, started or reused.
 ///
@@ -172,7 +215,9 @@ async fn open_lease(data: &DataArgs) -> Result<Lease> {
     let base = crate::config::base_dir(data);
     let mode = data.at_rest_mode();
     Ok(match data.db_driver {
-        DbDriver::Mysql => Lease::open(data.url(), &base, mode, data.profile).await?,
+        DbDriver::Mysql => {
+            Lease::open(data.url(), &base, mode, data.profile, data.iops_limit).await?
+        }
         DbDriver::Pgsql => Lease::open_postgres(data.url(), &base, mode).await?,
     })
 }

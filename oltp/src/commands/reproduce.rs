@@ -57,6 +57,7 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
         tables: a.tables,
         table_size: a.table_size,
         pgbench_scale: a.scale,
+        iops_limit: a.iops_limit,
     };
     // Ctrl-C between the runs (the runs and prepare watch it themselves).
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -118,7 +119,12 @@ fn at_rest_modes() -> (Vec<AtRest>, Vec<(AtRest, String)>) {
 /// quick, the size for overridden scales, so each size is prepared once and
 /// reused.
 fn sized_db(base: &str, scale: &Scale, spec: &ScaleSpec, full: &ScaleSpec) -> String {
-    if scale.overridden() {
+    // The IOPS cap changes no data set.
+    let shaping = Scale {
+        iops_limit: None,
+        ..scale.clone()
+    };
+    if shaping.overridden() {
         format!("{base}_{}x{}", spec.tables, spec.table_size)
     } else if scale.quick && (spec.tables, spec.table_size) != (full.tables, full.table_size) {
         format!("{base}q")
@@ -231,7 +237,7 @@ async fn reproduce_one(
         }
     }
     let (outcome, stopped) = if plan.servers == Servers::Shared {
-        let server = Lease::open(None, &base, AtRest::Off, Profile::Default).await?;
+        let server = Lease::open(None, &base, AtRest::Off, Profile::Default, None).await?;
         let outcome = measure(
             a,
             id,
@@ -651,9 +657,13 @@ async fn run_observed(
     // in-process command's own lease and is still up when the counters after
     // it are read. (Each `Lease` now registers on its own, `users/<pid>-<n>`,
     // so a lease here would also do; `Standing` says the intent.)
-    let standing =
-        crate::server::Standing::open(&base_dir(&ra.data), ra.data.at_rest_mode(), ra.data.profile)
-            .await?;
+    let standing = crate::server::Standing::open(
+        &base_dir(&ra.data),
+        ra.data.at_rest_mode(),
+        ra.data.profile,
+        ra.data.iops_limit,
+    )
+    .await?;
     let url = standing.server().url();
     let data_dir = standing.layout().data().to_path_buf();
     let read = |url: String| {

@@ -205,6 +205,8 @@ mod tests {
             "interrupted_events",
             // The server's kind (issue 13), with serde's default for older files.
             "engine",
+            // The IOPS cap (issue 14, --iops-limit), null when uncapped.
+            "iops_cap",
         ];
         old.sort_unstable();
         assert_eq!(keys(run), old);

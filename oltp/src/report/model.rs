@@ -151,6 +151,12 @@ pub struct RunSettings {
     pub server_version: String,
     /// Server variables (buffer pool, durability, TLS, at rest), name -> value.
     pub server_settings: BTreeMap<String, String>,
+    /// The IOPS cap the kernel held for the server during the run
+    /// (`--iops-limit`: reads and writes per second, device, mechanism, read
+    /// back from its cgroup); `null` when uncapped (and in results written
+    /// before the field existed).
+    #[serde(default)]
+    pub iops_cap: Option<crate::server::iops::IopsCap>,
     /// What a pgbench workload ran with (absent for sysbench's workloads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pgbench: Option<PgbenchRun>,
@@ -585,6 +591,7 @@ pub(crate) mod fixtures {
                 "innodb_buffer_pool_size".to_string(),
                 "134217728".to_string(),
             )]),
+            iops_cap: None,
             pgbench: None,
         }
     }

@@ -25,7 +25,7 @@ impl RunResult {
         };
         let _ = writeln!(
             s,
-            "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} x {} rows | {}server {}{}",
+            "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} x {} rows | {}server {}{}{}",
             self.settings.workload,
             self.settings.threads,
             if self.settings.encrypted_columns.is_empty() {
@@ -66,6 +66,10 @@ impl RunResult {
                 format!("engine: {} | ", self.settings.engine)
             },
             self.settings.server_version,
+            self.settings
+                .iops_cap
+                .as_ref()
+                .map_or(String::new(), |c| format!(" | IOPS cap: {}", c.text())),
             if self.round > 1 {
                 format!(" | round {}", self.round)
             } else {

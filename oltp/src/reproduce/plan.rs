@@ -3,7 +3,7 @@
 //! `oltp run` grids, with the time and disk they need, all known before
 //! anything starts.
 
-use super::published::ScaleSpec;
+use super::published::{IopsLimitSpec, ScaleSpec};
 
 /// How large to run: quick or full, and the overrides of `oltp reproduce`
 /// (`--time`, `--warmup`, `--repeat`, `--threads`, `--tables`,
@@ -27,6 +27,8 @@ pub struct Scale {
     pub table_size: Option<u32>,
     /// `--scale N` (001's pgbench scale).
     pub pgbench_scale: Option<u32>,
+    /// `--iops-limit N` (004's cap; 0: uncapped).
+    pub iops_limit: Option<u32>,
 }
 
 impl Scale {
@@ -40,6 +42,16 @@ impl Scale {
             warmup_s: self.warmup_s.unwrap_or(spec.warmup_s),
             repeat: self.repeat.unwrap_or(spec.repeat),
             scaled_how: spec.scaled_how.clone(),
+            iops_limit: match self.iops_limit {
+                None => spec.iops_limit.clone(),
+                Some(0) => None,
+                Some(n) => Some(IopsLimitSpec {
+                    iops: n,
+                    instance: "none (--iops-limit override)".to_string(),
+                    source_line: 0,
+                    why: "given on the command line".to_string(),
+                }),
+            },
         }
     }
 
@@ -52,6 +64,7 @@ impl Scale {
             || self.tables.is_some()
             || self.table_size.is_some()
             || self.pgbench_scale.is_some()
+            || self.iops_limit.is_some()
     }
 }
 
@@ -244,6 +257,7 @@ mod tests {
             warmup_s: 1,
             repeat: 5,
             scaled_how: None,
+            iops_limit: None,
         };
         let s = Scale {
             time_s: Some(1),
@@ -271,6 +285,7 @@ mod tests {
                 warmup_s: 1,
                 repeat: 5,
                 scaled_how: None,
+                iops_limit: None,
             },
             db: "x".into(),
             data_sets: vec![DataSetStep {

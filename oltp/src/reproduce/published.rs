@@ -64,6 +64,24 @@ pub struct ScaleSpec {
     /// How it is scaled from the report, in words (quick).
     #[serde(default)]
     pub scaled_how: Option<String>,
+    /// The IOPS cap the private server runs with (`--iops-limit`), from the
+    /// report's IOPS column for the instance this scale imitates (004);
+    /// `None`: uncapped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iops_limit: Option<IopsLimitSpec>,
+}
+
+/// An IOPS cap taken from a report: the instance's provisioned IOPS.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct IopsLimitSpec {
+    /// IO per second (`--iops-limit`: reads and writes each).
+    pub iops: u32,
+    /// The instance whose IOPS it is, e.g. `rds.mysql.s2.large`.
+    pub instance: String,
+    /// Line of the seed file holding the figure (1-based).
+    pub source_line: u32,
+    /// Why this instance, in words.
+    pub why: String,
 }
 
 /// One published figure.
@@ -264,6 +282,33 @@ mod tests {
             let line = lines[f.source_line as usize - 1];
             assert!(line.starts_with('|'), "{}: {line}", f.figure);
         }
+    }
+
+    #[test]
+    fn the_004_iops_cap_is_the_seeds_iops_of_its_instance() {
+        let p = Published::of(ReportId::R004).expect("004");
+        let (quick, full) = (p.scale(true), p.scale(false));
+        let cap = quick.iops_limit.as_ref().expect("quick mode is capped");
+        assert_eq!(
+            full.iops_limit.as_ref(),
+            Some(cap),
+            "same cap in both modes"
+        );
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/seeds/004_767534d78759538b.txt"
+        );
+        let Ok(seed) = std::fs::read_to_string(path) else {
+            eprintln!("{path} not found: line check skipped");
+            return;
+        };
+        let lines: Vec<&str> = seed.lines().collect();
+        let at = |n: u32| lines[n as usize - 1].trim().replace(',', "");
+        assert_eq!(at(cap.source_line), cap.iops.to_string());
+        // The instance's name is 8 lines above its IOPS (the table's columns
+        // name, rows, tables, connections, IOPS; a blank line between each).
+        let name = lines[cap.source_line as usize - 9];
+        assert!(name.contains(&cap.instance), "{name}");
     }
 
     #[test]

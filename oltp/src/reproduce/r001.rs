@@ -381,6 +381,7 @@ mod tests {
             warmup_s: 1,
             repeat: 5,
             scaled_how: None,
+            iops_limit: None,
         }
     }
 

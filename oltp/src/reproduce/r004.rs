@@ -13,7 +13,7 @@ use encbench_common::compare::{Comparison, compare};
 
 use super::io_sample::{IO_BOUND_MIN_MISS_PCT, IoSample, profile};
 use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, Servers};
-use super::published::{Figure, Published, ScaleSpec};
+use super::published::{Figure, IopsLimitSpec, Published, ScaleSpec};
 use super::r003::join;
 use super::row::{GridRun, Row};
 use super::verdict::{Effect, judge};
@@ -39,11 +39,13 @@ pub fn data_bytes(spec: &ScaleSpec) -> u64 {
     u64::from(spec.tables) * u64::from(spec.table_size) * MEASURED_BYTES_PER_ROW
 }
 
-/// The runs of report 004 at `scale` on the database `db`.
+/// The runs of report 004 at `scale` on the database `db`: both profiles
+/// with the scale's IOPS cap, when it has one (as on RDS, where an
+/// instance's IOPS hold whatever its buffer pool).
 pub fn plan(scale: &ScaleSpec, db: &str) -> Plan {
     let grid = |profile: &str| Grid {
         name: profile.to_string(),
-        args: vec![
+        args: [
             "--workload".into(),
             "oltp_read_write".into(),
             "--threads".into(),
@@ -52,7 +54,15 @@ pub fn plan(scale: &ScaleSpec, db: &str) -> Plan {
             "none".into(),
             "--profile".into(),
             profile.into(),
-        ],
+        ]
+        .into_iter()
+        .chain(
+            scale
+                .iops_limit
+                .iter()
+                .flat_map(|c| ["--iops-limit".to_string(), c.iops.to_string()]),
+        )
+        .collect(),
         threads: scale.threads.clone(),
         runs_per_round: 1,
         // point, simple, sum, order, distinct, index and non-index update, delete, insert.
@@ -113,7 +123,16 @@ fn queries_per_transaction(grid: &GridRun, threads: u32) -> Option<(f64, usize)>
 /// whose IO-bound runs missed less than [`IO_BOUND_MIN_MISS_PCT`] is "not
 /// reproducible here" (the profile was not IO-bound), and every ratio row's
 /// reason gives both profiles' miss rates and device reads.
-pub fn rows(p: &Published, grids: &[GridRun], threads: &[u32], io: &[IoSample]) -> Vec<Row> {
+///
+/// `cap`: the IOPS cap both profiles ran with (the scale's), named in the
+/// reason.
+pub fn rows(
+    p: &Published,
+    grids: &[GridRun],
+    threads: &[u32],
+    io: &[IoSample],
+    cap: Option<&IopsLimitSpec>,
+) -> Vec<Row> {
     let cached = profile(io, CACHED);
     let io_bound = profile(io, IO_BOUND);
     let measured = match (&io_bound, &cached) {
@@ -122,7 +141,8 @@ pub fn rows(p: &Published, grids: &[GridRun], threads: &[u32], io: &[IoSample]) 
     };
     let why_differs = match (&io_bound, &measured) {
         (Some(i), Some(m)) if i.io_bound => format!(
-            "the IO-bound runs were IO-bound, but a miss costs little here: {m}; the report's instances were capped at 1,000-14,000 IOPS (the seed's IOPS column), nothing caps them here"
+            "the IO-bound runs were IO-bound, but a miss costs less here: {m}; {}",
+            cap_words(cap)
         ),
         _ => String::new(),
     };
@@ -165,6 +185,17 @@ pub fn rows(p: &Published, grids: &[GridRun], threads: &[u32], io: &[IoSample]) 
         rows.push(row);
     }
     rows
+}
+
+/// The IOPS cap in a row's reason: ours beside the report's.
+fn cap_words(cap: Option<&IopsLimitSpec>) -> String {
+    match cap {
+        Some(c) => format!(
+            "both profiles ran capped at {} reads/s and {} writes/s (--iops-limit, {}), where the report's instances were capped at 1,000-14,000 IOPS of reads and writes together (the seed's IOPS column)",
+            c.iops, c.iops, c.instance
+        ),
+        None => "the report's instances were capped at 1,000-14,000 IOPS (the seed's IOPS column), nothing caps them here (run without --iops-limit)".to_string(),
+    }
 }
 
 /// A QPS / TPS row: a deterministic property of the workload, judged with
@@ -216,7 +247,7 @@ pub fn setup_differences(spec: &ScaleSpec, quick: bool) -> Vec<String> {
         "The report ran RDS MySQL 5.7 High-availability Edition (a semi-synchronous replica, rpl_semi_sync_master_enabled=ON) on Premium Local SSDs, 1-16 cores, 20-minute runs; here MariaDB 10.11 without a replica, client and server on 2 cores shared with other jobs, over loopback TCP. Only the ratio IO-bound / cached is compared, never QPS.".to_string(),
         "The same durability as the report: binary log with sync_binlog=1, innodb_flush_log_at_trx_commit=1 in both profiles (oltp --profile); the profiles differ in the buffer pool only: 4 GiB (cached) vs 128 MiB (io-bound).".to_string(),
         format!(
-            "{} tables x {} rows (about {} MiB on disk, {:.1}x the 128 MiB io-bound pool) on both sides, where the report's cached and IO-bound tests used different data sets (3-6 M vs 16-32 M rows per table). InnoDB reads its data files with O_DIRECT (innodb_flush_method, MariaDB 10.11's default), so a buffer-pool miss is a read of the virtual disk, not of the OS page cache; the disk answers fast and uncapped (the miss rates and device reads per profile are in the rows and in measurements.buffer_pool). The cached profile's pool is warmed before each run (every table read), as the report's cached test keeps all data in the pool.",
+            "{} tables x {} rows (about {} MiB on disk, {:.1}x the 128 MiB io-bound pool) on both sides, where the report's cached and IO-bound tests used different data sets (3-6 M vs 16-32 M rows per table). InnoDB reads its data files with O_DIRECT (innodb_flush_method, MariaDB 10.11's default), so a buffer-pool miss is a read of the virtual disk, not of the OS page cache (the miss rates and device reads per profile are in the rows and in measurements.buffer_pool). The cached profile's pool is warmed before each run (every table read), as the report's cached test keeps all data in the pool.",
             spec.tables,
             spec.table_size,
             data_bytes(spec) >> 20,
@@ -227,6 +258,15 @@ pub fn setup_differences(spec: &ScaleSpec, quick: bool) -> Vec<String> {
             spec.repeat, spec.warmup_s
         ),
         "rds.mysql.c2.xlarge ran 64 threads cached and 32 IO-bound: its ratio is compared at 32 threads here, where both profiles run.".to_string(),
+        match &spec.iops_limit {
+            Some(c) => format!(
+                "IOPS capped at {n} reads/s and {n} writes/s on the data directory's disk for both profiles (oltp --iops-limit {n}: a cgroup per server, cgroup v1 blkio throttle or cgroup v2 io.max, as each run's iops_cap records), the IOPS of {}: {}. The cap holds InnoDB's direct IO (data files, doublewrite, redo log).",
+                c.instance,
+                c.why,
+                n = c.iops
+            ),
+            None => "No IOPS cap (--iops-limit 0): the disk answers as fast as it can, where the report's instances were capped at 1,000-14,000 IOPS.".to_string(),
+        },
         if quick {
             "Quick mode: the full data set (7.5x the io-bound pool), 5 rounds of 5 s runs.".to_string()
         } else {
@@ -239,7 +279,13 @@ pub fn setup_differences(spec: &ScaleSpec, quick: bool) -> Vec<String> {
 /// `io`: the buffer-pool and device reads of every run so far, recorded in
 /// `measurements` (`buffer_pool`: per profile and per run).
 pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, quick: bool, io: &[IoSample]) {
-    r.rows = rows(p, &r.runs, &plan.scale.threads, io);
+    r.rows = rows(
+        p,
+        &r.runs,
+        &plan.scale.threads,
+        io,
+        plan.scale.iops_limit.as_ref(),
+    );
     let per_profile: Vec<_> = [CACHED, IO_BOUND]
         .iter()
         .filter_map(|g| profile(io, g))
@@ -324,6 +370,22 @@ mod tests {
         let p = plan(&spec, DB);
         assert_eq!(p.servers, Servers::PerCommandInterleaved);
         assert_eq!(p.grids.len(), 2);
+        // Both profiles under the data file's cap, s2.large's 2,000 IOPS.
+        assert!(
+            p.grids[1]
+                .args
+                .join(" ")
+                .ends_with("--profile io-bound --iops-limit 2000")
+        );
+        assert!(
+            p.grids[0]
+                .args
+                .join(" ")
+                .ends_with("--profile cached --iops-limit 2000")
+        );
+        let mut uncapped = spec.clone();
+        uncapped.iops_limit = None;
+        let p = plan(&uncapped, DB);
         assert!(p.grids[1].args.join(" ").ends_with("--profile io-bound"));
         assert_eq!(p.runs(), 2 * 3 * 5);
         // 7.5x the 128 MiB pool.
@@ -333,7 +395,7 @@ mod tests {
     #[test]
     fn no_runs_give_rows_that_say_so() {
         let p = Published::of(super::super::ReportId::R004).expect("004");
-        let rows = rows(&p, &[], &[16, 32], &[]);
+        let rows = rows(&p, &[], &[16, 32], &[], None);
         assert_eq!(rows.len(), 15);
         assert!(
             rows.iter()
@@ -396,7 +458,7 @@ mod tests {
                 .expect("s1.small")
         };
         // 0.5% missed: not IO-bound, whatever the QPS says.
-        let r = s1(&rows(&p, &g, &[16], &io(50)));
+        let r = s1(&rows(&p, &g, &[16], &io(50), None));
         assert!(r.ours.is_some());
         assert_eq!(r.verdict, super::super::Verdict::NotReproducibleHere);
         assert!(r.reason.contains("was not IO-bound"), "{}", r.reason);
@@ -406,7 +468,7 @@ mod tests {
             r.reason
         );
         // 5%: IO-bound; judged, with both miss rates in the reason.
-        let r = s1(&rows(&p, &g, &[16], &io(500)));
+        let r = s1(&rows(&p, &g, &[16], &io(500), p.quick.iops_limit.as_ref()));
         assert_ne!(r.verdict, super::super::Verdict::NotReproducibleHere);
         assert!(
             r.reason
@@ -417,6 +479,12 @@ mod tests {
         assert!(
             r.reason
                 .contains("cached: buffer-pool miss rate 0.01% (below"),
+            "{}",
+            r.reason
+        );
+        assert!(
+            r.reason
+                .contains("both profiles ran capped at 2000 reads/s and 2000 writes/s (--iops-limit, rds.mysql.s2.large)"),
             "{}",
             r.reason
         );

@@ -23,15 +23,30 @@ pub struct ServerConfig {
     /// directory with other extra flags is restarted by
     /// [`PrivateServer::start`](super::PrivateServer::start).
     pub extra_args: Vec<String>,
+    /// `--iops-limit`: reads per second and writes per second (each) the server may submit
+    /// to its data directory's disk, held by a cgroup of its own (`iops`); `None`: no cap. A
+    /// running server with another cap (or none) is restarted, as for other flags.
+    pub iops_limit: Option<u32>,
 }
 
 impl ServerConfig {
-    /// A configuration for `base_dir` with no extra flags.
+    /// A configuration for `base_dir` with no extra flags and no IOPS cap.
     pub fn new(base_dir: impl Into<PathBuf>) -> Self {
         Self {
             base_dir: base_dir.into(),
             extra_args: Vec::new(),
+            iops_limit: None,
         }
+    }
+
+    /// What a server's `args.json` records and a running server is compared with: the
+    /// extra flags, then `iops-limit=N` when capped (not a `mariadbd` flag).
+    pub fn recorded_args(&self) -> Vec<String> {
+        let mut args = self.extra_args.clone();
+        if let Some(n) = self.iops_limit {
+            args.push(format!("iops-limit={n}"));
+        }
+        args
     }
 }
 

@@ -15,6 +15,9 @@ pub enum ServerError {
     /// The at-rest mount of the data directory (`--at-rest`).
     #[error(transparent)]
     AtRest(#[from] crate::at_rest::AtRestError),
+    /// The IOPS cap (`--iops-limit`) cannot be set on this machine.
+    #[error(transparent)]
+    Iops(#[from] super::iops::IopsError),
     /// `mariadbd`, `mariadb-install-db` or `mariadb-admin` is not installed.
     #[error(
         "MariaDB server binaries not found (looked for {binary} in {looked_in}): install them \
@@ -144,7 +147,7 @@ pub enum ServerError {
     /// would pull it from under them.
     #[error(
         "the private server in {} is in use by another oltp command with other settings \
-         (--profile): wait for it to finish, or use another --base-dir",
+         (--profile, --iops-limit): wait for it to finish, or use another --base-dir",
         dir.display()
     )]
     InUse {

@@ -68,8 +68,9 @@ pub struct Lease {
 
 impl Lease {
     /// Uses `url` when given, else starts (or attaches to) the private server of
-    /// `server_base(base_dir, at_rest)` with `profile`'s settings, registered as one of its
-    /// users.
+    /// `server_base(base_dir, at_rest)` with `profile`'s settings and the IOPS cap
+    /// `iops_limit` (reads and writes per second each; `None`: uncapped), registered as one
+    /// of its users.
     ///
     /// Blocks a tokio blocking thread while the server starts (seconds; minutes when another
     /// process holds the directory's lock).
@@ -83,6 +84,7 @@ impl Lease {
         base_dir: &Path,
         at_rest: AtRest,
         profile: Profile,
+        iops_limit: Option<u32>,
     ) -> std::result::Result<Lease, LeaseError> {
         if let Some(url) = url {
             return Ok(Lease {
@@ -91,13 +93,20 @@ impl Lease {
             });
         }
         let layout = Layout::new(server_base(base_dir, at_rest));
+        // The cap's cgroup, device and rights, before anything is made.
+        if let Some(n) = iops_limit {
+            super::iops::plan(layout.data(), n).map_err(ServerError::from)?;
+        }
         // Dropped on every early return below: unregistered.
         let me = Registration::new(&layout.users_dir())?;
-        let cfg = server_config(base_dir, at_rest, profile)?;
+        let mut cfg = server_config(base_dir, at_rest, profile)?;
+        cfg.iops_limit = iops_limit;
         // A server that other oltp commands (or other leases of this one) are using is not
         // restarted under them for other settings: refuse instead.
         if other_users(&layout.users_dir(), Some(&me.name)) > 0
-            && layout.recorded_args().is_some_and(|r| r != cfg.extra_args)
+            && layout
+                .recorded_args()
+                .is_some_and(|r| r != cfg.recorded_args())
         {
             return Err(ServerError::InUse {
                 dir: layout.base().to_path_buf(),
@@ -167,6 +176,15 @@ impl Lease {
             Held::Mariadb(server, _) => server.pid(),
             Held::Postgres(server) => server.pid(),
         })
+    }
+
+    /// The IOPS cap the kernel holds for the private MariaDB (see
+    /// [`PrivateServer::iops_cap`]); `None` for an uncapped one, PostgreSQL, or a URL.
+    pub fn iops_cap(&self) -> Option<super::iops::IopsCap> {
+        match &self.held {
+            Some((Held::Mariadb(server, _), _)) => server.iops_cap(),
+            _ => None,
+        }
     }
 
     /// Unregisters; leaves the private server running if another `oltp` command (or
@@ -279,13 +297,23 @@ pub struct Standing {
 
 impl Standing {
     /// Starts (or attaches to) the private server of `server_base(base_dir, at_rest)` with
-    /// `profile`'s settings, and removes its `ephemeral` marker.
+    /// `profile`'s settings and the IOPS cap `iops_limit` (as [`Lease::open`]), and removes
+    /// its `ephemeral` marker.
     ///
     /// # Errors
     ///
     /// Anything [`PrivateServer::start`] and [`server_config`] return.
-    pub async fn open(base_dir: &Path, at_rest: AtRest, profile: Profile) -> Result<Standing> {
-        let cfg = server_config(base_dir, at_rest, profile)?;
+    pub async fn open(
+        base_dir: &Path,
+        at_rest: AtRest,
+        profile: Profile,
+        iops_limit: Option<u32>,
+    ) -> Result<Standing> {
+        if let Some(n) = iops_limit {
+            super::iops::plan(Layout::new(server_base(base_dir, at_rest)).data(), n)?;
+        }
+        let mut cfg = server_config(base_dir, at_rest, profile)?;
+        cfg.iops_limit = iops_limit;
         let server = blocking("start", move || PrivateServer::start(&cfg)).await?;
         let layout = Layout::new(server.base_dir());
         let _ = fs::remove_file(layout.ephemeral_marker());

@@ -20,7 +20,7 @@
 //! By job: `layout` (every path), `binaries` (finding the MariaDB programs), `init` (the
 //! data directory), `process` (launch, wait, signals, shutdown, the directory lock), `logs`
 //! (quoting `err.log`), `config` ([`ServerConfig`], [`Profile`], TLS files and the at-rest
-//! key), `password` (the benchmark user's password file), `owner` (who the server runs
+//! key), `iops` (the `--iops-limit` cgroup), `password` (the benchmark user's password file), `owner` (who the server runs
 //! as), `lease` (which `oltp` commands use the server: [`Lease`], [`Standing`]), `error`
 //! ([`ServerError`]).
 //!
@@ -30,6 +30,7 @@ mod binaries;
 mod config;
 mod error;
 mod init;
+pub mod iops;
 mod layout;
 mod lease;
 mod logs;
@@ -138,6 +139,10 @@ impl PrivateServer {
         let bins = Binaries::find()?;
         let owner = Owner::detect(SERVER_USER).ok_or(ServerError::NoServerUser)?;
         let layout = Layout::resolved(&cfg.base_dir)?;
+        // Checked before anything is made: the cap's cgroup, device and rights.
+        if let Some(n) = cfg.iops_limit {
+            iops::plan(layout.data(), n)?;
+        }
         if let Some((dir, mode)) = owner.first_unreachable(layout.dir()) {
             return Err(ServerError::Unreachable { dir, mode });
         }
@@ -157,6 +162,12 @@ impl PrivateServer {
             crate::at_rest::mount_for(layout.base(), layout.dir())?;
             process::start_locked(cfg, bins, layout, owner)
         })
+    }
+
+    /// The IOPS cap the kernel holds for the server (`--iops-limit`), read back from its
+    /// cgroup; `None` when it runs uncapped.
+    pub fn iops_cap(&self) -> Option<iops::IopsCap> {
+        iops::of_pid(self.pid)
     }
 
     /// `mysql://encbench:PASSWORD@127.0.0.1:PORT/`: TCP on loopback, no database selected,
@@ -268,6 +279,7 @@ impl PrivateServer {
                 c.wait().map_err(io_err("wait for", &self.bins.mariadbd))?;
             }
             *child = None;
+            iops::remove(self.pid);
             return Ok(());
         }
         drop(child);
@@ -298,6 +310,7 @@ impl PrivateServer {
             if is_server_of(pid, layout.data()) {
                 shutdown_foreign(&bins, &layout, pid)?;
             }
+            iops::remove(pid);
             let _ = std::fs::remove_file(layout.port_file());
             Ok(crate::at_rest::unmount_for(layout.base(), layout.dir())?)
         })

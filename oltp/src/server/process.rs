@@ -64,7 +64,11 @@ pub(super) fn start_locked(
             Answer::Ready if password::read(&layout.password_file()).is_none() => {
                 shutdown_foreign(&bins, &layout, pid)?;
             }
-            Answer::Ready if layout.recorded_args().as_ref() == Some(&cfg.extra_args) => {
+            Answer::Ready
+                if layout.recorded_args().as_ref() == Some(&cfg.recorded_args())
+                    && cfg.iops_limit.map(u64::from)
+                        == super::iops::of_pid(pid).map(|c| c.read_iops) =>
+            {
                 let port = match layout.read_port() {
                     Some(port) => port,
                     None => bins.query_port(&layout)?,
@@ -83,12 +87,18 @@ pub(super) fn start_locked(
     ] {
         let _ = fs::remove_file(stale);
     }
+    // The cap's device once the data directory's filesystem is mounted (before: refused
+    // early by `PrivateServer::start`).
+    let cap = cfg
+        .iops_limit
+        .map(|n| super::iops::plan(layout.data(), n))
+        .transpose()?;
     if layout.data().is_dir() {
         check_not_old(&layout, owner)?;
     } else {
         initialise(&bins, &layout, owner)?;
     }
-    launch(cfg, bins, layout, owner)
+    launch(cfg, bins, layout, owner, cap.as_ref())
 }
 
 /// Refuses a data directory made before issue 15: no password file (the benchmark user's
@@ -138,15 +148,16 @@ fn hand_over(layout: &Layout, owner: Owner) -> Result<()> {
         .map_err(io_err("chmod 500", &none))
 }
 
-/// Spawns `mariadbd` (as `owner`) and waits until it answers; retries on a port taken in
-/// the meantime.
+/// Spawns `mariadbd` (as `owner`), in the cgroup of `cap` when capped, and waits until it
+/// answers; retries on a port taken in the meantime.
 fn launch(
     cfg: &ServerConfig,
     bins: Binaries,
     layout: Layout,
     owner: Owner,
+    cap: Option<&super::iops::CapPlan>,
 ) -> Result<PrivateServer> {
-    layout.record_args(&cfg.extra_args)?;
+    layout.record_args(&cfg.recorded_args())?;
     hand_over(&layout, owner)?;
     let tmp = layout.tmp_dir();
 
@@ -168,6 +179,7 @@ fn launch(
             .args(SERVER_FLAGS)
             .arg(flag("--secure-file-priv=", &layout.no_files_dir()))
             .args(&cfg.extra_args)
+            .args(cap.map_or(&[][..], |_| &super::iops::CAP_FLAGS[..]))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -176,6 +188,15 @@ fn launch(
             .process_group(0);
         let mut child = cmd.spawn().map_err(io_err("run", &bins.mariadbd))?;
         let pid = child.id();
+        // Into its cgroup at once, before it opens its data files: all its IO is capped.
+        if let Some(plan) = cap
+            && let Err(e) = super::iops::apply(plan, pid)
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+            super::iops::remove(pid);
+            return Err(e.into());
+        }
 
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
@@ -183,6 +204,7 @@ fn launch(
                 .try_wait()
                 .map_err(io_err("wait for", &bins.mariadbd))?;
             if let Some(status) = exited {
+                super::iops::remove(pid);
                 let log = read_log_since(layout.err_log(), log_start);
                 if attempt < PORT_ATTEMPTS && log.contains("Address already in use") {
                     break;
@@ -196,6 +218,7 @@ fn launch(
             if Instant::now() >= deadline {
                 let _ = child.kill();
                 let _ = child.wait();
+                super::iops::remove(pid);
                 let log = read_log_since(layout.err_log(), log_start);
                 return Err(ServerError::StartTimedOut {
                     socket: layout.socket().to_path_buf(),
@@ -283,6 +306,7 @@ pub(super) fn shutdown_foreign(bins: &Binaries, layout: &Layout, pid: u32) -> Re
         }
         thread::sleep(Duration::from_millis(20));
     }
+    super::iops::remove(pid);
     Ok(())
 }
 
@@ -334,6 +358,7 @@ impl PrivateServer {
                 .is_some()
             {
                 let _ = fs::remove_file(self.layout.port_file());
+                super::iops::remove(self.pid);
                 return Ok(());
             }
             if Instant::now() >= deadline {
@@ -342,6 +367,7 @@ impl PrivateServer {
                     .wait()
                     .map_err(io_err("wait for", &self.bins.mariadbd))?;
                 let _ = fs::remove_file(self.layout.port_file());
+                super::iops::remove(self.pid);
                 return Err(ServerError::StopTimedOut {
                     pid: self.pid,
                     secs: STOP_TIMEOUT.as_secs(),
@@ -372,6 +398,7 @@ impl PrivateServer {
             }
             thread::sleep(Duration::from_millis(20));
         }
+        super::iops::remove(self.pid);
         Ok(())
     }
 }

@@ -17,11 +17,17 @@ mod postgres;
 /// The server cannot start or stop.
 pub async fn server(a: &ServerArgs) -> Result<()> {
     let base = a.base_dir.clone().unwrap_or_else(default_base_dir);
+    super::check_iops_limit(
+        a.iops_limit,
+        a.db_driver == DbDriver::Pgsql,
+        false,
+        &[a.at_rest],
+    )?;
     check_available(a.at_rest, a.db_driver == DbDriver::Pgsql, false)?;
     if a.db_driver == DbDriver::Pgsql {
         return postgres::server(a, &base).await;
     }
-    let standing = Standing::open(&base, a.at_rest, a.profile).await?;
+    let standing = Standing::open(&base, a.at_rest, a.profile, a.iops_limit).await?;
     let server = standing.server();
     match a.action {
         ServerAction::Start => {
@@ -29,12 +35,16 @@ pub async fn server(a: &ServerArgs) -> Result<()> {
             // command line that carries it is readable by every local user.
             println!("{}", without_password(&server.url()));
             eprintln!(
-                "private MariaDB running (pid {}, socket {}, password in {}: connect with --mysql-url URL --password-file {}, TLS CA {}); stop it with `oltp server stop{}`",
+                "private MariaDB running (pid {}, socket {}, password in {}: connect with --mysql-url URL --password-file {}, TLS CA {}{}); stop it with `oltp server stop{}`",
                 server.pid(),
                 server.socket_path().display(),
                 server.password_file().display(),
                 server.password_file().display(),
                 standing.layout().tls_files().ca.display(),
+                server
+                    .iops_cap()
+                    .map(|c| format!(", IOPS cap {}", c.text()))
+                    .unwrap_or_default(),
                 a.base_dir
                     .as_ref()
                     .map(|d| format!(" --base-dir {}", d.display()))
