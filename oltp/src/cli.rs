@@ -420,7 +420,8 @@ pub struct PrepareArgs {
 pub enum Output {
     /// sysbench's report per run, then the comparison tables.
     Text,
-    /// One JSON object with `runs`, `summary` and `comparison` arrays.
+    /// One JSON object: the shared header, then `runs`, `summary`, `comparison` (medians),
+    /// `comparisons` (paired rounds with interval and verdict) and `noise_floor` (A/A).
     Json,
     /// One CSV row per run (header first).
     Csv,
