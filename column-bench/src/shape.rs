@@ -340,7 +340,7 @@ async fn from_mysql_async(src: &MysqlSource) -> Result<Shape> {
         .map_err(|e| Error::Invalid(format!("--from-mysql: {e}")))?;
     let opts = mysql_async::Opts::from_url(&src.url).map_err(|e| {
         Error::Invalid(format!(
-            "--from-mysql {:?} is not a MySQL URL ({e}): use mysql://USER:PASSWORD@HOST:PORT/DATABASE",
+            "--from-mysql {:?} is not a MySQL URL ({e}): use mysql://USER@HOST:PORT/DATABASE, the password in --password-file F or $MYSQL_PWD",
             redact(&src.url)
         ))
     })?;

@@ -633,7 +633,8 @@ fn bad_input_is_a_one_line_error_with_the_fix() {
         ),
         (
             vec!["--from-mysql", "http://nope", "--table", "t"],
-            "mysql://",
+            // The fix keeps the password off the command line (issue 15).
+            "use mysql://USER@HOST:PORT/DATABASE, the password in --password-file F or $MYSQL_PWD",
         ),
         (
             vec!["--schema-file", "/nonexistent/schema"],

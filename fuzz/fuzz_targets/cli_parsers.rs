@@ -275,6 +275,7 @@ fn password_of(url: &str) -> Option<&str> {
 
 /// Text the messages hold whatever the URL.
 const FIXED: &str = "--mysql-url is not a valid mysql:// URL: use mysql://USER:PASS@HOST:PORT \
+    use mysql://USER@HOST:PORT, the password in --password-file F or $MYSQL_PWD \
     the scheme is not mysql, cannot parse it: an unknown URL parameter, a URL parameter has an invalid value, \
     a URL parameter needs a feature this build lacks, invalid or incomplete \
     has ?socket=: oltp connects over TCP only (TLS and the measurements assume it); remove ?socket= and give HOST:PORT \

@@ -58,7 +58,8 @@ pub enum Command {
     /// at the same time against one server: counts and rates add up, latency
     /// histograms are merged.
     Merge(MergeArgs),
-    /// Reproduce a source report (shared/seeds/): run the experiment it
+    /// Reproduce a source report (listed in README.md; its published figures
+    /// are data in oltp/reproduce/published/ID.json): run the experiment it
     /// describes on this machine, its published figures beside ours with a
     /// verdict; writes DIR/report.md, report.json, report.html and the SVG charts.
     #[command(after_help = REPRODUCE_HELP)]
@@ -439,7 +440,8 @@ pub struct PrepareArgs {
 pub enum Output {
     /// sysbench's report per run, then the comparison tables.
     Text,
-    /// One JSON object with `runs`, `summary` and `comparison` arrays.
+    /// One JSON object: the shared header, then `runs`, `summary`, `comparison` (medians),
+    /// `comparisons` (paired rounds with interval and verdict) and `noise_floor` (A/A).
     Json,
     /// One CSV row per run (header first).
     Csv,

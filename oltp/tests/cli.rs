@@ -95,6 +95,26 @@ fn help_and_version_are_clap_output_with_exit_0() {
     );
 }
 
+/// A clone holds no `shared/seeds/` (the reports' texts are not redistributed):
+/// `oltp reproduce --help` points at what the repository does hold.
+#[test]
+fn reproduce_help_names_files_a_clone_has() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = oltp(dir.path(), &["reproduce", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(!help.contains("shared/seeds"), "{help}");
+    assert!(help.contains("oltp/reproduce/published/ID.json"), "{help}");
+    assert!(
+        std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/reproduce/published/000.json"
+        ))
+        .is_file(),
+        "the help names a path that is not in the repository"
+    );
+}
+
 #[test]
 fn an_unreachable_server_is_one_line_with_each_cause_once() {
     let dir = tempfile::tempdir().expect("tempdir");

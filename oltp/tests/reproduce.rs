@@ -290,6 +290,16 @@ fn report_003_keeps_the_contract_reuses_its_data_and_renders() {
         md.contains("| figure | line | published | ours (95% CI) | verdict | reason |"),
         "{md}"
     );
+    // Figure 2's intervals say what they cover: 2 rounds, min..max, 50%.
+    let md_fig2 = md
+        .split("## Figure 2")
+        .nth(1)
+        .expect("Figure 2 in report.md");
+    assert_eq!(
+        md_fig2.matches("; 50%, 2 rounds) |").count(),
+        2,
+        "{md_fig2}"
+    );
 
     // The page, rendered: the rows table with a row per figure, and the charts.
     let dom = chromium_dom(&out.path().join("report.html"));
@@ -325,6 +335,15 @@ fn report_003_keeps_the_contract_reuses_its_data_and_renders() {
             .count(),
         2,
         "1 and 8 connections"
+    );
+    assert_eq!(
+        fig2.split("</table>")
+            .next()
+            .unwrap_or("")
+            .matches("; 50%, 2 rounds)</td>")
+            .count(),
+        2,
+        "Figure 2's intervals with their coverage"
     );
     // Self-contained: no script, stylesheet link or remote resource.
     for remote in ["<script", "<link", "src=\"http", "href=\"http", "url(http"] {

@@ -54,7 +54,7 @@ pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
         DbError::new(
             ErrorKind::Other,
             format!(
-                "--mysql-url is not a valid mysql:// URL ({}): use mysql://USER:PASS@HOST:PORT",
+                "--mysql-url is not a valid mysql:// URL ({}): use mysql://USER@HOST:PORT, the password in --password-file F or $MYSQL_PWD",
                 url_problem(&e)
             ),
         )
@@ -426,6 +426,13 @@ mod url_tests {
             assert!(!e.contains("kkkkkksql") && !e.contains("secretpass"), "{e}");
             assert!(
                 e.starts_with("--mysql-url is not a valid mysql:// URL ("),
+                "{e}"
+            );
+            // The fix keeps the password off the command line (issue 15).
+            assert!(
+                e.ends_with(
+                    "use mysql://USER@HOST:PORT, the password in --password-file F or $MYSQL_PWD"
+                ),
                 "{e}"
             );
         }

@@ -105,10 +105,7 @@ pub fn to_html(r: &Reproduction) -> String {
         for p in curve {
             let f = |k: &str| p[k].as_f64();
             let ms = |k: &str| f(k).map_or("-".to_string(), |v| format!("{v:.3}"));
-            let change = match (f("tls_change_pct"), f("ci95_low_pct"), f("ci95_high_pct")) {
-                (Some(m), Some(lo), Some(hi)) => format!("{m:+.1}% ({lo:+.1}% to {hi:+.1}%)"),
-                _ => "1 round: no %".to_string(),
-            };
+            let change = super::markdown::figure2_change(p);
             let floor = match (f("noise_floor_low_pct"), f("noise_floor_high_pct")) {
                 (Some(lo), Some(hi)) => format!("{lo:+.1}% to {hi:+.1}%"),
                 _ => "-".to_string(),

@@ -26,6 +26,27 @@ pub fn ours_cell(r: &Row) -> String {
     }
 }
 
+/// Figure 2's `TLS change` cell of one point (`figure2` in the measurements):
+/// `+71.1% (+67.0% to +75.2%; 93.75%, 5 rounds)`, the interval's exact coverage
+/// and its rounds after the `;` as in [`ours_cell`] (a partial run's 2 rounds
+/// cover only 50%); `1 round: no %` without an interval.
+pub fn figure2_change(p: &serde_json::Value) -> String {
+    let f = |k: &str| p[k].as_f64();
+    match (
+        f("tls_change_pct"),
+        f("ci95_low_pct"),
+        f("ci95_high_pct"),
+        f("confidence_pct"),
+    ) {
+        (Some(m), Some(lo), Some(hi), Some(c)) => format!(
+            "{m:+.1}% ({lo:+.1}% to {hi:+.1}%; {}, {} rounds)",
+            encbench_common::compare::confidence_text(c),
+            p["rounds"]
+        ),
+        _ => "1 round: no %".to_string(),
+    }
+}
+
 /// A row's cells in the table's order (figure, line, published, ours (95%
 /// CI), verdict, reason), unescaped: each exporter escapes them for its
 /// format.
@@ -97,10 +118,7 @@ pub fn to_markdown(r: &Reproduction) -> String {
         );
         for p in curve {
             let f = |k: &str| p[k].as_f64();
-            let change = match (f("tls_change_pct"), f("ci95_low_pct"), f("ci95_high_pct")) {
-                (Some(m), Some(lo), Some(hi)) => format!("{m:+.1}% ({lo:+.1}% to {hi:+.1}%)"),
-                _ => "1 round: no %".to_string(),
-            };
+            let change = figure2_change(p);
             let floor = match (f("noise_floor_low_pct"), f("noise_floor_high_pct")) {
                 (Some(lo), Some(hi)) => format!("{lo:+.1}% to {hi:+.1}%"),
                 _ => "-".to_string(),
@@ -187,4 +205,24 @@ pub fn to_markdown(r: &Reproduction) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::figure2_change;
+
+    #[test]
+    fn a_figure2_interval_shows_its_coverage_and_rounds() {
+        // The point a partial 003 run left (2 rounds: min..max covers 50%).
+        let p = serde_json::json!({
+            "connections": 1, "tls_change_pct": 71.077, "ci95_low_pct": 66.99,
+            "ci95_high_pct": 75.16, "confidence_pct": 50.0, "rounds": 2
+        });
+        assert_eq!(
+            figure2_change(&p),
+            "+71.1% (+67.0% to +75.2%; 50%, 2 rounds)"
+        );
+        let one = serde_json::json!({ "connections": 1, "tls_change_pct": 5.0, "rounds": 1 });
+        assert_eq!(figure2_change(&one), "1 round: no %");
+    }
 }
