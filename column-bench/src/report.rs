@@ -231,7 +231,7 @@ impl Table {
     }
 }
 
-/// A value length in bytes: an integer when every value has that length (`119`),
+/// A value or row length in bytes: an integer when every value has that length (`119`),
 /// else the mean with one decimal (`37.5` for lengths 16 and 59).
 fn value_len(x: f64) -> String {
     if x.is_finite() && x.fract() == 0.0 {
@@ -378,7 +378,7 @@ impl Report {
                 r.operation.name().into(),
                 r.key_mode.name().into(),
                 r.path.name().into(),
-                f1(r.row_bytes),
+                value_len(r.row_bytes),
                 f1(r.ns_per_row),
                 grouped(r.rows_per_sec),
             ]);
