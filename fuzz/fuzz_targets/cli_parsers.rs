@@ -280,7 +280,7 @@ const FIXED: &str = "--mysql-url is not a valid mysql:// URL: use mysql://USER:P
     a URL parameter needs a feature this build lacks, invalid or incomplete \
     has ?socket=: oltp connects over TCP only (TLS and the measurements assume it); remove ?socket= and give HOST:PORT \
     (invalid URL) :*** \
-    is not a postgres:// URL: use postgres://USER:PASS@HOST:PORT/DB is not a valid postgres:// URL \
+    is not a postgres:// URL: use postgres://USER@HOST:PORT/DB, the password in --password-file F or $PGPASSWORD is not a valid postgres:// URL \
     invalid connection string: unexpected EOF unterminated parameter invalid value for option unknown option \
     @localhost:5432/ (not shown: not a SCHEME://USER:PASSWORD@HOST URL) \
     --mysql-url: --pgsql-url: an @ must appear once, ending USER:PASS before the host: \

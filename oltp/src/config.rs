@@ -296,7 +296,7 @@ pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
         DbDriver::Pgsql => {
             if a.mysql_url.is_some() {
                 bail!(
-                    "--mysql-url is for --db-driver mysql: with --db-driver pgsql give --pgsql-url postgres://USER:PASS@HOST:PORT/DB"
+                    "--mysql-url is for --db-driver mysql: with --db-driver pgsql give --pgsql-url postgres://USER@HOST:PORT/DB, the password in --password-file F or $PGPASSWORD"
                 );
             }
             if a.mysql_db.is_some() {
@@ -306,7 +306,7 @@ pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
                 && !pg(url)
             {
                 bail!(
-                    "--pgsql-url is a {}:// URL: give postgres://USER:PASS@HOST:PORT/DB (for a MySQL server, --db-driver mysql --mysql-url)",
+                    "--pgsql-url is a {}:// URL: give postgres://USER@HOST:PORT/DB, the password in --password-file F or $PGPASSWORD (for a MySQL server, --db-driver mysql --mysql-url)",
                     scheme(url)
                 );
             }

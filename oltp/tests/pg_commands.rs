@@ -180,7 +180,7 @@ fn flags_of_the_other_driver_and_unbuilt_modes_are_refused() {
                 "--pgsql-url",
                 "mysql://u:secret@127.0.0.1:1",
             ],
-            "--pgsql-url is a mysql:// URL: give postgres://USER:PASS@HOST:PORT/DB",
+            "--pgsql-url is a mysql:// URL: give postgres://USER@HOST:PORT/DB, the password in --password-file F or $PGPASSWORD",
         ),
         (
             vec!["prepare", "--mysql-url", pg_url],

@@ -258,7 +258,9 @@ fn bad_logins_and_urls_are_one_line_errors() {
             .err()
             .expect("a mysql:// URL must be refused");
         assert!(
-            e.to_string().contains("postgres://USER:PASS@HOST:PORT/DB"),
+            e.to_string().contains(
+                "postgres://USER@HOST:PORT/DB, the password in --password-file F or $PGPASSWORD"
+            ),
             "{e}"
         );
         assert!(

@@ -82,7 +82,7 @@ pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
         // as `target` (fuzz/regressions/cli_parsers/password-in-pg-kv-host).
         return Err(DbError::new(
             ErrorKind::Other,
-            "--pgsql-url is not a postgres:// URL: use postgres://USER:PASS@HOST:PORT/DB",
+            "--pgsql-url is not a postgres:// URL: use postgres://USER@HOST:PORT/DB, the password in --password-file F or $PGPASSWORD",
         ));
     }
     // tokio-postgres ends USER:PASS at the first '@' of the text: the rest of a
@@ -101,7 +101,7 @@ pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
         DbError::new(
             ErrorKind::Other,
             format!(
-                "--pgsql-url {} is not a valid postgres:// URL ({e}): use postgres://USER:PASS@HOST:PORT/DB",
+                "--pgsql-url {} is not a valid postgres:// URL ({e}): use postgres://USER@HOST:PORT/DB, the password in --password-file F or $PGPASSWORD",
                 target(url)
             ),
         )
