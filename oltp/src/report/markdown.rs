@@ -58,8 +58,8 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::model::fixtures::{run, settings};
-    use crate::report::{PgbenchRun, Report};
+    use crate::report::Report;
+    use crate::report::model::fixtures::{run, select_only, settings};
 
     #[test]
     fn the_heading_names_sysbench_tables_or_pgbench_scale() {
@@ -67,14 +67,7 @@ mod tests {
         let md = sysbench.to_markdown();
         assert!(md.contains("\n2 tables x 1000 rows, server "), "{md}");
 
-        let mut st = settings(8, "none");
-        st.workload = "pgbench_select_only".into();
-        st.pgbench = Some(PgbenchRun {
-            script: "select-only".into(),
-            scale: 10,
-            query_mode: "prepared".into(),
-            initial_connection_ms: 1.0,
-        });
+        let st = select_only(8, 10, "prepared", 1.0);
         let md = Report::new(Report::begin(), vec![run(st, 10, 0)]).to_markdown();
         assert!(
             md.contains("\npgbench tables of scale 10 (1000000 accounts), server "),

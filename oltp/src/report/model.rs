@@ -596,6 +596,25 @@ pub(crate) mod fixtures {
         }
     }
 
+    /// pgbench's select-only at `threads` clients on tables of `scale`, in
+    /// `query_mode`, with `initial_connection_ms`.
+    pub(crate) fn select_only(
+        threads: u32,
+        scale: u32,
+        query_mode: &str,
+        initial_connection_ms: f64,
+    ) -> RunSettings {
+        let mut st = settings(threads, "none");
+        st.workload = "pgbench_select_only".into();
+        st.pgbench = Some(super::PgbenchRun {
+            script: "select-only".into(),
+            scale,
+            query_mode: query_mode.into(),
+            initial_connection_ms,
+        });
+        st
+    }
+
     /// A 2 s run with `settings`: each of its threads completed `fast` events
     /// of 1 ms then `slow` events of 10 ms, each one point select (0.1 ms or
     /// 1 ms) and BEGIN + COMMIT.

@@ -215,19 +215,12 @@ fn latency_stddev_ms(r: &RunResult) -> Option<f64> {
 mod tests {
     use super::progress_line;
     use crate::measure::{IntervalLatency, LiveCounts};
-    use crate::report::model::fixtures::{run, settings};
-    use crate::report::{LatencyLimit, PgbenchRun};
+    use crate::report::LatencyLimit;
+    use crate::report::model::fixtures::{run, select_only};
 
     #[test]
     fn pgbench_layout_has_pgbench_lines() {
-        let mut st = settings(8, "none");
-        st.workload = "pgbench_select_only".into();
-        st.pgbench = Some(PgbenchRun {
-            script: "select-only".into(),
-            scale: 10,
-            query_mode: "prepared".into(),
-            initial_connection_ms: 12.5,
-        });
+        let st = select_only(8, 10, "prepared", 12.5);
         let text = run(st, 1000, 2000).to_text();
         for line in [
             "transaction type: <builtin: select only>",
@@ -249,14 +242,7 @@ mod tests {
 
     #[test]
     fn pgbench_layout_names_the_tls_level_and_an_incomplete_run() {
-        let mut st = settings(2, "none");
-        st.workload = "pgbench_select_only".into();
-        st.pgbench = Some(PgbenchRun {
-            script: "select-only".into(),
-            scale: 1,
-            query_mode: "simple".into(),
-            initial_connection_ms: 1.0,
-        });
+        let mut st = select_only(2, 1, "simple", 1.0);
         st.tls = Some(crate::report::model::TlsInfo {
             version: "TLSv1.3".into(),
             cipher: "TLS_AES_256_GCM_SHA384".into(),
@@ -277,14 +263,7 @@ mod tests {
 
     #[test]
     fn latency_limit_lines_are_pgbench_15s() {
-        let mut st = settings(2, "none");
-        st.workload = "pgbench_select_only".into();
-        st.pgbench = Some(PgbenchRun {
-            script: "select-only".into(),
-            scale: 1,
-            query_mode: "prepared".into(),
-            initial_connection_ms: 1.0,
-        });
+        let mut st = select_only(2, 1, "prepared", 1.0);
         // 2 threads x (90 + 10) transactions: 200 processed, 1 failed.
         let mut r = run(st.clone(), 90, 10);
         r.errors = 1;
