@@ -98,6 +98,42 @@ pub struct RunConfig {
     pub latency_limit: Option<Duration>,
 }
 
+/// A pgbench workload run by count (`--time 0 --events N`) is pgbench's `-t`,
+/// which counts transactions per client: every `--threads` count must divide
+/// `events` (the total of all clients), so that each run's report can say
+/// `number of transactions per client: N / threads` as pgbench would.
+///
+/// # Errors
+/// One line naming the count that does not divide `events` and the nearest
+/// totals every count divides.
+fn check_per_client(events: u64, threads: &[u32]) -> Result<()> {
+    let Some(&bad) = threads
+        .iter()
+        .find(|&&t| t > 0 && events % u64::from(t) != 0)
+    else {
+        return Ok(());
+    };
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let lcm = threads
+        .iter()
+        .filter(|&&t| t > 0)
+        .fold(1u64, |l, &t| l / gcd(l, u64::from(t)) * u64::from(t));
+    let below = events / lcm * lcm;
+    let fix = if below > 0 {
+        format!("--events {below} or {}", below + lcm)
+    } else {
+        format!("--events {lcm}")
+    };
+    bail!(
+        "--events {events} with --time 0 is pgbench's -t (transactions per client) x --threads, but --threads {bad} does not divide it: use {fix}"
+    )
+}
+
 /// Checks a workload against the tables flags: a pgbench workload needs
 /// PostgreSQL and a pgbench layout of the fillers; `--scale` is pgbench's.
 ///
@@ -517,6 +553,9 @@ impl RunConfig {
         if a.time == 0 && a.events == 0 {
             bail!("--time 0 needs --events N (otherwise the run never ends)");
         }
+        if a.workload.is_pgbench() && a.time == 0 {
+            check_per_client(a.events, &a.threads)?;
+        }
         let server_cpu = match a.server_pid {
             Some(pid) => ServerCpu::Process(ServerProcess::open(pid)?),
             None => ServerCpu::Unavailable(PID_UNKNOWN.to_string()),
@@ -592,6 +631,27 @@ impl RunConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pgbench_count_must_split_evenly_across_clients() {
+        assert!(check_per_client(300, &[1, 2, 3]).is_ok());
+        let e = check_per_client(301, &[1, 2])
+            .expect_err("301 / 2")
+            .to_string();
+        assert!(
+            e.contains("--events 301 with --time 0 is pgbench's -t")
+                && e.contains("--threads 2 does not divide it: use --events 300 or 302"),
+            "{e}"
+        );
+        // A grid: the totals every count divides (lcm 12).
+        let e = check_per_client(10, &[4, 6])
+            .expect_err("10 / 4")
+            .to_string();
+        assert!(
+            e.contains("--threads 4 does not divide it: use --events 12"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn start_at_must_be_rfc_3339_ahead_and_within_a_day() {

@@ -464,6 +464,9 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             }
             .to_string(),
             initial_connection_ms: connection_ms,
+            // pgbench's -t: a run by count (config checked that the threads divide it).
+            transactions_per_client: (cfg.time.is_zero() && cfg.events > 0)
+                .then(|| cfg.events / u64::from(threads.max(1))),
         }),
     };
     let window = MeasuredWindow::new(start_wall, Duration::from_secs_f64(elapsed.max(0.0)));

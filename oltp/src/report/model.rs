@@ -176,6 +176,12 @@ pub struct PgbenchRun {
     /// open and its statements prepared, ms (pgbench's "initial connection
     /// time", which is not in the measured window: TPS excludes it).
     pub initial_connection_ms: f64,
+    /// pgbench's `-t`: transactions per client of a run by count (`--time 0
+    /// --events N`: N / `--threads`, which `oltp run` requires to divide N);
+    /// absent for a run by time (`-T`) and in results written before the
+    /// field. The report's expected total is this x the clients.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transactions_per_client: Option<u64>,
 }
 
 /// Queries by sysbench's classes.
@@ -611,6 +617,7 @@ pub(crate) mod fixtures {
             scale,
             query_mode: query_mode.into(),
             initial_connection_ms,
+            transactions_per_client: None,
         });
         st
     }

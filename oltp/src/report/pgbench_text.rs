@@ -11,13 +11,15 @@ use crate::measure::{IntervalLatency, LiveCounts};
 
 impl RunResult {
     /// The run as pgbench 15 reports it: transaction type, scaling factor,
-    /// query mode, clients, threads, duration, transactions processed and
-    /// failed, with `--latency-limit` the skipped (under `--rate`) and late
+    /// query mode, clients, threads, duration and transactions processed (by
+    /// count, pgbench's `-t`: transactions per client and processed of
+    /// expected, no duration), failed transactions, with `--latency-limit` the skipped (under `--rate`) and late
     /// ones, latency average and stddev (ms), initial connection time and
     /// tps without it; then what pgbench does not print (encryption, TLS,
     /// and its level, server, client and server CPU per transaction), and
     /// for a run that stopped early the `INCOMPLETE RUN:` lines of sysbench's
-    /// layout (its duration then says so). A result without pgbench settings
+    /// layout (its duration line, or by count its processed line, then says
+    /// so). A result without pgbench settings
     /// gets the lines it has.
     pub fn to_pgbench_text(&self) -> String {
         let st = &self.settings;
@@ -32,21 +34,31 @@ impl RunResult {
         let _ = writeln!(s, "number of clients: {}", st.threads);
         let _ = writeln!(s, "number of threads: {}", st.threads);
         let _ = writeln!(s, "maximum number of tries: 1");
-        let _ = writeln!(
-            s,
-            "duration: {:.0} s{}",
-            self.time_s,
-            if self.error.is_some() {
-                " (stopped early: see INCOMPLETE RUN below)"
-            } else {
-                ""
+        let stopped = if self.error.is_some() {
+            " (stopped early: see INCOMPLETE RUN below)"
+        } else {
+            ""
+        };
+        match pg.and_then(|p| p.transactions_per_client) {
+            // pgbench's -t: per client, and processed of clients x that.
+            Some(n) => {
+                let _ = writeln!(s, "number of transactions per client: {n}");
+                let _ = writeln!(
+                    s,
+                    "number of transactions actually processed: {}/{}{stopped}",
+                    self.transactions,
+                    n * u64::from(st.threads)
+                );
             }
-        );
-        let _ = writeln!(
-            s,
-            "number of transactions actually processed: {}",
-            self.transactions
-        );
+            None => {
+                let _ = writeln!(s, "duration: {:.0} s{stopped}", self.time_s);
+                let _ = writeln!(
+                    s,
+                    "number of transactions actually processed: {}",
+                    self.transactions
+                );
+            }
+        }
         let failed = self.errors + self.interrupted_events;
         let limit = self.latency_limit.as_ref();
         // pgbench's total_cnt: processed + skipped + failed.
@@ -259,6 +271,33 @@ mod tests {
         ] {
             assert!(text.contains(line), "{line:?} missing in\n{text}");
         }
+    }
+
+    #[test]
+    fn a_run_by_count_prints_pgbench_15s_t_lines() {
+        let mut st = select_only(2, 1, "prepared", 1.0);
+        if let Some(p) = st.pgbench.as_mut() {
+            p.transactions_per_client = Some(150);
+        }
+        // 2 threads x (140 + 10) transactions.
+        let text = run(st.clone(), 140, 10).to_text();
+        assert!(
+            text.contains(
+                "maximum number of tries: 1\nnumber of transactions per client: 150\nnumber of transactions actually processed: 300/300\nnumber of failed transactions: "
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("duration:"), "{text}");
+        let mut r = run(st, 50, 10);
+        r.error = Some("interrupted (Ctrl-C or SIGTERM)".into());
+        r.complete = false;
+        let text = r.to_text();
+        assert!(
+            text.contains(
+                "number of transactions actually processed: 120/300 (stopped early: see INCOMPLETE RUN below)\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
