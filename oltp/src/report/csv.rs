@@ -5,7 +5,10 @@ use super::Report;
 impl Report {
     /// CSV: one row per run with its settings and figures (latencies in ms,
     /// CPU in µs per query; a figure not measured is an empty field), a
-    /// header first.
+    /// header first. The header is the same for every run: the
+    /// `--latency-limit` columns (`latency_limit_ms`, `latency_limit_late`,
+    /// `latency_limit_skipped`, last, as in the JSON's `latency_limit`) are
+    /// empty for a run without a limit.
     ///
     /// # Errors
     /// Writing failed.
@@ -53,10 +56,14 @@ impl Report {
             "at_rest_crypto_driver",
             "at_rest_control_of",
             "at_rest_verified_no_plaintext",
+            "latency_limit_ms",
+            "latency_limit_late",
+            "latency_limit_skipped",
         ])?;
         for r in &self.runs {
             let l = &r.latency_ms;
             let at_rest = r.settings.at_rest.as_ref();
+            let limit = r.latency_limit.as_ref();
             w.write_record([
                 r.settings.workload.clone(),
                 r.settings.threads.to_string(),
@@ -111,6 +118,9 @@ impl Report {
                     .and_then(|a| a.verified_no_plaintext)
                     .map(|v| v.to_string())
                     .unwrap_or_default(),
+                opt(limit.map(|l| l.limit_ms), 3),
+                limit.map(|l| l.late.to_string()).unwrap_or_default(),
+                limit.map(|l| l.skipped.to_string()).unwrap_or_default(),
             ])?;
         }
         let bytes = w.into_inner().map_err(|e| e.into_error())?;
@@ -126,4 +136,55 @@ fn opt(x: Option<f64>, decimals: usize) -> String {
 /// `t` as RFC 3339 UTC (empty for a time outside 1970..=9999).
 fn rfc3339(t: std::time::SystemTime) -> String {
     encbench_common::header::rfc3339(t).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::model::fixtures::{run, select_only};
+    use crate::report::{LatencyLimit, Report};
+
+    /// The CSV of `runs`: its header and rows.
+    fn parse(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
+        let text = report.to_csv().expect("csv");
+        let mut r = ::csv::Reader::from_reader(text.as_bytes());
+        let header = r
+            .headers()
+            .expect("header")
+            .iter()
+            .map(String::from)
+            .collect();
+        let rows = r
+            .records()
+            .map(|row| row.expect("row").iter().map(String::from).collect())
+            .collect();
+        (header, rows)
+    }
+
+    #[test]
+    fn latency_limit_columns_are_always_there_and_empty_without_a_limit() {
+        let mut limited = run(select_only(2, 1, "prepared", 1.0), 90, 10);
+        limited.latency_limit = Some(LatencyLimit {
+            limit_ms: 5.0,
+            late: 20,
+            skipped: 3,
+        });
+        let plain = run(select_only(2, 1, "prepared", 1.0), 90, 10);
+        let (header, rows) = parse(&Report::new(Report::begin(), vec![limited, plain]));
+        let (alone, _) = parse(&Report::new(
+            Report::begin(),
+            vec![run(select_only(2, 1, "prepared", 1.0), 1, 0)],
+        ));
+        assert_eq!(header, alone, "the header does not depend on the runs");
+        let n = header.len();
+        assert_eq!(
+            header[n - 3..],
+            [
+                "latency_limit_ms",
+                "latency_limit_late",
+                "latency_limit_skipped"
+            ]
+        );
+        assert_eq!(rows[0][n - 3..], ["5.000", "20", "3"]);
+        assert_eq!(rows[1][n - 3..], ["", "", ""]);
+    }
 }

@@ -7,8 +7,10 @@ use super::text::{comparisons_text, summary_text};
 use crate::schema::pgbench::ACCOUNTS_PER_SCALE;
 
 impl Report {
-    /// Markdown: the summary table (medians with min-max) and the comparison
-    /// tables (paired rounds, intervals, verdicts, the noise floor).
+    /// Markdown: the summary table (medians with min-max), with
+    /// `--latency-limit` the per-run table of late and skipped transactions,
+    /// and the comparison tables (paired rounds, intervals, verdicts, the
+    /// noise floor).
     pub fn to_markdown(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "## oltp {}\n", self.header.tool.version);
@@ -48,6 +50,7 @@ impl Report {
             );
         }
         s.push_str(&summary_text(&self.summary));
+        s.push_str(&super::latency_limit_table::latency_limit_text(&self.runs));
         s.push_str(&comparisons_text(&self.comparisons, &self.noise_floor));
         if let Some(line) = super::summary::no_baseline_text(&self.summary) {
             let _ = writeln!(s, "\n{line}");

@@ -9,7 +9,7 @@
 //! - One file per format, each over [`Report`]: [`text`] (sysbench's layout;
 //!   [`pgbench_text`] pgbench's, for a pgbench workload),
 //!   [`json`] (written by `--json-out`, read back by `oltp merge`), [`csv`],
-//!   [`markdown`], [`svg`] (the chart).
+//!   [`markdown`] (with [`latency_limit_table`]), [`svg`] (the chart).
 //! - [`window`]: a run's measured window in wall-clock time, and how much
 //!   several clients' windows overlap (what `oltp merge` checks).
 //!
@@ -17,6 +17,7 @@
 
 pub mod csv;
 pub mod json;
+pub mod latency_limit_table;
 pub mod markdown;
 pub mod model;
 pub mod pgbench_text;
