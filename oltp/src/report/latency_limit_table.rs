@@ -70,7 +70,7 @@ mod tests {
     #[test]
     fn one_row_per_limited_run_and_no_table_without_a_limit() {
         let plain = run(select_only(2, 1, "prepared", 1.0), 90, 10);
-        assert_eq!(latency_limit_text(&[plain.clone()]), "");
+        assert_eq!(latency_limit_text(std::slice::from_ref(&plain)), "");
         // 2 threads x 100: 200 processed, 1 failed, 799 skipped.
         let mut limited = plain.clone();
         limited.errors = 1;
