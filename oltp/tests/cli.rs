@@ -425,6 +425,30 @@ fn a_missing_tls_ca_is_named_before_connecting_with_either_driver() {
 }
 
 #[test]
+fn a_pgbench_count_that_does_not_split_across_clients_is_refused() {
+    // --time 0 --events N is pgbench's -t, which counts per client.
+    refused_before_connecting(
+        &[
+            "run",
+            "--db-driver",
+            "pgsql",
+            "--workload",
+            "pgbench_select_only",
+            "--threads",
+            "1,2",
+            "--time",
+            "0",
+            "--events",
+            "301",
+        ],
+        &[
+            "--events 301 with --time 0 is pgbench's -t",
+            "--threads 2 does not divide it: use --events 300 or 302",
+        ],
+    );
+}
+
+#[test]
 fn an_invalid_latency_limit_is_refused_as_pgbench_refuses_it() {
     // pgbench 15: `pgbench: error: invalid latency limit: "0"` (exit 1) for 0,
     // a negative value or no number; oltp's usage error names the fix.

@@ -181,16 +181,17 @@ fn repeated_rounds_with_control_give_intervals_and_a_noise_floor() {
     let header = text.lines().next().expect("header");
     // control, then decrypt_errors (since --on-decrypt-error), then the
     // server's CPU and the measured window (schema 4), then the engine, then
-    // the at-rest record's other fields (its mechanism is `at_rest`).
+    // the at-rest record's other fields (its mechanism is `at_rest`), then
+    // --latency-limit's three (empty here: a sysbench workload has no limit).
     assert!(
         header.ends_with(
-            ",control,decrypt_errors,server_cpu_s,server_cpu_us_per_query,total_cpu_us_per_query,server_cpu_unavailable,measured_window_start,measured_window_end,engine,at_rest_crypto_driver,at_rest_control_of,at_rest_verified_no_plaintext"
+            ",control,decrypt_errors,server_cpu_s,server_cpu_us_per_query,total_cpu_us_per_query,server_cpu_unavailable,measured_window_start,measured_window_end,engine,at_rest_crypto_driver,at_rest_control_of,at_rest_verified_no_plaintext,latency_limit_ms,latency_limit_late,latency_limit_skipped"
         ),
         "{header}"
     );
     assert!(
-        text.lines().skip(1).all(|l| l.ends_with(",mariadb,,,")),
-        "every row names the engine (and no at-rest mechanism): {text}"
+        text.lines().skip(1).all(|l| l.ends_with(",mariadb,,,,,,")),
+        "every row names the engine (and no at-rest mechanism or latency limit): {text}"
     );
     assert_eq!(text.lines().filter(|l| l.contains(",true,0,")).count(), 1);
 }

@@ -9,7 +9,9 @@
 //! own row; `--report-interval` prints pgbench 15's `progress:` lines (with `, lag` under
 //! `--rate`, whose final report gains the schedule-lag line); `--latency-limit` counts
 //! late and (under `--rate`) skipped transactions as stock pgbench 15's `-L` does on the
-//! same tables, in its lines' shapes. One private PostgreSQL per test binary (a test that cannot start it fails,
+//! same tables, in its lines' shapes, and reaches the CSV and Markdown exports; a run
+//! by count (`--time 0 --events N`) prints the lines stock pgbench 15's `-t` prints, in
+//! its order. One private PostgreSQL per test binary (a test that cannot start it fails,
 //! never skips); scale 1, runs of 1 s or a few hundred transactions.
 
 #[allow(dead_code)]
@@ -485,27 +487,16 @@ fn encrypted_fillers_give_the_plaintext_results() {
 /// average and stddev, failed, and with `-R` the lag.
 fn progress_regex(rate: bool) -> regex::Regex {
     let lag = if rate { r", lag (\d+\.\d{3}) ms" } else { "" };
-    regex::Regex::new(&format!(
-        r"^progress: (\d+\.\d) s, (\d+\.\d) tps, lat (\d+\.\d{{3}}) ms stddev (\d+\.\d{{3}}), (\d+) failed{lag}$"
+    pgbench_line(&format!(
+        r"progress: (\d+\.\d) s, (\d+\.\d) tps, lat (\d+\.\d{{3}}) ms stddev (\d+\.\d{{3}}), (\d+) failed{lag}"
     ))
-    .expect("regex")
 }
 
 #[test]
 fn report_interval_prints_pgbench_progress_lines_and_rate_adds_the_schedule_lag() {
-    let s = shared_pg();
-    let base = pg_tempdir();
-    let db = "pgb_progress";
-    prepare(
-        s.url(),
-        base.path(),
-        db,
-        &["--workload", "pgbench_select_only", "--scale", "1"],
-    );
-    let lag_line = regex::Regex::new(
-        r"(?m)^rate limit schedule lag: avg (\d+\.\d{3}) \(max (\d+\.\d{3})\) ms$",
-    )
-    .expect("regex");
+    let PgbenchDb { pg: s, base, db } = pgbench_select_only("pgb_progress");
+    let lag_line =
+        pgbench_line(r"rate limit schedule lag: avg (\d+\.\d{3}) \(max (\d+\.\d{3})\) ms");
     for rate in [None, Some("200")] {
         let json = base.path().join("progress.json");
         let mut extra = vec![
@@ -585,16 +576,14 @@ fn report_interval_prints_pgbench_progress_lines_and_rate_adds_the_schedule_lag(
 /// pgbench 15's `-L` line of its final report, captured: the limit, late,
 /// processed, percentage.
 fn late_regex() -> regex::Regex {
-    regex::Regex::new(
-        r"(?m)^number of transactions above the (\d+\.\d) ms latency limit: (\d+)/(\d+) \((\d+\.\d{3})%\)$",
+    pgbench_line(
+        r"number of transactions above the (\d+\.\d) ms latency limit: (\d+)/(\d+) \((\d+\.\d{3})%\)",
     )
-    .expect("regex")
 }
 
 /// pgbench 15's `-L` line under `-R`, captured: skipped, percentage.
 fn skipped_regex() -> regex::Regex {
-    regex::Regex::new(r"(?m)^number of transactions skipped: (\d+) \((\d+\.\d{3})%\)$")
-        .expect("regex")
+    pgbench_line(r"number of transactions skipped: (\d+) \((\d+\.\d{3})%\)")
 }
 
 /// `n` captured as an integer.
@@ -622,15 +611,7 @@ fn run_text(url: &str, base: &Path, db: &str, extra: &[&str]) -> (String, serde_
 
 #[test]
 fn latency_limit_counts_late_and_skipped_transactions_as_pgbench_15() {
-    let s = shared_pg();
-    let base = pg_tempdir();
-    let db = "pgb_limit";
-    prepare(
-        s.url(),
-        base.path(),
-        db,
-        &["--workload", "pgbench_select_only", "--scale", "1"],
-    );
+    let PgbenchDb { pg: s, base, db } = pgbench_select_only("pgb_limit");
     let (late, skipped) = (late_regex(), skipped_regex());
     // Stock pgbench on the same tables first: the shapes oltp's lines must
     // have, and pgbench's own counting. No transaction lasts under 1 µs (a
@@ -662,6 +643,14 @@ fn latency_limit_counts_late_and_skipped_transactions_as_pgbench_15() {
     let c = late.captures(&open).unwrap_or_else(|| panic!("{open}"));
     assert!(int(&sk, 1) > 0, "{open}");
     assert_eq!(int(&c, 3) + int(&sk, 1), 1000, "{open}");
+    // -t's processed line: of the 1,000 scheduled, skipped ones included.
+    assert!(
+        open.contains(&format!(
+            "\nnumber of transactions actually processed: {}/1000\n",
+            int(&c, 3)
+        )),
+        "{open}"
+    );
     assert_eq!(int(&c, 2), int(&c, 3), "every processed one late: {open}");
     // The same under oltp (--events counts all clients: pgbench's -t 150 x 2).
     let common = [
@@ -722,6 +711,12 @@ fn latency_limit_counts_late_and_skipped_transactions_as_pgbench_15() {
     assert_eq!(int(&sk, 1), skip, "text and JSON agree: {text}");
     assert_eq!((int(&c, 2), int(&c, 3)), (processed, processed), "{text}");
     assert_eq!(l["late"].as_u64(), Some(processed), "{run}");
+    assert!(
+        text.contains(&format!(
+            "\nnumber of transactions actually processed: {processed}/1000\n"
+        )),
+        "as pgbench's -t: {text}"
+    );
     // pgbench's percentage: of processed + skipped + failed (none failed).
     assert_eq!(
         &sk[2],
@@ -730,21 +725,155 @@ fn latency_limit_counts_late_and_skipped_transactions_as_pgbench_15() {
     );
 }
 
+/// The label of a report line (what comes before its first `: ` or ` = `,
+/// whichever is first), `None` for a line with neither.
+fn label(line: &str) -> Option<&str> {
+    [": ", " = "]
+        .iter()
+        .filter_map(|sep| line.find(sep))
+        .min()
+        .map(|at| &line[..at])
+}
+
 #[test]
-fn latency_limit_under_rate_adds_skipped_to_the_progress_line_as_pgbench_15() {
-    let s = shared_pg();
-    let base = pg_tempdir();
-    let db = "pgb_limit_progress";
-    prepare(
+fn a_run_by_count_prints_the_lines_of_stock_pgbench_15s_t() {
+    let PgbenchDb { pg: s, base, db } = pgbench_select_only("pgb_count");
+    let per_client = pgbench_line(r"number of transactions per client: (\d+)");
+    let processed = pgbench_line(r"number of transactions actually processed: (\d+)/(\d+)");
+    // Stock pgbench -t 150 with 2 clients: what -t prints.
+    let out = pgbench(
+        &s.url_of(db),
+        &["-S", "-n", "-c", "2", "-j", "2", "-t", "150"],
+    );
+    let stock = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{stock} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // oltp's --events counts all clients: 300 for 2 threads is -t 150.
+    let (text, run) = run_text(
         s.url(),
         base.path(),
         db,
-        &["--workload", "pgbench_select_only", "--scale", "1"],
+        &[
+            "--workload",
+            "pgbench_select_only",
+            "--threads",
+            "2",
+            "--time",
+            "0",
+            "--events",
+            "300",
+        ],
     );
-    let line = regex::Regex::new(
-        r"^progress: \d+\.\d s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, \d+ failed, lag \d+\.\d{3} ms, (\d+) skipped$",
-    )
-    .expect("regex");
+    assert_eq!(run["transactions"], 300, "{run}");
+    assert_eq!(run["pgbench"]["transactions_per_client"], 150, "{run}");
+    for (who, report) in [("pgbench", &stock), ("oltp", &text)] {
+        let c = per_client
+            .captures(report)
+            .unwrap_or_else(|| panic!("{who}: {report}"));
+        assert_eq!(int(&c, 1), 150, "{who}: {report}");
+        let c = processed
+            .captures(report)
+            .unwrap_or_else(|| panic!("{who}: {report}"));
+        assert_eq!((int(&c, 1), int(&c, 2)), (300, 300), "{who}: {report}");
+        assert!(!report.contains("duration:"), "{who}: no -T line\n{report}");
+    }
+    // Line for line: pgbench's lines up to the failed one are oltp's, in
+    // order; every later one pgbench prints, oltp prints in the same order
+    // (oltp adds the stddev line and its own after the tps line).
+    let labels = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with("pgbench ("))
+            .filter_map(label)
+            .map(String::from)
+            .collect()
+    };
+    let (want, got) = (labels(&stock), labels(&text));
+    let head = want
+        .iter()
+        .position(|l| l == "number of failed transactions")
+        .expect("pgbench's failed line")
+        + 1;
+    assert_eq!(got[..head], want[..head], "{stock}\n{text}");
+    let mut rest = got[head..].iter();
+    for l in &want[head..] {
+        assert!(
+            rest.any(|g| g == l),
+            "{l:?} missing or out of order:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn latency_limit_counts_reach_the_csv_and_markdown_exports() {
+    let PgbenchDb { pg: s, base, db } = pgbench_select_only("pgb_limit_exports");
+    // No transaction lasts under 1 µs: all 300 late, none skipped (no --rate).
+    for output in ["csv", "markdown"] {
+        let json = base.path().join(format!("{output}.json"));
+        let extra = [
+            "--workload",
+            "pgbench_select_only",
+            "--threads",
+            "2",
+            "--time",
+            "0",
+            "--events",
+            "300",
+            "--latency-limit",
+            "0.001",
+            "--output",
+            output,
+            "--no-progress",
+            "--json-out",
+            utf8(&json),
+        ];
+        let out = oltp_bin(
+            base.path(),
+            &oltp_args("run", s.url(), base.path(), db, &extra),
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "{output}: {stdout} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let run = read_json(&json)["runs"][0].clone();
+        let l = &run["latency_limit"];
+        assert_eq!((u(&l["late"]), u(&l["skipped"])), (300, 0), "{run}");
+        if output == "csv" {
+            let mut r = csv::Reader::from_reader(stdout.as_bytes());
+            let header = r.headers().expect("header").clone();
+            let row = r.records().next().expect("a row").expect("row");
+            let col = |name: &str| {
+                let i = header
+                    .iter()
+                    .position(|h| h == name)
+                    .unwrap_or_else(|| panic!("{name} not in {header:?}"));
+                row[i].to_string()
+            };
+            assert_eq!(col("latency_limit_ms"), "0.001");
+            assert_eq!(col("latency_limit_late"), "300");
+            assert_eq!(col("latency_limit_skipped"), "0");
+            assert_eq!(col("transactions"), "300");
+        } else {
+            assert!(
+                stdout.contains(
+                    "| pgbench_select_only | 2 | none | 1 | 0.001 | 300 | 300 (100.000%) | 0 (0.000%) |\n"
+                ),
+                "{stdout}"
+            );
+        }
+    }
+}
+
+#[test]
+fn latency_limit_under_rate_adds_skipped_to_the_progress_line_as_pgbench_15() {
+    let PgbenchDb { pg: s, base, db } = pgbench_select_only("pgb_limit_progress");
+    let line = pgbench_line(
+        r"progress: \d+\.\d s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, \d+ failed, lag \d+\.\d{3} ms, (\d+) skipped",
+    );
     // Stock pgbench's -P line under -R and -L (on stderr): the shape.
     let out = pgbench(
         &s.url_of(db),

@@ -534,6 +534,41 @@ pub fn shared_pg() -> &'static SharedPg {
     })
 }
 
+/// A pgbench data set on the shared PostgreSQL ([`shared_pg`]): database `db`
+/// made by `oltp prepare --workload pgbench_select_only --scale 1`, its keys
+/// and JSON files in `base`.
+pub struct PgbenchDb {
+    /// The shared server.
+    pub pg: &'static SharedPg,
+    /// The base directory of the `oltp` commands on it.
+    pub base: TempDir,
+    /// The base database.
+    pub db: &'static str,
+}
+
+/// Prepares [`PgbenchDb`] `db` (a name of its own per test: the server is
+/// shared); a prepare that fails fails the test.
+pub fn pgbench_select_only(db: &'static str) -> PgbenchDb {
+    let pg = shared_pg();
+    let base = pg_tempdir();
+    let args = pg_data_args(
+        "prepare",
+        Some(pg.url()),
+        base.path(),
+        db,
+        &["--workload", "pgbench_select_only", "--scale", "1"],
+    );
+    assert_eq!(runtime().block_on(cli(&args)), Ok(true), "prepare {db}");
+    PgbenchDb { pg, base, db }
+}
+
+/// A line of pgbench 15's report (or of oltp's in its layout) as a regex
+/// matching a whole line of a longer text: `(?m)^PATTERN$`.
+pub fn pgbench_line(pattern: &str) -> regex::Regex {
+    regex::Regex::new(&format!("(?m)^{pattern}$"))
+        .unwrap_or_else(|e| panic!("regex {pattern}: {e}"))
+}
+
 /// A connection to database `db` of PostgreSQL `url` (`None`: the URL's); one that
 /// cannot connect fails the test.
 pub async fn pg(url: &str, db: Option<&str>) -> PostgresConnection {
