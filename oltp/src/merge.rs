@@ -343,6 +343,7 @@ fn check_same_grid(a: &ClientReport, b: &ClientReport) -> Result<()> {
 fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
     let base = group[0];
     let latency_limit = merge_latency_limit(group)?;
+    check_same_per_client(group)?;
     let mut latency = histogram_from_hex(&base.latency_histogram)
         .map_err(|e| anyhow::anyhow!("{} run: {e}", base.settings.workload))?;
     for r in &group[1..] {
@@ -495,6 +496,34 @@ fn merge_latency_limit(group: &[&RunResult]) -> Result<Option<LatencyLimit>> {
             .map(|l| l.skipped)
             .sum(),
     }))
+}
+
+/// Refuses clients of a pgbench run by count (`--time 0 --events N`,
+/// pgbench's `-t`) whose transactions per client differ: the merged report
+/// prints one per-client count and expects it of every client (a run by
+/// time beside one by count differs too).
+///
+/// # Errors
+/// The per-client counts, and the fix.
+fn check_same_per_client(group: &[&RunResult]) -> Result<()> {
+    let per_client: Vec<Option<u64>> = group
+        .iter()
+        .map(|r| {
+            r.settings
+                .pgbench
+                .as_ref()
+                .and_then(|p| p.transactions_per_client)
+        })
+        .collect();
+    if per_client.windows(2).any(|w| w[0] != w[1]) {
+        let shown = |n: &Option<u64>| n.map_or("none (--time)".to_string(), |n| n.to_string());
+        bail!(
+            "the clients ran {} with {} transactions per client (pgbench's -t, --events / --threads): merge reports of the same grid (the same --events per --threads)",
+            group[0].settings.workload,
+            per_client.iter().map(shown).collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// The clients' schedule lag together: the mean weighted by transactions
@@ -799,6 +828,39 @@ mod tests {
             e.contains("--latency-limit 5 ms, none") && e.contains("the same --latency-limit"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn pgbench_clients_by_count_merge_with_the_same_per_client_count_only() {
+        let by_count = |n: Option<u64>| {
+            move |s: &mut RunSettings| {
+                let (encrypt, columns) = (s.encrypt.clone(), s.encrypted_columns.clone());
+                *s = crate::report::model::fixtures::select_only(s.threads, 1, "prepared", 1.0);
+                (s.encrypt, s.encrypted_columns) = (encrypt, columns);
+                if let Some(p) = s.pgbench.as_mut() {
+                    p.transactions_per_client = n;
+                }
+            }
+        };
+        let a = client("a.json", &[2], by_count(Some(150)), 150, 0);
+        let b = client("b.json", &[2], by_count(Some(150)), 140, 10);
+        let merged = merge(&[a.clone(), b]).expect("merge");
+        let text = merged[0].to_text();
+        assert!(
+            text.contains(
+                "number of transactions per client: 150\nnumber of transactions actually processed: 600/600\n"
+            ),
+            "{text}"
+        );
+        let c = client("c.json", &[2], by_count(Some(100)), 100, 0);
+        let e = refused(&[a.clone(), c]);
+        assert!(
+            e.contains("with 150, 100 transactions per client")
+                && e.contains("the same --events per --threads"),
+            "{e}"
+        );
+        let d = client("d.json", &[2], by_count(None), 150, 0);
+        assert!(refused(&[a, d]).contains("150, none (--time)"));
     }
 
     #[test]
