@@ -508,6 +508,8 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub time: u64,
     /// Events (transactions) per run, all threads together (0: no limit).
+    /// With --time 0 a pgbench workload's is pgbench's -t x clients, so it
+    /// must be a multiple of every --threads count.
     #[arg(long, default_value_t = 0)]
     pub events: u64,
     /// Open loop: events per second for all threads together, arriving at
