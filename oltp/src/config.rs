@@ -88,6 +88,10 @@ pub struct RunConfig {
     /// The IOPS cap the kernel holds for the private server (`--iops-limit`, set once the
     /// server is known, read back from its cgroup); `None`: uncapped, or not ours.
     pub iops_cap: Option<crate::server::iops::IopsCap>,
+    /// The pids of the other live `oltp` processes using the same private server when the
+    /// run started (set once the server is known, [`crate::server::Lease::shared_with`]);
+    /// empty: none, or a server given by URL.
+    pub shared_with: Vec<u32>,
     /// `--start-at`: when the first run's warm-up starts (UTC).
     pub start_at: Option<SystemTime>,
     /// `--scale` of a pgbench workload (`None`: the tables' own).
@@ -582,6 +586,7 @@ impl RunConfig {
             on_decrypt_error: a.on_decrypt_error,
             server_cpu,
             iops_cap: None,
+            shared_with: Vec::new(),
             start_at,
             scale: a.scale,
             latency_limit: a.latency_limit,

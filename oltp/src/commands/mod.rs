@@ -148,6 +148,10 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
                 };
                 cfg.url = server.url.clone().into();
                 cfg.iops_cap = server.iops_cap();
+                if let Some(line) = shared_warning(&server.shared_with) {
+                    eprintln!("{line}");
+                }
+                cfg.shared_with = server.shared_with.clone();
                 if a.server_pid.is_none() {
                     cfg.server_cpu = private_server_cpu(&server, &ma.data);
                 }
@@ -220,6 +224,19 @@ async fn open_lease(data: &DataArgs) -> Result<Lease> {
         }
         DbDriver::Pgsql => Lease::open_postgres(data.url(), &base, mode).await?,
     })
+}
+
+/// The warning for a run whose private server other live `oltp` processes (`pids`) use
+/// too; `None` when none do.
+fn shared_warning(pids: &[u32]) -> Option<String> {
+    if pids.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = pids.iter().map(u32::to_string).collect();
+    Some(format!(
+        "Warning: oltp pid {} uses the same private server: both runs share its cores, so these figures are not comparable with a quiet run's (recorded as shared_with in the JSON); wait for it to end, or give each run its own --base-dir (or ENCBENCH_HOME)",
+        list.join(", ")
+    ))
 }
 
 /// Ends `server`'s lease after `outcome`; the outcome's error first.

@@ -238,6 +238,9 @@ async fn reproduce_one(
     }
     let (outcome, stopped) = if plan.servers == Servers::Shared {
         let server = Lease::open(None, &base, AtRest::Off, Profile::Default, None).await?;
+        if let Some(line) = super::shared_warning(&server.shared_with) {
+            eprintln!("{line}");
+        }
         let outcome = measure(
             a,
             id,
@@ -368,6 +371,7 @@ async fn measure(
         let mut cfg = RunConfig::from_args(&ra)?;
         cfg.url = url.clone().into();
         cfg.server_cpu = super::private_server_cpu(server, &ra.data);
+        cfg.shared_with = server.shared_with.clone();
         let total = plan.scale.threads.len() as u64
             * u64::from(plan.scale.repeat)
             * u64::from(grid.runs_per_round);
