@@ -485,8 +485,14 @@ impl RunConfig {
         }
         let tls_mode = modes.first().copied().unwrap_or_default();
         if let Some(ca) = &a.data.tls_ca
-            && !modes.is_empty()
+            && modes.is_empty()
         {
+            bail!(
+                "--tls-ca {} applies only with a TLS mode, and --tls is off: drop --tls-ca, or pick --tls on, verify-ca or required",
+                ca.display()
+            );
+        }
+        if let Some(ca) = &a.data.tls_ca {
             // Both drivers' check, before any connection: mysql_async would
             // only fail at the handshake, as if the server were at fault.
             crate::driver::pg_tls::roots_of(ca).map_err(|e| anyhow::anyhow!("{e}"))?;

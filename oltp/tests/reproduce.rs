@@ -93,6 +93,32 @@ fn an_unknown_id_lists_the_valid_ones() {
 }
 
 #[test]
+fn a_missing_tls_bench_is_refused_before_anything_starts() {
+    // New-user finding (report 003): --tls-bench /nonexistent was not refused.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let o = oltp(
+        &[
+            "003",
+            "--tls-bench",
+            "/nonexistent",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
+        &[],
+    );
+    assert_eq!(
+        one_line_error(&o),
+        (
+            1,
+            "Error: --tls-bench /nonexistent: no such file: give the tls-bench binary (built by `cargo build --release -p tls-bench -p tls-bench-footprint`), or omit --tls-bench for the one next to oltp".to_string()
+        )
+    );
+    assert!(text(&o.stdout).is_empty(), "nothing started");
+    assert!(!out.exists(), "nothing written");
+}
+
+#[test]
 fn too_many_connections_for_the_memory_are_refused_first() {
     use encbench_oltp::reproduce::resources::{memory_available, memory_needed};
     let (need, avail) = (

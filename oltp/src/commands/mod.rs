@@ -217,6 +217,9 @@ pub(crate) fn check_iops_limit(
 /// The server cannot start.
 async fn open_lease(data: &DataArgs) -> Result<Lease> {
     let base = crate::config::base_dir(data);
+    if data.url().is_none() {
+        check_base_dir(&base)?;
+    }
     let mode = data.at_rest_mode();
     Ok(match data.db_driver {
         DbDriver::Mysql => {
@@ -237,6 +240,20 @@ fn shared_warning(pids: &[u32]) -> Option<String> {
         "Warning: oltp pid {} uses the same private server: both runs share its cores, so these figures are not comparable with a quiet run's (recorded as shared_with in the JSON); wait for it to end, or give each run its own --base-dir (or ENCBENCH_HOME)",
         list.join(", ")
     ))
+}
+
+/// Creates `base` (the base directory, `--base-dir` or its default) if missing, before a
+/// private server is set up in it.
+///
+/// # Errors
+/// It cannot be created: one line naming it, the operating system's error and the fix.
+pub(crate) fn check_base_dir(base: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(base).map_err(|e| {
+        anyhow::anyhow!(
+            "--base-dir {}: cannot create it: {e}: give a directory you can write as --base-dir DIR (or set ENCBENCH_HOME)",
+            base.display()
+        )
+    })
 }
 
 /// Ends `server`'s lease after `outcome`; the outcome's error first.
