@@ -493,7 +493,7 @@ mod tests {
 
     #[test]
     fn the_intervals_legend_wraps_under_100_columns() {
-        use crate::report::summary::{comparisons, noise_floors};
+        use crate::report::summary::noise_floors;
         let mut runs = Vec::new();
         for r in 1..=5 {
             for (fast, control) in [(100 + 10 * r, false), (101 + 10 * r, true)] {
