@@ -802,7 +802,7 @@ fn a_run_beside_another_oltp_on_the_same_server_warns_and_records_its_pid() {
         assert_eq!(
             warnings,
             [format!(
-                "Warning: oltp pid {me} uses the same private server: both runs share its cores, so these figures are not comparable with a quiet run's (recorded as shared_with in the JSON); wait for it to end, or give each run its own --base-dir (or ENCBENCH_HOME)"
+                "Warning: oltp pid {me} uses the same private server: the runs share its cores, so these figures are not comparable with a quiet run's (recorded as shared_with in the JSON); wait for it to end, or give each run its own --base-dir (or ENCBENCH_HOME)"
             )],
             "{stderr}"
         );

@@ -236,8 +236,13 @@ fn shared_warning(pids: &[u32]) -> Option<String> {
         return None;
     }
     let list: Vec<String> = pids.iter().map(u32::to_string).collect();
+    let (pid, uses, it) = if pids.len() == 1 {
+        ("pid", "uses", "it")
+    } else {
+        ("pids", "use", "them")
+    };
     Some(format!(
-        "Warning: oltp pid {} uses the same private server: both runs share its cores, so these figures are not comparable with a quiet run's (recorded as shared_with in the JSON); wait for it to end, or give each run its own --base-dir (or ENCBENCH_HOME)",
+        "Warning: oltp {pid} {} {uses} the same private server: the runs share its cores, so these figures are not comparable with a quiet run's (recorded as shared_with in the JSON); wait for {it} to end, or give each run its own --base-dir (or ENCBENCH_HOME)",
         list.join(", ")
     ))
 }
@@ -281,5 +286,32 @@ fn private_server_cpu(server: &Lease, data: &crate::cli::DataArgs) -> ServerCpu 
         Some(Ok(p)) => ServerCpu::Process(p),
         Some(Err(e)) => ServerCpu::Unavailable(format!("the private server's process: {e}")),
         None => ServerCpu::Unavailable(PID_UNKNOWN.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shared_warning;
+
+    #[test]
+    fn the_shared_server_warning_names_every_other_pid() {
+        assert_eq!(shared_warning(&[]), None);
+        let one = shared_warning(&[41]).expect("a warning");
+        assert!(
+            one.starts_with("Warning: oltp pid 41 uses the same private server: "),
+            "{one}"
+        );
+        assert!(
+            one.ends_with(
+                "wait for it to end, or give each run its own --base-dir (or ENCBENCH_HOME)"
+            ),
+            "{one}"
+        );
+        let two = shared_warning(&[41, 42]).expect("a warning");
+        assert!(
+            two.starts_with("Warning: oltp pids 41, 42 use the same private server: "),
+            "{two}"
+        );
+        assert!(two.contains("wait for them to end"), "{two}");
     }
 }
