@@ -19,6 +19,13 @@ use crate::server::Profile;
 use crate::worker::OnDecryptError;
 use crate::workload::{Options, Workload, parse_latency_limit, parse_on_off, parse_tls};
 
+/// A parser of a `u64` option in `lo..=hi`, reading the value as an `i64` first so that a
+/// negative one is refused naming the range (`-1 is not in 0..=86400`), as the `u32`
+/// options' parsers do, instead of "invalid digit found in string".
+fn u64_in(lo: i64, hi: i64) -> clap::builder::RangedI64ValueParser<u64> {
+    clap::builder::RangedI64ValueParser::<u64>::new().range(lo..=hi)
+}
+
 /// sysbench-compatible OLTP load generator with column encryption.
 ///
 /// Without --mysql-url, oltp starts (and stops) a private MariaDB server from the
@@ -45,11 +52,13 @@ pub const EXIT_CODES: &str = "Exit codes:
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create and load the sbtest tables (one database per encryption choice).
+    #[command(allow_negative_numbers = true)]
     Prepare(PrepareArgs),
     /// Run the workload for every --threads x --tls x --encrypt combination and compare.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Run(Box<RunArgs>),
     /// Drop the tables (and encrypted databases) that prepare created.
+    #[command(allow_negative_numbers = true)]
     Cleanup(CleanupArgs),
     /// Keep the private server running between commands (e.g. to run sysbench
     /// against it), or stop it.
@@ -62,7 +71,7 @@ pub enum Command {
     /// are data in oltp/reproduce/published/ID.json): run the experiment it
     /// describes on this machine, its published figures beside ours with a
     /// verdict; writes DIR/report.md, report.json, report.html and the SVG charts.
-    #[command(after_help = REPRODUCE_HELP)]
+    #[command(after_help = REPRODUCE_HELP, allow_negative_numbers = true)]
     Reproduce(ReproduceArgs),
 }
 
@@ -104,10 +113,10 @@ pub struct ReproduceArgs {
     #[arg(long, value_name = "FILE")]
     pub tls_bench: Option<PathBuf>,
     /// Test only: measured seconds per run instead of the report's.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    #[arg(long, value_parser = u64_in(1, 86_400))]
     pub time: Option<u64>,
     /// Test only: warm-up seconds per run (default: the report's).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    #[arg(long, value_parser = u64_in(0, 86_400))]
     pub warmup: Option<u64>,
     /// Test only: interleaved rounds (1 gives no %; default: the report's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -505,12 +514,12 @@ pub struct RunArgs {
     pub scale: Option<u32>,
     /// Measured duration of each run in seconds (0: no limit, give --events).
     #[arg(long, default_value_t = 10, value_name = "SECONDS",
-          value_parser = clap::value_parser!(u64).range(0..=86_400))]
+          value_parser = u64_in(0, 86_400))]
     pub time: u64,
     /// Events (transactions) per run, all threads together (0: no limit).
     /// With --time 0 a pgbench workload's is pgbench's -t x clients, so it
     /// must be a multiple of every --threads count.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = u64_in(0, i64::MAX))]
     pub events: u64,
     /// Open loop: events per second for all threads together, arriving at
     /// exponential intervals (each thread takes 1/threads of them); an event's
@@ -529,14 +538,14 @@ pub struct RunArgs {
     pub latency_limit: Option<std::time::Duration>,
     /// Seconds of unmeasured load before each run's measured window.
     #[arg(long, default_value_t = 0, value_name = "SECONDS",
-          value_parser = clap::value_parser!(u64).range(0..=86_400))]
+          value_parser = u64_in(0, 86_400))]
     pub warmup: u64,
     /// Print a line like sysbench's every N seconds (tps, qps, r/w/o per second,
     /// p95 latency in ms, errors and reconnects per second); pgbench workloads
     /// print pgbench 15's -P line instead (progress: T s, tps, lat and stddev
     /// in ms, failed; lag in ms with --rate); 0: none.
     #[arg(long, default_value_t = 0, value_name = "SECONDS",
-          value_parser = clap::value_parser!(u64).range(0..=86_400))]
+          value_parser = u64_in(0, 86_400))]
     pub report_interval: u64,
     #[command(flatten)]
     #[allow(missing_docs)]

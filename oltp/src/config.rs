@@ -88,6 +88,10 @@ pub struct RunConfig {
     /// The IOPS cap the kernel holds for the private server (`--iops-limit`, set once the
     /// server is known, read back from its cgroup); `None`: uncapped, or not ours.
     pub iops_cap: Option<crate::server::iops::IopsCap>,
+    /// The pids of the other live `oltp` processes using the same private server when the
+    /// run started (set once the server is known, [`crate::server::Lease::shared_with`]);
+    /// empty: none, or a server given by URL.
+    pub shared_with: Vec<u32>,
     /// `--start-at`: when the first run's warm-up starts (UTC).
     pub start_at: Option<SystemTime>,
     /// `--scale` of a pgbench workload (`None`: the tables' own).
@@ -517,8 +521,14 @@ impl RunConfig {
         }
         let tls_mode = modes.first().copied().unwrap_or_default();
         if let Some(ca) = &a.data.tls_ca
-            && !modes.is_empty()
+            && modes.is_empty()
         {
+            bail!(
+                "--tls-ca {} applies only with a TLS mode, and --tls is off: drop --tls-ca, or pick --tls on, verify-ca or required",
+                ca.display()
+            );
+        }
+        if let Some(ca) = &a.data.tls_ca {
             // Both drivers' check, before any connection: mysql_async would
             // only fail at the handshake, as if the server were at fault.
             crate::driver::pg_tls::roots_of(ca).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -621,6 +631,7 @@ impl RunConfig {
             on_decrypt_error: a.on_decrypt_error,
             server_cpu,
             iops_cap: None,
+            shared_with: Vec::new(),
             start_at,
             scale: a.scale,
             latency_limit: a.latency_limit,

@@ -454,6 +454,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         server_version: info.version.clone(),
         server_settings: info.settings.clone(),
         iops_cap: cfg.iops_cap.clone(),
+        shared_with: cfg.shared_with.clone(),
         pgbench: cfg.workload.pgbench_script().map(|script| PgbenchRun {
             script: script.to_string(),
             scale,

@@ -489,3 +489,60 @@ fn an_invalid_latency_limit_is_refused_as_pgbench_refuses_it() {
         ],
     );
 }
+
+#[test]
+fn negative_numbers_are_value_errors_naming_the_range() {
+    // New-user finding: `--threads -1` gave clap's "unexpected argument '-1'".
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (args, want) in [
+        (
+            &["run", "--threads", "-1"][..],
+            "Error: invalid value '-1' for '--threads <LIST>': -1 is not in 1..=10000; see oltp run --help",
+        ),
+        (
+            &["run", "--time", "-5"],
+            "Error: invalid value '-5' for '--time <SECONDS>': -5 is not in 0..=86400; see oltp run --help",
+        ),
+        (
+            &["prepare", "--table-size", "-1"],
+            "Error: invalid value '-1' for '--table-size <TABLE_SIZE>': -1 is not in 1..=1000000000; see oltp prepare --help",
+        ),
+    ] {
+        let out = oltp(dir.path(), args);
+        assert_eq!(one_error_line(args, &out), want, "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn a_tls_ca_without_a_tls_mode_is_refused() {
+    // New-user finding: --tls-ca with --tls off was silently ignored.
+    for driver in ["mysql", "pgsql"] {
+        refused_before_connecting(
+            &["run", "--db-driver", driver, "--tls-ca", "/etc/hostname"],
+            &[
+                "Error: --tls-ca /etc/hostname applies only with a TLS mode, and --tls is off: drop --tls-ca, or pick --tls on, verify-ca or required",
+            ],
+        );
+    }
+}
+
+#[test]
+fn an_uncreatable_base_dir_or_out_dir_names_the_fix() {
+    // New-user finding: the messages named the failure only.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = ["run", "--base-dir", "/proc/nope", "--time", "1"];
+    let out = oltp(dir.path(), &args);
+    assert_eq!(
+        one_error_line(&args, &out),
+        "Error: --base-dir /proc/nope: cannot create it: No such file or directory (os error 2): give a directory you can write as --base-dir DIR (or set ENCBENCH_HOME)"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let args = ["reproduce", "000", "--quick", "--out", "/proc/nope"];
+    let out = oltp(dir.path(), &args);
+    assert_eq!(
+        one_error_line(&args, &out),
+        "Error: --out /proc/nope: cannot create the directory: No such file or directory (os error 2): give a directory you can write as --out DIR"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -476,6 +476,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
             encbench_oltp::server_cpu::ServerProcess::open(server.pid()).expect("mariadbd"),
         ),
         iops_cap: None,
+        shared_with: Vec::new(),
         start_at: None,
         scale: None,
         latency_limit: None,

@@ -33,7 +33,31 @@ fn home() -> &'static Path {
 static SERVER: Mutex<()> = Mutex::new(());
 
 fn oltp(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_oltp"));
+    oltp_at(Path::new(env!("CARGO_BIN_EXE_oltp")), args, env)
+}
+
+/// The `oltp` binary hard-linked (or copied) alone into a directory of its own, with no
+/// tls-bench beside it: `oltp reproduce 003` then finds none where it looks by default,
+/// as on a machine where tls-bench is not built (`--tls-bench` of a missing file is
+/// refused instead).
+fn oltp_without_tls_bench() -> &'static Path {
+    static EXE: OnceLock<std::path::PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("oltp-without-tls-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("create the directory");
+        let exe = dir.join("oltp");
+        let _ = std::fs::remove_file(&exe);
+        if std::fs::hard_link(env!("CARGO_BIN_EXE_oltp"), &exe).is_err() {
+            std::fs::copy(env!("CARGO_BIN_EXE_oltp"), &exe).expect("copy oltp");
+        }
+        exe
+    })
+}
+
+/// [`oltp`] with the binary `exe`.
+fn oltp_at(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(exe);
     c.arg("reproduce").args(args).arg("--base-dir").arg(home());
     for (k, v) in env {
         c.env(k, v);
@@ -90,6 +114,32 @@ fn an_unknown_id_lists_the_valid_ones() {
             "Error: unknown report id \"002\": give one of 000, 001, 003, 004, or all".to_string()
         )
     );
+}
+
+#[test]
+fn a_missing_tls_bench_is_refused_before_anything_starts() {
+    // New-user finding (report 003): --tls-bench /nonexistent was not refused.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let o = oltp(
+        &[
+            "003",
+            "--tls-bench",
+            "/nonexistent",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
+        &[],
+    );
+    assert_eq!(
+        one_line_error(&o),
+        (
+            1,
+            "Error: --tls-bench /nonexistent: no such file: give the tls-bench binary (built by `cargo build --release -p tls-bench -p tls-bench-footprint`), or omit --tls-bench for the one next to oltp".to_string()
+        )
+    );
+    assert!(text(&o.stdout).is_empty(), "nothing started");
+    assert!(!out.exists(), "nothing written");
 }
 
 #[test]
@@ -218,18 +268,9 @@ fn report_003_keeps_the_contract_reuses_its_data_and_renders() {
     let out = tempfile::tempdir().expect("tempdir");
     let dir = out.path().to_str().expect("utf8");
     let tiny = ["--time", "1", "--warmup", "0", "--repeat", "2"];
-    let mut args = vec![
-        "003",
-        "--quick",
-        "--threads",
-        "1,8",
-        "--out",
-        dir,
-        "--tls-bench",
-        "/nonexistent/tls-bench",
-    ];
+    let mut args = vec!["003", "--quick", "--threads", "1,8", "--out", dir];
     args.extend(tiny);
-    let o = oltp(&args, &[]);
+    let o = oltp_at(oltp_without_tls_bench(), &args, &[]);
     assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
     let stdout = text(&o.stdout);
     assert!(
@@ -359,11 +400,9 @@ fn report_003_keeps_the_contract_reuses_its_data_and_renders() {
         "1",
         "--out",
         again.path().to_str().expect("utf8"),
-        "--tls-bench",
-        "/nonexistent/tls-bench",
     ];
     args.extend(tiny);
-    let o = oltp(&args, &[]);
+    let o = oltp_at(oltp_without_tls_bench(), &args, &[]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let stdout = text(&o.stdout);
     assert!(
@@ -383,7 +422,7 @@ fn report_003_keeps_the_contract_reuses_its_data_and_renders() {
 fn ctrl_c_mid_way_writes_the_rows_so_far_marked_partial() {
     let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
     let out = tempfile::tempdir().expect("tempdir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_oltp"))
+    let mut child = Command::new(oltp_without_tls_bench())
         .args([
             "reproduce",
             "003",
@@ -395,8 +434,6 @@ fn ctrl_c_mid_way_writes_the_rows_so_far_marked_partial() {
             "0",
             "--repeat",
             "3",
-            "--tls-bench",
-            "/nonexistent",
         ])
         .arg("--out")
         .arg(out.path())

@@ -750,3 +750,69 @@ fn an_older_oltps_registration_counts_while_its_process_lives() {
         assert!(!older_file.exists(), "the stale registration was removed");
     });
 }
+
+#[test]
+fn a_run_beside_another_oltp_on_the_same_server_warns_and_records_its_pid() {
+    let dir = tempdir();
+    let base = dir.path().join("home");
+    let b = common::utf8(&base).to_string();
+    let sized = [
+        "--base-dir",
+        b.as_str(),
+        "--mysql-db",
+        "shared",
+        "--tables",
+        "1",
+        "--table-size",
+        "100",
+        "--encrypt",
+        "none",
+    ];
+    let json = dir.path().join("run.json");
+    let run: Vec<&str> = ["run", "--time", "1", "--workload", "oltp_point_select"]
+        .into_iter()
+        .chain(sized)
+        .chain(["--json-out", common::utf8(&json)])
+        .collect();
+    let prepared = common::oltp_bin(&base, &[&["prepare"][..], &sized[..]].concat());
+    assert!(prepared.status.success(), "prepare: {prepared:?}");
+    let shared_with = |json: &Path| -> Vec<Vec<u64>> {
+        common::read_json(json)["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .map(|r| {
+                r["shared_with"]
+                    .as_array()
+                    .expect("shared_with: an array")
+                    .iter()
+                    .map(common::u)
+                    .collect()
+            })
+            .collect()
+    };
+    let me = std::process::id();
+    common::runtime().block_on(async {
+        // This test process holds a lease of the server while the oltp binary runs.
+        let held = lease(&base).await;
+        let out = common::oltp_bin(&base, &run);
+        assert!(out.status.success(), "run: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("Warning: ")).collect();
+        assert_eq!(
+            warnings,
+            [format!(
+                "Warning: oltp pid {me} uses the same private server: the runs share its cores, so these figures are not comparable with a quiet run's (recorded as shared_with in the JSON); wait for it to end, or give each run its own --base-dir (or ENCBENCH_HOME)"
+            )],
+            "{stderr}"
+        );
+        assert_eq!(shared_with(&json), [vec![u64::from(me)]]);
+        held.finish().await.expect("finish the lease");
+    });
+    // Alone: no warning, nothing recorded.
+    let out = common::oltp_bin(&base, &run);
+    assert!(out.status.success(), "run: {out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("Warning: "), "{stderr}");
+    assert_eq!(shared_with(&json), [Vec::<u64>::new()]);
+}

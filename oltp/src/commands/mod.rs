@@ -148,6 +148,10 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
                 };
                 cfg.url = server.url.clone().into();
                 cfg.iops_cap = server.iops_cap();
+                if let Some(line) = shared_warning(&server.shared_with) {
+                    eprintln!("{line}");
+                }
+                cfg.shared_with = server.shared_with.clone();
                 if a.server_pid.is_none() {
                     cfg.server_cpu = private_server_cpu(&server, &ma.data);
                 }
@@ -213,12 +217,47 @@ pub(crate) fn check_iops_limit(
 /// The server cannot start.
 async fn open_lease(data: &DataArgs) -> Result<Lease> {
     let base = crate::config::base_dir(data);
+    if data.url().is_none() {
+        check_base_dir(&base)?;
+    }
     let mode = data.at_rest_mode();
     Ok(match data.db_driver {
         DbDriver::Mysql => {
             Lease::open(data.url(), &base, mode, data.profile, data.iops_limit).await?
         }
         DbDriver::Pgsql => Lease::open_postgres(data.url(), &base, mode).await?,
+    })
+}
+
+/// The warning for a run whose private server other live `oltp` processes (`pids`) use
+/// too; `None` when none do.
+fn shared_warning(pids: &[u32]) -> Option<String> {
+    if pids.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = pids.iter().map(u32::to_string).collect();
+    let (pid, uses, it) = if pids.len() == 1 {
+        ("pid", "uses", "it")
+    } else {
+        ("pids", "use", "them")
+    };
+    Some(format!(
+        "Warning: oltp {pid} {} {uses} the same private server: the runs share its cores, so these figures are not comparable with a quiet run's (recorded as shared_with in the JSON); wait for {it} to end, or give each run its own --base-dir (or ENCBENCH_HOME)",
+        list.join(", ")
+    ))
+}
+
+/// Creates `base` (the base directory, `--base-dir` or its default) if missing, before a
+/// private server is set up in it.
+///
+/// # Errors
+/// It cannot be created: one line naming it, the operating system's error and the fix.
+pub(crate) fn check_base_dir(base: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(base).map_err(|e| {
+        anyhow::anyhow!(
+            "--base-dir {}: cannot create it: {e}: give a directory you can write as --base-dir DIR (or set ENCBENCH_HOME)",
+            base.display()
+        )
     })
 }
 
@@ -247,5 +286,32 @@ fn private_server_cpu(server: &Lease, data: &crate::cli::DataArgs) -> ServerCpu 
         Some(Ok(p)) => ServerCpu::Process(p),
         Some(Err(e)) => ServerCpu::Unavailable(format!("the private server's process: {e}")),
         None => ServerCpu::Unavailable(PID_UNKNOWN.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shared_warning;
+
+    #[test]
+    fn the_shared_server_warning_names_every_other_pid() {
+        assert_eq!(shared_warning(&[]), None);
+        let one = shared_warning(&[41]).expect("a warning");
+        assert!(
+            one.starts_with("Warning: oltp pid 41 uses the same private server: "),
+            "{one}"
+        );
+        assert!(
+            one.ends_with(
+                "wait for it to end, or give each run its own --base-dir (or ENCBENCH_HOME)"
+            ),
+            "{one}"
+        );
+        let two = shared_warning(&[41, 42]).expect("a warning");
+        assert!(
+            two.starts_with("Warning: oltp pids 41, 42 use the same private server: "),
+            "{two}"
+        );
+        assert!(two.contains("wait for them to end"), "{two}");
     }
 }

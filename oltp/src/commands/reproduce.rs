@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Parser as _;
 use serde_json::Value;
 
@@ -40,6 +40,14 @@ use super::output::write_atomically;
 /// prepare, or writing the reports.
 pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
     let ids = parse_id(&a.id)?;
+    if let Some(exe) = &a.tls_bench
+        && !exe.is_file()
+    {
+        anyhow::bail!(
+            "--tls-bench {}: no such file: give the tls-bench binary (built by `cargo build --release -p tls-bench -p tls-bench-footprint`), or omit --tls-bench for the one next to oltp",
+            exe.display()
+        );
+    }
     let all = ids.len() > 1;
     let out_root = a.out.clone().unwrap_or_else(|| {
         if all {
@@ -165,8 +173,12 @@ async fn reproduce_one(
         }
     };
     // Checks before anything starts: the output directory, the memory.
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("--out {}: cannot create the directory", out.display()))?;
+    std::fs::create_dir_all(out).map_err(|e| {
+        anyhow::anyhow!(
+            "--out {}: cannot create the directory: {e}: give a directory you can write as --out DIR",
+            out.display()
+        )
+    })?;
     super::output::check_writable(&out.join("report.json"), "--out")?;
     let max_threads = spec.threads.iter().copied().max().unwrap_or(1);
     if let Some(avail) = resources::memory_available() {
@@ -176,6 +188,7 @@ async fn reproduce_one(
         Some(d) => d.clone(),
         None => base_dir(&prepare_args(&plan, a, &plan.data_sets[0])?.data),
     };
+    super::check_base_dir(&base)?;
     println!(
         "reproduce {id} ({} mode{}): {}; {} runs of {} s (+{} s warm-up) at {} threads in {} rounds, about {} in all (data sets included), reports in {}",
         if scale.quick { "quick" } else { "full" },
@@ -238,6 +251,9 @@ async fn reproduce_one(
     }
     let (outcome, stopped) = if plan.servers == Servers::Shared {
         let server = Lease::open(None, &base, AtRest::Off, Profile::Default, None).await?;
+        if let Some(line) = super::shared_warning(&server.shared_with) {
+            eprintln!("{line}");
+        }
         let outcome = measure(
             a,
             id,
@@ -368,6 +384,7 @@ async fn measure(
         let mut cfg = RunConfig::from_args(&ra)?;
         cfg.url = url.clone().into();
         cfg.server_cpu = super::private_server_cpu(server, &ra.data);
+        cfg.shared_with = server.shared_with.clone();
         let total = plan.scale.threads.len() as u64
             * u64::from(plan.scale.repeat)
             * u64::from(grid.runs_per_round);
@@ -502,7 +519,7 @@ async fn measure_steps(
         match got? {
             Ok(db) => println!("reusing data set {db} ({what}): verified, prepare finished"),
             Err(why) => {
-                println!("data set {what} to prepare: {why}");
+                println!("data set {what} to prepare: {}", without_fix(&why));
                 missing.push(step);
             }
         }
@@ -1013,6 +1030,16 @@ async fn verify(url: &str, pa: &PrepareArgs) -> Result<std::result::Result<Strin
     })
 }
 
+/// What a failed check of a data set found, without the fix it names for a user (`run
+/// \`oltp prepare ...\``, `use --tables N`): reproduce prepares the data set itself.
+fn without_fix(why: &str) -> &str {
+    [": run `", "; run `", ": use ", ": give "]
+        .iter()
+        .filter_map(|m| why.find(m))
+        .min()
+        .map_or(why, |i| &why[..i])
+}
+
 /// tls-bench's footprint section, run once into `out`/tls-bench.json.
 async fn tls_bench_footprint(
     given: Option<&Path>,
@@ -1054,4 +1081,37 @@ async fn tls_bench_footprint(
     let text =
         std::fs::read_to_string(&json_out).map_err(|e| format!("{}: {e}", json_out.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_out.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_data_set_to_prepare_is_named_without_the_users_fix() {
+        // New-user finding: reproduce printed "run `oltp prepare ...` first" while it
+        // prepares by itself.
+        for (why, found) in [
+            (
+                "sbtest_none.sbtest1 not found: run `oltp prepare --tables 2 --table-size 10 --encrypt none` first",
+                "sbtest_none.sbtest1 not found",
+            ),
+            (
+                "pg is half loaded (a prepare of pgbench's tables did not finish): run `oltp cleanup`, then `oltp prepare`",
+                "pg is half loaded (a prepare of pgbench's tables did not finish)",
+            ),
+            (
+                "sbtest1 holds 3 rows and no encbench_meta: a prepare did not finish; run `oltp cleanup`, then `oltp prepare`",
+                "sbtest1 holds 3 rows and no encbench_meta: a prepare did not finish",
+            ),
+            (
+                "pg's pgbench tables have scale 1 (count(*) of pgbench_branches), the run asks for --scale 2: use --scale 1, or run `oltp cleanup` and `oltp prepare`",
+                "pg's pgbench tables have scale 1 (count(*) of pgbench_branches), the run asks for --scale 2",
+            ),
+            ("no hint here", "no hint here"),
+        ] {
+            assert_eq!(without_fix(why), found);
+            assert!(!without_fix(why).contains("oltp prepare"));
+        }
+    }
 }

@@ -207,6 +207,8 @@ mod tests {
             "engine",
             // The IOPS cap (issue 14, --iops-limit), null when uncapped.
             "iops_cap",
+            // Other oltp processes on the same private server at the start.
+            "shared_with",
         ];
         old.sort_unstable();
         assert_eq!(keys(run), old);

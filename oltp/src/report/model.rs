@@ -157,6 +157,12 @@ pub struct RunSettings {
     /// before the field existed).
     #[serde(default)]
     pub iops_cap: Option<crate::server::iops::IopsCap>,
+    /// The pids of the other live `oltp` processes that used the same private server
+    /// when the run started (they shared its cores: the figures are not comparable
+    /// with a quiet run's); empty when none (and in results written before the field
+    /// existed).
+    #[serde(default)]
+    pub shared_with: Vec<u32>,
     /// What a pgbench workload ran with (absent for sysbench's workloads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pgbench: Option<PgbenchRun>,
@@ -598,6 +604,7 @@ pub(crate) mod fixtures {
                 "134217728".to_string(),
             )]),
             iops_cap: None,
+            shared_with: Vec::new(),
             pgbench: None,
         }
     }

@@ -445,21 +445,49 @@ pub fn no_baseline_text(rows: &[SummaryRow]) -> Option<String> {
     })
 }
 
+/// What [`plain_peer`] matches on, of a [`SummaryRow`] or a [`RunKey`]: (workload,
+/// threads, encrypt, tls, at-rest mechanism).
+trait GridPoint {
+    fn point(&self) -> (&str, u32, &str, bool, &str);
+}
+
+impl GridPoint for SummaryRow {
+    fn point(&self) -> (&str, u32, &str, bool, &str) {
+        (
+            &self.workload,
+            self.threads,
+            &self.encrypt,
+            self.tls,
+            &self.at_rest,
+        )
+    }
+}
+
+impl GridPoint for RunKey {
+    fn point(&self) -> (&str, u32, &str, bool, &str) {
+        (
+            &self.workload,
+            self.threads,
+            &self.encrypt,
+            self.tls,
+            &self.at_rest,
+        )
+    }
+}
+
 /// The plaintext (`--encrypt none`) row among `rows` that ran beside `m` (same
-/// workload and thread count) with TLS `tls` and at-rest mechanism `at_rest`.
-fn plain_peer<'a>(
-    rows: &'a [SummaryRow],
-    m: &SummaryRow,
+/// workload and thread count) with TLS `tls` and at-rest mechanism `at_rest`:
+/// the one definition of a mode's baseline, for the summary's rows and the
+/// runs' keys.
+fn plain_peer<'a, T: GridPoint>(
+    rows: &'a [T],
+    m: &impl GridPoint,
     tls: bool,
     at_rest: &str,
-) -> Option<&'a SummaryRow> {
-    rows.iter().find(|p| {
-        p.threads == m.threads
-            && p.workload == m.workload
-            && p.encrypt == "none"
-            && p.tls == tls
-            && p.at_rest == at_rest
-    })
+) -> Option<&'a T> {
+    let (workload, threads, ..) = m.point();
+    rows.iter()
+        .find(|p| p.point() == (workload, threads, "none", tls, at_rest))
 }
 
 /// The at-rest mechanisms (empty: off) of the baselines a mode is compared
@@ -540,15 +568,7 @@ pub fn comparisons(runs: &[RunResult], floors: &[MetricComparison]) -> Vec<Metri
     }
     let mut out = Vec::new();
     for k in &keys {
-        let plain = |tls: bool, at_rest: &str| {
-            keys.iter().find(|b| {
-                b.encrypt == "none"
-                    && b.tls == tls
-                    && b.at_rest == at_rest
-                    && b.threads == k.threads
-                    && b.workload == k.workload
-            })
-        };
+        let plain = |tls: bool, at_rest: &str| plain_peer(&keys, k, tls, at_rest);
         let refs = baselines(&k.encrypt, k.tls, &k.at_rest, |tls, at_rest| {
             plain(tls, at_rest).is_some()
         });

@@ -351,7 +351,7 @@ pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) 
     } else {
         let _ = writeln!(
             s,
-            "\nIntervals: distribution-free (sign test) interval of the median of the paired ratios; with {rounds} rounds it covers {} ({}). \"no difference detected\": it contains 0; \"within noise floor\": it excludes 0 but overlaps the A/A interval.",
+            "\nIntervals: distribution-free (sign test) interval of the median of the paired ratios;\nwith {rounds} rounds it covers {} ({}).\n\"no difference detected\": it contains 0; \"within noise floor\": it excludes 0 but\noverlaps the A/A interval.",
             compare::order_statistic(rounds)
                 .map_or_else(String::new, |(_, c)| compare::confidence_text(c * 100.0)),
             if rounds < compare::ROUNDS_FOR_95 {
@@ -489,6 +489,42 @@ mod tests {
         let text = comparisons_text(&[], &floors);
         assert!(!text.contains("Comparison with the baseline"), "{text}");
         assert!(text.contains("\nNoise floor on this machine now"), "{text}");
+    }
+
+    #[test]
+    fn the_intervals_legend_wraps_under_100_columns() {
+        use crate::report::summary::noise_floors;
+        let mut runs = Vec::new();
+        for r in 1..=5 {
+            for (fast, control) in [(100 + 10 * r, false), (101 + 10 * r, true)] {
+                let mut x = crate::report::model::fixtures::run(
+                    crate::report::model::fixtures::settings(1, "none"),
+                    fast,
+                    0,
+                );
+                (x.round, x.control) = (r as u32, control);
+                runs.push(x);
+            }
+        }
+        let floors = noise_floors(&runs);
+        let text = comparisons_text(&[], &floors);
+        let legend: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("Intervals: "))
+            .collect();
+        assert_eq!(
+            legend,
+            [
+                "Intervals: distribution-free (sign test) interval of the median of the paired ratios;",
+                "with 5 rounds it covers 93.75% (min..max; 95% needs --repeat 6).",
+                "\"no difference detected\": it contains 0; \"within noise floor\": it excludes 0 but",
+                "overlaps the A/A interval.",
+            ],
+            "{text}"
+        );
+        for line in text.lines().filter(|l| !l.starts_with('|')) {
+            assert!(line.chars().count() < 100, "{} columns: {line}", line.len());
+        }
     }
 
     #[test]

@@ -88,6 +88,13 @@ pub fn to_html(r: &Reproduction) -> String {
         );
     }
     let _ = writeln!(o, "</tbody></table>");
+    if let Some(note) = super::markdown::coverage_note(&r.rows) {
+        let _ = writeln!(
+            o,
+            "<p id=\"coverage\">{}</p>",
+            escape(&note.replace('`', ""))
+        );
+    }
     for (i, c) in r.charts.iter().enumerate() {
         let _ = writeln!(
             o,

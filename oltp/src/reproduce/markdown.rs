@@ -47,6 +47,37 @@ pub fn figure2_change(p: &serde_json::Value) -> String {
     }
 }
 
+/// The note under the rows table when some of its intervals cover less than the 95% its
+/// header `ours (95% CI)` names: `Note: ... cover 93.75% with 5 rounds ...`, each coverage
+/// with its rounds, and why (the interval is an order statistic of the per-round ratios, and
+/// fewer than 6 rounds cannot reach 95%: oltp/README.md "Comparisons"); `None` when every
+/// interval reaches 95% or there is none.
+pub fn coverage_note(rows: &[Row]) -> Option<String> {
+    let mut short: Vec<(usize, String)> = rows
+        .iter()
+        .filter(|r| r.ci95_low.is_some() && r.ci95_high.is_some())
+        .filter_map(|r| {
+            r.confidence_pct
+                .filter(|&c| c < 95.0)
+                .map(|c| (r.rounds, c))
+        })
+        .map(|(n, c)| (n, encbench_common::compare::confidence_text(c)))
+        .collect();
+    short.sort_unstable();
+    short.dedup();
+    if short.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = short
+        .iter()
+        .map(|(n, c)| format!("{c} with {n} rounds"))
+        .collect();
+    Some(format!(
+        "Note: the intervals of `ours (95% CI)` cover {}, not 95%: each is the k-th smallest to the k-th largest of the n per-round ratios (order statistics), and fewer than 6 rounds cannot reach 95% (oltp/README.md, \"Comparisons\").",
+        list.join(", ")
+    ))
+}
+
 /// A row's cells in the table's order (figure, line, published, ours (95%
 /// CI), verdict, reason), unescaped: each exporter escapes them for its
 /// format.
@@ -110,6 +141,9 @@ pub fn to_markdown(r: &Reproduction) -> String {
     for row in &r.rows {
         let cs = cells(row).map(|c| cell(&c));
         let _ = writeln!(out, "| {} |", cs.join(" | "));
+    }
+    if let Some(note) = coverage_note(&r.rows) {
+        let _ = writeln!(out, "\n{note}");
     }
     if let Some(curve) = r.measurements.get("figure2").and_then(|v| v.as_array()) {
         let _ = writeln!(
@@ -209,7 +243,88 @@ pub fn to_markdown(r: &Reproduction) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::figure2_change;
+    use super::*;
+    use crate::reproduce::row::Reproduction;
+
+    /// A row of `rounds` rounds whose interval covers `confidence` (percent).
+    fn row(rounds: usize, confidence: Option<f64>) -> Row {
+        Row {
+            figure: "QPS change".into(),
+            published: 10.0,
+            published_unit: "% change".into(),
+            source_line: 1,
+            ours: Some(9.0),
+            ci95_low: Some(5.0),
+            ci95_high: Some(12.0),
+            confidence_pct: confidence,
+            rounds,
+            verdict: crate::reproduce::verdict::Verdict::Reproduced,
+            reason: String::new(),
+            comparison_verdict: None,
+        }
+    }
+
+    #[test]
+    fn a_table_of_5_round_intervals_notes_their_93_75_pct_coverage() {
+        let note = coverage_note(&[row(5, Some(93.75)), row(5, Some(93.75)), row(2, Some(50.0))]);
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "Note: the intervals of `ours (95% CI)` cover 50% with 2 rounds, 93.75% with 5 rounds, not 95%: each is the k-th smallest to the k-th largest of the n per-round ratios (order statistics), and fewer than 6 rounds cannot reach 95% (oltp/README.md, \"Comparisons\")."
+            )
+        );
+        assert_eq!(coverage_note(&[row(6, Some(96.875))]), None, "95% reached");
+        assert_eq!(
+            coverage_note(&[row(1, None)]),
+            None,
+            "a deterministic figure"
+        );
+    }
+
+    #[test]
+    fn the_note_follows_the_rows_table_in_markdown_and_html() {
+        let r = Reproduction {
+            header: crate::report::Report::begin(),
+            report: "000".into(),
+            title: "t".into(),
+            seed_file: "s".into(),
+            quick: true,
+            partial: false,
+            stopped: None,
+            scale: "s".into(),
+            tolerance: "t".into(),
+            setup_differences: Vec::new(),
+            rows: vec![row(5, Some(93.75))],
+            identity: Vec::new(),
+            measurements: serde_json::Map::new(),
+            runs: Vec::new(),
+            charts: Vec::new(),
+        };
+        let md = to_markdown(&r);
+        let lines: Vec<&str> = md.lines().collect();
+        let last_row = lines
+            .iter()
+            .rposition(|l| l.starts_with("| QPS change"))
+            .expect("the row");
+        assert_eq!(lines[last_row + 1], "");
+        assert!(
+            lines[last_row + 2].starts_with(
+                "Note: the intervals of `ours (95% CI)` cover 93.75% with 5 rounds, not 95%"
+            ),
+            "{md}"
+        );
+        let html = crate::reproduce::html::to_html(&r);
+        assert!(
+            html.contains("</tbody></table>\n<p id=\"coverage\">Note: the intervals of ours (95% CI) cover 93.75% with 5 rounds, not 95%"),
+            "{html}"
+        );
+        let r = Reproduction {
+            rows: vec![row(6, Some(96.875))],
+            ..r
+        };
+        assert!(!to_markdown(&r).contains("Note: "));
+        assert!(!crate::reproduce::html::to_html(&r).contains("id=\"coverage\""));
+    }
 
     #[test]
     fn a_figure2_interval_shows_its_coverage_and_rounds() {

@@ -195,6 +195,22 @@ impl Figure {
 mod tests {
     use super::*;
 
+    /// The lines of `p`'s seed file, which lives beside the repository
+    /// (`shared/seeds/`), not in it; `None` (the line checks skipped, said on
+    /// stderr) where it is absent, as in a clone.
+    fn seed_lines(p: &Published) -> Option<Vec<String>> {
+        let path = format!(
+            "{}/../../shared/seeds/{}",
+            env!("CARGO_MANIFEST_DIR"),
+            p.seed_file
+        );
+        let Ok(seed) = std::fs::read_to_string(&path) else {
+            eprintln!("{path} not found: line check skipped");
+            return None;
+        };
+        Some(seed.lines().map(str::to_string).collect())
+    }
+
     #[test]
     fn every_data_file_parses_and_names_its_report() {
         for id in super::super::ALL {
@@ -268,18 +284,11 @@ mod tests {
         for f in &p.figures {
             assert!(f.id.is_some(), "{}", f.figure);
         }
-        // The seed lives beside the repository (shared/seeds/), not in it.
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/seeds/001_e288236a24604729.txt"
-        );
-        let Ok(seed) = std::fs::read_to_string(path) else {
-            eprintln!("{path} not found: line check skipped");
+        let Some(lines) = seed_lines(&p) else {
             return;
         };
-        let lines: Vec<&str> = seed.lines().collect();
         for f in &p.figures {
-            let line = lines[f.source_line as usize - 1];
+            let line = &lines[f.source_line as usize - 1];
             assert!(line.starts_with('|'), "{}: {line}", f.figure);
         }
     }
@@ -294,20 +303,14 @@ mod tests {
             Some(cap),
             "same cap in both modes"
         );
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/seeds/004_767534d78759538b.txt"
-        );
-        let Ok(seed) = std::fs::read_to_string(path) else {
-            eprintln!("{path} not found: line check skipped");
+        let Some(lines) = seed_lines(&p) else {
             return;
         };
-        let lines: Vec<&str> = seed.lines().collect();
         let at = |n: u32| lines[n as usize - 1].trim().replace(',', "");
         assert_eq!(at(cap.source_line), cap.iops.to_string());
         // The instance's name is 8 lines above its IOPS (the table's columns
         // name, rows, tables, connections, IOPS; a blank line between each).
-        let name = lines[cap.source_line as usize - 9];
+        let name = &lines[cap.source_line as usize - 9];
         assert!(name.contains(&cap.instance), "{name}");
     }
 

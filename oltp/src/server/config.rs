@@ -48,6 +48,18 @@ impl ServerConfig {
         }
         args
     }
+
+    /// Whether `recorded` (a server's `args.json`, [`recorded_args`](Self::recorded_args))
+    /// holds these extra flags. Its `iops-limit=N` entry is left out: a running server's cap
+    /// is checked once, against the kernel's cgroup ([`super::iops::of_pid`]), which holds
+    /// the truth (a cap whose cgroup is gone no longer holds, whatever the file says).
+    pub fn same_flags(&self, recorded: &[String]) -> bool {
+        let flags = match recorded.split_last() {
+            Some((last, rest)) if last.starts_with("iops-limit=") => rest,
+            _ => recorded,
+        };
+        flags == self.extra_args.as_slice()
+    }
 }
 
 /// Server settings of the private server (`--profile`), after the RDS report's
@@ -230,4 +242,28 @@ fn write_private(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
         .and_then(|()| f.sync_all())
         .map_err(io_err("write", &tmp))?;
     fs::rename(&tmp, path).map_err(io_err("write", path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_flags_leaves_the_cap_to_the_kernel() {
+        let mut cfg = ServerConfig::new("/b");
+        cfg.extra_args = vec!["--log-bin".to_string()];
+        let flags = cfg.recorded_args();
+        cfg.iops_limit = Some(500);
+        let capped = cfg.recorded_args();
+        assert_eq!(capped.last().map(String::as_str), Some("iops-limit=500"));
+        // The recorded cap, whatever it says, is not compared: the kernel's is.
+        assert!(cfg.same_flags(&capped));
+        assert!(cfg.same_flags(&flags));
+        cfg.iops_limit = None;
+        assert!(cfg.same_flags(&capped));
+        // Other flags are.
+        assert!(!cfg.same_flags(&[]));
+        assert!(!cfg.same_flags(&["--log-bin".into(), "--skip-log-bin".into()]));
+        assert!(!ServerConfig::new("/b").same_flags(&flags));
+    }
 }

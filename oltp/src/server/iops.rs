@@ -487,6 +487,22 @@ pub fn remove(pid: u32) {
     }
 }
 
+/// Removes the cgroup of server `pid` ([`remove`]) when dropped, if the server is gone by
+/// then (exited, or a zombie); a server still running keeps its cgroup and its cap. Every
+/// path that starts, stops or kills a server holds one from the moment it knows the pid,
+/// so each way out (stopped, failed to start, timed out, an error) removes the cgroup of a
+/// server that is gone, and none can miss it.
+#[must_use = "the cgroup is removed when this is dropped"]
+pub(super) struct RemovedWhenGone(pub(super) u32);
+
+impl Drop for RemovedWhenGone {
+    fn drop(&mut self) {
+        if !super::process::is_alive(self.0) {
+            remove(self.0);
+        }
+    }
+}
+
 /// Whether the cgroup of server `pid` exists (for tests and checks).
 pub fn exists_for(pid: u32) -> bool {
     hierarchy().is_ok_and(|(_, root)| cgroup_dir(&root, pid).exists())

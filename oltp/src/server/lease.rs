@@ -63,6 +63,9 @@ impl Held {
 pub struct Lease {
     /// URL of the server.
     pub url: String,
+    /// The pids of the other live `oltp` processes registered as users of the same private
+    /// server when this lease was taken, sorted; empty for a server given by URL.
+    pub shared_with: Vec<u32>,
     held: Option<(Held, Registration)>,
 }
 
@@ -89,6 +92,7 @@ impl Lease {
         if let Some(url) = url {
             return Ok(Lease {
                 url: url.to_string(),
+                shared_with: Vec::new(),
                 held: None,
             });
         }
@@ -138,6 +142,7 @@ impl Lease {
         if let Some(url) = url {
             return Ok(Lease {
                 url: url.to_string(),
+                shared_with: Vec::new(),
                 held: None,
             });
         }
@@ -163,8 +168,10 @@ impl Lease {
             let (_, marker) = held.registry();
             fs::write(&marker, b"").map_err(io_err("write", &marker))?;
         }
+        let (users, _) = held.registry();
         Ok(Lease {
             url,
+            shared_with: other_pids(&users),
             held: Some((held, me)),
         })
     }
@@ -399,6 +406,22 @@ fn other_users(users: &Path, except: Option<&str>) -> usize {
         .count()
 }
 
+/// The pids of the other live processes registered in `users` (this process's own leases
+/// left out), sorted, each once; stale registrations are removed as [`other_users`] does.
+fn other_pids(users: &Path) -> Vec<u32> {
+    other_users(users, None);
+    let me = std::process::id();
+    let Ok(entries) = fs::read_dir(users) else {
+        return Vec::new();
+    };
+    let pids: BTreeSet<u32> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(registered_pid))
+        .filter(|&pid| pid != me && is_alive(pid))
+        .collect();
+    pids.into_iter().collect()
+}
+
 /// Runs `f` on a tokio blocking thread; a panic there is [`ServerError::Panicked`].
 async fn blocking<T: Send + 'static>(
     task: &'static str,
@@ -461,6 +484,11 @@ mod tests {
         }
         // Others than `a`: `b` and the parent's two.
         assert_eq!(other_users(&users, Some(&a.name)), 3);
+        assert_eq!(
+            other_pids(&users),
+            vec![parent],
+            "this process's own left out"
+        );
         for name in &stale {
             assert!(!users.join(name).exists(), "stale {name} removed");
         }

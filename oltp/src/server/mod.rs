@@ -265,6 +265,7 @@ impl PrivateServer {
     /// [`ServerError::Signal`] when the signal cannot be sent or the process outlives it,
     /// [`ServerError::Io`] when waiting for our child fails.
     pub fn kill(&self) -> Result<()> {
+        let _cgroup = iops::RemovedWhenGone(self.pid);
         let mut child = self.lock_child();
         if let Some(c) = child.as_mut() {
             let reaped = c
@@ -279,7 +280,6 @@ impl PrivateServer {
                 c.wait().map_err(io_err("wait for", &self.bins.mariadbd))?;
             }
             *child = None;
-            iops::remove(self.pid);
             return Ok(());
         }
         drop(child);
@@ -307,10 +307,10 @@ impl PrivateServer {
         let (bins, layout, pid) = (self.bins.clone(), self.layout.clone(), self.pid);
         self.started_here = false;
         with_lock(&layout.lock_file(), || {
+            let _cgroup = iops::RemovedWhenGone(pid);
             if is_server_of(pid, layout.data()) {
                 shutdown_foreign(&bins, &layout, pid)?;
             }
-            iops::remove(pid);
             let _ = std::fs::remove_file(layout.port_file());
             Ok(crate::at_rest::unmount_for(layout.base(), layout.dir())?)
         })

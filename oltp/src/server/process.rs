@@ -65,7 +65,7 @@ pub(super) fn start_locked(
                 shutdown_foreign(&bins, &layout, pid)?;
             }
             Answer::Ready
-                if layout.recorded_args().as_ref() == Some(&cfg.recorded_args())
+                if layout.recorded_args().is_some_and(|r| cfg.same_flags(&r))
                     && cfg.iops_limit.map(u64::from)
                         == super::iops::of_pid(pid).map(|c| c.read_iops) =>
             {
@@ -188,13 +188,14 @@ fn launch(
             .process_group(0);
         let mut child = cmd.spawn().map_err(io_err("run", &bins.mariadbd))?;
         let pid = child.id();
+        // A start that fails (below) leaves no cgroup behind; a started server keeps it.
+        let _cgroup = super::iops::RemovedWhenGone(pid);
         // Into its cgroup at once, before it opens its data files: all its IO is capped.
         if let Some(plan) = cap
             && let Err(e) = super::iops::apply(plan, pid)
         {
             let _ = child.kill();
             let _ = child.wait();
-            super::iops::remove(pid);
             return Err(e.into());
         }
 
@@ -204,7 +205,6 @@ fn launch(
                 .try_wait()
                 .map_err(io_err("wait for", &bins.mariadbd))?;
             if let Some(status) = exited {
-                super::iops::remove(pid);
                 let log = read_log_since(layout.err_log(), log_start);
                 if attempt < PORT_ATTEMPTS && log.contains("Address already in use") {
                     break;
@@ -218,7 +218,6 @@ fn launch(
             if Instant::now() >= deadline {
                 let _ = child.kill();
                 let _ = child.wait();
-                super::iops::remove(pid);
                 let log = read_log_since(layout.err_log(), log_start);
                 return Err(ServerError::StartTimedOut {
                     socket: layout.socket().to_path_buf(),
@@ -286,6 +285,7 @@ fn wait_answering(bins: &Binaries, layout: &Layout, pid: u32) -> Result<Answer> 
 /// Stops a server this process did not start (to restart it with other flags, or for
 /// [`PrivateServer::stop_any`]).
 pub(super) fn shutdown_foreign(bins: &Binaries, layout: &Layout, pid: u32) -> Result<()> {
+    let _cgroup = super::iops::RemovedWhenGone(pid);
     let asked = bins
         .admin(layout.socket())
         .arg("shutdown")
@@ -306,7 +306,6 @@ pub(super) fn shutdown_foreign(bins: &Binaries, layout: &Layout, pid: u32) -> Re
         }
         thread::sleep(Duration::from_millis(20));
     }
-    super::iops::remove(pid);
     Ok(())
 }
 
@@ -342,6 +341,7 @@ impl PrivateServer {
     }
 
     fn shutdown_child(&self, child: &mut Child) -> Result<()> {
+        let _cgroup = super::iops::RemovedWhenGone(self.pid);
         if send_signal(self.pid, Signal::SIGTERM).is_err() {
             // The signal could not be sent: ask the server itself.
             let _ = self
@@ -358,7 +358,6 @@ impl PrivateServer {
                 .is_some()
             {
                 let _ = fs::remove_file(self.layout.port_file());
-                super::iops::remove(self.pid);
                 return Ok(());
             }
             if Instant::now() >= deadline {
@@ -367,7 +366,6 @@ impl PrivateServer {
                     .wait()
                     .map_err(io_err("wait for", &self.bins.mariadbd))?;
                 let _ = fs::remove_file(self.layout.port_file());
-                super::iops::remove(self.pid);
                 return Err(ServerError::StopTimedOut {
                     pid: self.pid,
                     secs: STOP_TIMEOUT.as_secs(),
@@ -378,7 +376,8 @@ impl PrivateServer {
         }
     }
 
-    /// `SIGKILL` to a server this handle did not start, and the wait for it to be gone.
+    /// `SIGKILL` to a server this handle did not start, and the wait for it to be gone (its
+    /// caller, [`PrivateServer::kill`], holds the cgroup's [`super::iops::RemovedWhenGone`]).
     pub(super) fn kill_foreign(&self) -> Result<()> {
         if !is_server_of(self.pid, self.layout.data()) {
             return Ok(());
@@ -398,7 +397,6 @@ impl PrivateServer {
             }
             thread::sleep(Duration::from_millis(20));
         }
-        super::iops::remove(self.pid);
         Ok(())
     }
 }
