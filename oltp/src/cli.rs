@@ -112,6 +112,10 @@ pub struct ReproduceArgs {
     /// tls-bench next to this oltp binary (cargo build --release -p tls-bench -p tls-bench-footprint).
     #[arg(long, value_name = "FILE")]
     pub tls_bench: Option<PathBuf>,
+    /// The column-bench binary for 000's proxy prediction. Default:
+    /// column-bench next to this oltp binary (cargo build --release -p column-bench).
+    #[arg(long, value_name = "FILE")]
+    pub column_bench: Option<PathBuf>,
     /// Test only: measured seconds per run instead of the report's.
     #[arg(long, value_parser = u64_in(1, 86_400))]
     pub time: Option<u64>,

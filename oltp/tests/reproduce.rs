@@ -501,6 +501,8 @@ fn report_000_compares_both_backends_and_checks_the_identity() {
             "0",
             "--repeat",
             "2",
+            "--column-bench",
+            "/nonexistent/column-bench",
             "--out",
             out.path().to_str().expect("utf8"),
         ],
@@ -511,6 +513,28 @@ fn report_000_compares_both_backends_and_checks_the_identity() {
     assert_eq!(
         (j["report"].as_str(), j["partial"].as_bool()),
         (Some("000"), Some(false))
+    );
+    // Without column-bench the proxy prediction says why and how to get it,
+    // and there is no prediction table (column-bench's own test
+    // oltp_proxy.rs runs the real binary with these arguments and parser).
+    let why = "/nonexistent/column-bench not found: build it with `cargo build --release -p column-bench`, or pass --column-bench FILE";
+    assert_eq!(
+        j["measurements"]["proxy_prediction"]["not_run"].as_str(),
+        Some(why)
+    );
+    assert!(
+        j["setup_differences"][0]
+            .as_str()
+            .unwrap_or("")
+            .ends_with(&format!("it did not run here: {why}.")),
+        "{}",
+        j["setup_differences"][0]
+    );
+    assert_eq!(j["tables"], Value::Array(vec![]));
+    assert!(
+        text(&o.stdout).contains(&format!("column-bench proxy prediction: not run: {why}")),
+        "{}",
+        text(&o.stdout)
     );
     let rows = check_rows(&j);
     // 18 published figures x 2 backends.
@@ -771,7 +795,7 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
             "004",
             "--quick",
             "--threads",
-            "16",
+            "16,32",
             "--tables",
             "1",
             "--table-size",
@@ -796,18 +820,25 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
     let rows = check_rows(&j);
     // 5 ratios, 5 cached and 5 IO-bound QPS / TPS.
     assert_eq!(rows.len(), 15);
-    let at16: Vec<&Value> = rows.iter().filter(|r| r["ours"].is_number()).collect();
-    // s1.small and s2.large ran 16 threads: their ratio and both sides' QPS / TPS.
-    assert_eq!(at16.len(), 2 * 3, "{at16:?}");
-    for r in &at16 {
-        assert!(
-            r["figure"]
-                .as_str()
-                .unwrap_or("")
-                .ends_with("(ours: 16 threads)"),
-            "{r}"
-        );
-    }
+    let measured: Vec<&Value> = rows.iter().filter(|r| r["ours"].is_number()).collect();
+    // s1.small and s2.large ran 16 threads: their ratio and both sides' QPS / TPS;
+    // m1.medium, c1.xlarge, c2.xlarge 32: the ratio and the IO-bound QPS / TPS,
+    // the cached one of m1.medium and c1.xlarge (c2.xlarge's cached is at 64).
+    let at = |t: &str| {
+        measured
+            .iter()
+            .filter(|r| r["figure"].as_str().unwrap_or("").ends_with(t))
+            .count()
+    };
+    assert_eq!(
+        (
+            at("(ours: 16 threads)"),
+            at("(ours: 32 threads)"),
+            measured.len()
+        ),
+        (2 * 3, 3 + 3 + 2, 14),
+        "{measured:?}"
+    );
     for r in rows_with(rows, &["IO-bound vs cached", "s1.small"]) {
         assert_eq!(r["rounds"], 2, "{r}");
         assert!(r["ci95_low"].is_number(), "{r}");
@@ -832,17 +863,19 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
             .iter()
             .map(|r| r["round"].as_u64().unwrap_or(0))
             .collect();
-        assert_eq!(rounds, [1, 2], "{}", g["name"]);
+        // One command per thread count: 16 then 32 in each round.
+        assert_eq!(rounds, [1, 1, 2, 2], "{}", g["name"]);
     }
     assert!(j["measurements"]["io_bound_vs_cached_qps"]["16"].is_object());
-    // Both profiles ran under the data file's IOPS cap (rds.mysql.s2.large's
-    // 2,000), as the kernel held it for the server, and the setup says so.
+    assert!(j["measurements"]["io_bound_vs_cached_qps"]["32"].is_object());
+    // Both profiles ran under the data file's IOPS cap (rds.mysql.s1.small's
+    // 1,000), as the kernel held it for the server, and the setup says so.
     for g in runs {
         for r in g["report"]["runs"].as_array().expect("runs") {
             let cap = &r["iops_cap"];
             assert_eq!(
                 (&cap["read_iops"], &cap["write_iops"]),
-                (&Value::from(2000), &Value::from(2000)),
+                (&Value::from(1000), &Value::from(1000)),
                 "{}: {cap}",
                 g["name"]
             );
@@ -861,7 +894,7 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
         setup.iter().any(|d| d
             .as_str()
             .unwrap_or("")
-            .starts_with("IOPS capped at 2000 reads/s and 2000 writes/s")),
+            .starts_with("IOPS capped at 1000 reads/s and 1000 writes/s")),
         "{setup:?}"
     );
     // Every run's buffer-pool reads, the profile first, and the ratio rows
@@ -869,7 +902,7 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
     // verdict then is depends on cold misses, so only the words are checked).
     let bp = &j["measurements"]["buffer_pool"];
     assert_eq!(bp["io_bound_min_miss_pct"], 1.0);
-    let io: Vec<(&str, u64)> = bp["runs"]
+    let io: Vec<(&str, u64, u64)> = bp["runs"]
         .as_array()
         .expect("buffer_pool runs")
         .iter()
@@ -879,6 +912,7 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
             assert!(r["read_requests"].as_u64().expect("requests") > 0, "{r}");
             (
                 r["grid"].as_str().unwrap_or(""),
+                r["threads"].as_u64().unwrap_or(0),
                 r["round"].as_u64().unwrap_or(0),
             )
         })
@@ -886,18 +920,61 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
     assert_eq!(
         io,
         [
-            ("cached", 1),
-            ("io-bound", 1),
-            ("io-bound", 2),
-            ("cached", 2)
+            ("cached", 16, 1),
+            ("cached", 32, 1),
+            ("io-bound", 16, 1),
+            ("io-bound", 32, 1),
+            ("io-bound", 16, 2),
+            ("io-bound", 32, 2),
+            ("cached", 16, 2),
+            ("cached", 32, 2),
         ]
     );
-    for r in rows_with(rows, &["IO-bound vs cached", "s1.small"]) {
-        let why = r["reason"].as_str().unwrap_or("");
-        assert!(
-            why.contains("io-bound: buffer-pool miss rate")
-                && why.contains("cached: buffer-pool miss rate"),
-            "{r}"
-        );
+    // The medians per (profile, thread count), and the table of them.
+    let per: Vec<(&str, u64, u64)> = bp["profiles"]
+        .as_array()
+        .expect("profiles")
+        .iter()
+        .map(|p| {
+            (
+                p["grid"].as_str().unwrap_or(""),
+                p["threads"].as_u64().unwrap_or(0),
+                p["rounds"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        per,
+        [
+            ("cached", 16, 2),
+            ("io-bound", 16, 2),
+            ("cached", 32, 2),
+            ("io-bound", 32, 2)
+        ]
+    );
+    let table = &j["tables"][0];
+    assert_eq!(table["id"], "buffer-pool");
+    assert_eq!(table["rows"].as_array().map(Vec::len), Some(4));
+    let md = std::fs::read_to_string(out.path().join("report.md")).expect("md");
+    assert!(
+        md.contains("## Buffer pool and device reads per profile and thread count"),
+        "{md}"
+    );
+    assert!(md.contains("| io-bound | 32 | 2 | "), "{md}");
+    let html = std::fs::read_to_string(out.path().join("report.html")).expect("html");
+    assert!(html.contains("<table id=\"buffer-pool\">"), "{html}");
+    // Each ratio row gives both profiles' miss rates at its own thread count.
+    for (parts, t) in [
+        (["IO-bound vs cached", "s1.small"], 16),
+        (["IO-bound vs cached", "m1.medium"], 32),
+    ] {
+        for r in rows_with(rows, &parts) {
+            let why = r["reason"].as_str().unwrap_or("");
+            assert!(
+                why.contains(&format!("io-bound at {t} threads: buffer-pool miss rate"))
+                    && why.contains(&format!("cached at {t} threads: buffer-pool miss rate")),
+                "{r}"
+            );
+        }
     }
 }

@@ -22,8 +22,8 @@ use crate::reproduce::plan::{DataSetStep, Plan, Scale, Servers, duration_text};
 use crate::reproduce::published::{Published, ScaleSpec};
 use crate::reproduce::row::{GridRun, Reproduction};
 use crate::reproduce::{
-    ReportId, buffer_pool, diskstats, footprint, html, json, markdown, parse_id, r000, r001, r003,
-    r004, resources,
+    ReportId, buffer_pool, diskstats, footprint, html, json, markdown, parse_id, proxy, r000, r001,
+    r003, r004, resources,
 };
 use crate::run::{Observer, run_grid};
 use crate::schema::pgbench;
@@ -98,8 +98,10 @@ struct Extras {
     footprint: Result<footprint::Footprint, String>,
     tls_bench: Result<Value, String>,
     at_rest: r001::Context,
-    /// 004's buffer-pool and device reads, one per grid and round.
+    /// 004's buffer-pool and device reads, one per grid, thread count and round.
     io: Vec<IoSample>,
+    /// 000's column-bench measurement for the proxy prediction, or why not.
+    proxy: Result<proxy::Measurement, String>,
 }
 
 /// 001's at-rest modes: the ones this machine provides (of
@@ -226,6 +228,7 @@ async fn reproduce_one(
         rows: Vec::new(),
         identity: Vec::new(),
         measurements: serde_json::Map::new(),
+        tables: Vec::new(),
         runs: Vec::new(),
         charts: Vec::new(),
     };
@@ -234,6 +237,7 @@ async fn reproduce_one(
         tls_bench: Err("not run yet".into()),
         at_rest,
         io: Vec::new(),
+        proxy: Err("not run yet".into()),
     };
     if id == ReportId::R003 {
         extras.footprint = footprint::measure().map_err(|e| format!("{e:#}"));
@@ -247,6 +251,21 @@ async fn reproduce_one(
         extras.tls_bench = tls_bench_footprint(a.tls_bench.as_deref(), out).await;
         if let Err(e) = &extras.tls_bench {
             println!("tls-bench footprint: not run: {e}");
+        }
+    }
+    if id == ReportId::R000 {
+        let backend = published.backends.first().map_or("", String::as_str);
+        extras.proxy = column_bench_prediction(a.column_bench.as_deref(), backend, out).await;
+        match &extras.proxy {
+            Ok(m) => println!(
+                "column-bench: {}: {} decryptions per second per core (oltp_read_only, every column)",
+                m.backend,
+                m.mixes
+                    .first()
+                    .map_or(0.0, |x| x.decryptions_per_s_per_core)
+                    .round()
+            ),
+            Err(e) => println!("column-bench proxy prediction: not run: {e}"),
         }
     }
     let (outcome, stopped) = if plan.servers == Servers::Shared {
@@ -577,21 +596,30 @@ async fn measure_steps(
                         return Ok(false);
                     }
                     let grid = &plan.grids[i];
-                    let argv = command_run_argv(plan, a, &grid.args, 1, &json_out(i));
+                    // One command per thread count, so the counters around
+                    // each give that thread count's reads.
+                    let commands: Vec<(u32, Vec<String>)> = grid
+                        .threads
+                        .iter()
+                        .map(|&t| {
+                            let args = with_threads(&grid.args, t);
+                            (t, command_run_argv(plan, a, &args, 1, &json_out(i)))
+                        })
+                        .collect();
                     println!(
-                        "round {}/{} of {}: `{}`",
+                        "round {}/{} of {}: `{}` (one command per thread count: {})",
                         round + 1,
                         plan.scale.repeat,
                         grid.name,
-                        argv.join(" ")
+                        command_run_argv(plan, a, &grid.args, 1, &json_out(i)).join(" "),
+                        r003::join(&grid.threads)
                     );
                     let warm = grid.name == r004::CACHED;
-                    let (complete, io) =
-                        run_observed(&argv, &grid.name, warm, plan, round + 1).await?;
-                    extras.io.push(io);
-                    let file = crate::report::json::parse(&std::fs::read(json_out(i))?)
-                        .map_err(|e| anyhow::anyhow!("{} {e}", json_out(i).display()))?;
-                    runs[i].extend(file.runs.into_iter().map(|mut r| {
+                    let (complete, io, got) =
+                        run_observed(&commands, &grid.name, warm, plan, round + 1, &json_out(i))
+                            .await?;
+                    extras.io.extend(io);
+                    runs[i].extend(got.into_iter().map(|mut r| {
                         r.round = round + 1;
                         r
                     }));
@@ -653,26 +681,42 @@ async fn measure_steps(
     Ok(true)
 }
 
-/// One round's `oltp run` command of an interleaved plan (004) on the private
-/// server of its `--profile`, held open around it and stopped after it: the buffer pool's load at
-/// startup awaited, the pool warmed first when `warm` (the cached profile),
-/// and the buffer-pool and device counters read before and after (the
-/// sample of `grid` in `round`); false
-/// when the run stopped early.
+/// `args` with its `--threads` value replaced by `threads` (added when absent).
+fn with_threads(args: &[String], threads: u32) -> Vec<String> {
+    let mut out = args.to_vec();
+    match out.iter().position(|x| x == "--threads") {
+        Some(k) if k + 1 < out.len() => out[k + 1] = threads.to_string(),
+        _ => out.extend(["--threads".into(), threads.to_string()]),
+    }
+    out
+}
+
+/// One round of a profile of an interleaved plan (004): its `oltp run`
+/// commands (one per thread count, each writing its report to `json_out`)
+/// on the private server of its `--profile`, held open around them and
+/// stopped after them: the buffer pool's load at startup awaited, the pool
+/// warmed first when `warm` (the cached profile), and the buffer-pool and
+/// device counters read before and after each command (the sample of `grid`
+/// at its thread count in `round`). Returns whether every command completed
+/// (it stops at the first that did not), the samples, and the runs.
 ///
 /// # Errors
-/// The server, the counters, or the command's own.
+/// The server, the counters, a command's own, or its report file.
 async fn run_observed(
-    argv: &[String],
+    commands: &[(u32, Vec<String>)],
     grid: &str,
     warm: bool,
     plan: &Plan,
     round: u32,
-) -> Result<(bool, IoSample)> {
-    let ra = run_args(argv)?;
+    json_out: &Path,
+) -> Result<(bool, Vec<IoSample>, Vec<RunResult>)> {
+    let Some((_, first)) = commands.first() else {
+        return Ok((true, Vec::new(), Vec::new()));
+    };
+    let ra = run_args(first)?;
     // Held as `oltp server start` holds it, so the server outlives the
-    // in-process command's own lease and is still up when the counters after
-    // it are read. (Each `Lease` now registers on its own, `users/<pid>-<n>`,
+    // in-process commands' own leases and is still up when the counters after
+    // each are read. (Each `Lease` now registers on its own, `users/<pid>-<n>`,
     // so a lease here would also do; `Standing` says the intent.)
     let standing = crate::server::Standing::open(
         &base_dir(&ra.data),
@@ -697,14 +741,29 @@ async fn run_observed(
         if warm {
             buffer_pool::warm(&url, &plan.db, plan.scale.tables).await?;
         }
-        let before = read(url.clone()).await?;
-        let t0 = std::time::Instant::now();
-        let complete = run_command(argv).await?;
-        let after = read(url.clone()).await?;
-        Ok::<_, anyhow::Error>((
-            complete,
-            IoSample::between(grid, round, &before, &after, t0.elapsed().as_secs_f64()),
-        ))
+        let mut samples = Vec::new();
+        let mut runs = Vec::new();
+        for (threads, argv) in commands {
+            let before = read(url.clone()).await?;
+            let t0 = std::time::Instant::now();
+            let complete = run_command(argv).await?;
+            let after = read(url.clone()).await?;
+            samples.push(IoSample::between(
+                grid,
+                *threads,
+                round,
+                &before,
+                &after,
+                t0.elapsed().as_secs_f64(),
+            ));
+            let file = crate::report::json::parse(&std::fs::read(json_out)?)
+                .map_err(|e| anyhow::anyhow!("{} {e}", json_out.display()))?;
+            runs.extend(file.runs);
+            if !complete {
+                return Ok::<_, anyhow::Error>((false, samples, runs));
+            }
+        }
+        Ok((true, samples, runs))
     }
     .await;
     let stopped = standing.stop().await;
@@ -864,7 +923,7 @@ impl Observer for Progress {
 fn fill(id: ReportId, r: &mut Reproduction, p: &Published, plan: &Plan, extras: &Extras) {
     match id {
         ReportId::R003 => r003::fill(r, p, plan, &extras.footprint, &extras.tls_bench),
-        ReportId::R000 => r000::fill(r, p, plan, r.quick),
+        ReportId::R000 => r000::fill(r, p, plan, r.quick, &extras.proxy),
         ReportId::R001 => r001::fill(r, p, plan, &extras.at_rest),
         ReportId::R004 => r004::fill(r, p, plan, r.quick, &extras.io),
     }
@@ -1081,6 +1140,66 @@ async fn tls_bench_footprint(
     let text =
         std::fs::read_to_string(&json_out).map_err(|e| format!("{}: {e}", json_out.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_out.display()))
+}
+
+/// 000's proxy prediction: column-bench (`given`, or the one next to this
+/// oltp binary) measures `backend` on sbtest's row with every column
+/// encrypted ([`proxy::column_bench_args`]), its JSON written into `out`;
+/// `Err(why)` when it is missing or fails (the report says so).
+async fn column_bench_prediction(
+    given: Option<&Path>,
+    backend: &str,
+    out: &Path,
+) -> std::result::Result<proxy::Measurement, String> {
+    let exe = match given {
+        Some(p) => p.to_path_buf(),
+        None => std::env::current_exe()
+            .map_err(|e| format!("cannot find oltp's own path: {e}"))?
+            .with_file_name("column-bench"),
+    };
+    if !exe.is_file() {
+        return Err(format!(
+            "{} not found: build it with `cargo build --release -p column-bench`, or pass --column-bench FILE",
+            exe.display()
+        ));
+    }
+    let json_out = out.join("column-bench.json");
+    let args = proxy::column_bench_args(backend, &json_out.display().to_string());
+    let command = format!(
+        "column-bench {}",
+        args.iter()
+            .map(|a| if a.contains(';') {
+                format!("'{a}'")
+            } else {
+                a.clone()
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let cmd_exe = exe.clone();
+    let got = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(&cmd_exe)
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .output()
+    })
+    .await
+    .map_err(|e| format!("cannot run {}: {e}", exe.display()))?
+    .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    if !got.status.success() {
+        let err = String::from_utf8_lossy(&got.stderr);
+        return Err(format!(
+            "{} failed: {}",
+            exe.display(),
+            err.lines().last().unwrap_or("no message")
+        ));
+    }
+    let text =
+        std::fs::read_to_string(&json_out).map_err(|e| format!("{}: {e}", json_out.display()))?;
+    let v: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_out.display()))?;
+    proxy::parse(&v, backend, command)
 }
 
 #[cfg(test)]

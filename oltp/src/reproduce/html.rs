@@ -129,6 +129,28 @@ pub fn to_html(r: &Reproduction) -> String {
         }
         let _ = writeln!(o, "</tbody></table>");
     }
+    for t in &r.tables {
+        let ths: String = t
+            .columns
+            .iter()
+            .map(|c| format!("<th>{}</th>", escape(c)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "<h2>{}</h2><p>{}</p><table id=\"{}\"><thead><tr>{ths}</tr></thead><tbody>",
+            escape(&t.title),
+            escape(&t.note),
+            escape(&t.id)
+        );
+        for row in &t.rows {
+            let tds: String = row
+                .iter()
+                .map(|c| format!("<td>{}</td>", escape(c)))
+                .collect();
+            let _ = writeln!(o, "<tr>{tds}</tr>");
+        }
+        let _ = writeln!(o, "</tbody></table>");
+    }
     if !r.identity.is_empty() {
         let _ = writeln!(
             o,

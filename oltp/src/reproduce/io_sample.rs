@@ -1,7 +1,8 @@
 //! What one of report 004's runs read: the buffer pool's miss rate and the
 //! data device's reads over the run (the counters of [`super::buffer_pool`]
-//! and [`super::diskstats`] before and after it), and per profile the
-//! median over the rounds. A miss rate, not QPS, decides whether a run
+//! and [`super::diskstats`] before and after the `oltp run` of one profile at
+//! one thread count), and per (profile, thread count) the median over the
+//! rounds. A miss rate, not QPS, decides whether a run
 //! counts as IO-bound ([`IO_BOUND_MIN_MISS_PCT`]).
 
 use serde::Serialize;
@@ -26,13 +27,15 @@ pub struct Counters {
     pub device: Result<DeviceCounters, String>,
 }
 
-/// One run's reads: a grid (profile) in one round, from the counters before
-/// and after its `oltp run` (its warm-up, connections and every thread
-/// count included).
+/// One run's reads: a grid (profile) at one thread count in one round, from
+/// the counters before and after its `oltp run --threads N` (its warm-up and
+/// connections included).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct IoSample {
     /// The grid (`cached`, `io-bound`).
     pub grid: String,
+    /// The run's client threads.
+    pub threads: u32,
     /// The round, from 1.
     pub round: u32,
     /// Wall-clock seconds between the two readings.
@@ -58,10 +61,11 @@ pub struct IoSample {
 }
 
 impl IoSample {
-    /// The reads of `grid` in `round` between `before` and `after`,
-    /// `seconds` apart.
+    /// The reads of `grid` at `threads` in `round` between `before` and
+    /// `after`, `seconds` apart.
     pub fn between(
         grid: &str,
+        threads: u32,
         round: u32,
         before: &Counters,
         after: &Counters,
@@ -84,6 +88,7 @@ impl IoSample {
         let ok = dev.as_ref().ok();
         IoSample {
             grid: grid.to_string(),
+            threads,
             round,
             seconds,
             read_requests,
@@ -106,11 +111,13 @@ fn pct(part: u64, whole: u64) -> f64 {
     }
 }
 
-/// One profile's reads over its rounds: medians.
+/// One profile's reads at one thread count over its rounds: medians.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ProfileIo {
     /// The grid.
     pub grid: String,
+    /// The client threads.
+    pub threads: u32,
     /// Rounds measured.
     pub rounds: usize,
     /// Median miss rate, %.
@@ -123,15 +130,19 @@ pub struct ProfileIo {
     pub io_bound: bool,
 }
 
-/// The medians of `grid`'s samples; `None` without any.
-pub fn profile(samples: &[IoSample], grid: &str) -> Option<ProfileIo> {
-    let mine: Vec<&IoSample> = samples.iter().filter(|s| s.grid == grid).collect();
+/// The medians of `grid`'s samples at `threads`; `None` without any.
+pub fn profile(samples: &[IoSample], grid: &str, threads: u32) -> Option<ProfileIo> {
+    let mine: Vec<&IoSample> = samples
+        .iter()
+        .filter(|s| s.grid == grid && s.threads == threads)
+        .collect();
     if mine.is_empty() {
         return None;
     }
     let miss_pct = median(mine.iter().map(|s| Some(s.miss_pct)))?;
     Some(ProfileIo {
         grid: grid.to_string(),
+        threads,
         rounds: mine.len(),
         miss_pct,
         device_reads_per_s: median(mine.iter().map(|s| s.device_reads_per_s)),
@@ -157,8 +168,9 @@ fn median(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
 }
 
 impl ProfileIo {
-    /// The profile in words, e.g. `io-bound: miss rate 5.0% (IO-bound:
-    /// at least 1%), 1,838 device reads/s at 0.121 ms each`.
+    /// The profile in words, e.g. `io-bound at 16 threads: buffer-pool miss
+    /// rate 5.00% (at or above the 1% from which a run counts as IO-bound),
+    /// 1838 device reads/s at 0.121 ms each`.
     pub fn text(&self) -> String {
         let device = match (self.device_reads_per_s, self.device_read_await_ms) {
             (Some(r), Some(ms)) => format!(", {r:.0} device reads/s at {ms:.3} ms each"),
@@ -166,8 +178,9 @@ impl ProfileIo {
             _ => String::new(),
         };
         format!(
-            "{}: buffer-pool miss rate {:.2}% ({} the {IO_BOUND_MIN_MISS_PCT}% from which a run counts as IO-bound){device}",
+            "{} at {} threads: buffer-pool miss rate {:.2}% ({} the {IO_BOUND_MIN_MISS_PCT}% from which a run counts as IO-bound){device}",
             self.grid,
+            self.threads,
             self.miss_pct,
             if self.io_bound {
                 "at or above"
@@ -201,6 +214,7 @@ mod tests {
     fn a_sample_is_the_difference_of_the_counters() {
         let s = IoSample::between(
             "io-bound",
+            16,
             2,
             &counters(1_000, 10, 500, 100),
             &counters(101_000, 5_010, 5_500, 700),
@@ -218,7 +232,7 @@ mod tests {
     fn no_device_gives_its_reason_and_the_pool_figures() {
         let mut b = counters(0, 0, 0, 0);
         b.device = Err("no block device".into());
-        let s = IoSample::between("cached", 1, &b, &counters(200, 1, 9, 9), 1.0);
+        let s = IoSample::between("cached", 16, 1, &b, &counters(200, 1, 9, 9), 1.0);
         assert_eq!(s.miss_pct, 0.5);
         assert_eq!(s.device, None);
         assert_eq!(s.device_unavailable.as_deref(), Some("no block device"));
@@ -226,9 +240,10 @@ mod tests {
 
     #[test]
     fn the_profile_is_io_bound_from_the_threshold_on() {
-        let at = |grid: &str, round, requests, reads| {
+        let at = |grid: &str, threads, round, requests, reads| {
             IoSample::between(
                 grid,
+                threads,
                 round,
                 &counters(0, 0, 0, 0),
                 &counters(requests, reads, reads, reads / 8),
@@ -236,16 +251,27 @@ mod tests {
             )
         };
         let samples = [
-            at("io-bound", 1, 1_000, 9),
-            at("io-bound", 2, 1_000, 10),
-            at("io-bound", 3, 1_000, 50),
-            at("cached", 1, 1_000, 1),
+            at("io-bound", 16, 1, 1_000, 9),
+            at("io-bound", 16, 2, 1_000, 10),
+            at("io-bound", 16, 3, 1_000, 50),
+            // Another thread count of the same profile: a median of its own.
+            at("io-bound", 64, 1, 1_000, 2),
+            at("cached", 16, 1, 1_000, 1),
         ];
-        let io = profile(&samples, "io-bound").expect("io-bound");
+        let io = profile(&samples, "io-bound", 16).expect("io-bound");
         assert_eq!((io.rounds, io.miss_pct, io.io_bound), (3, 1.0, true));
-        let c = profile(&samples, "cached").expect("cached");
+        let io64 = profile(&samples, "io-bound", 64).expect("io-bound at 64");
+        assert_eq!((io64.rounds, io64.miss_pct, io64.io_bound), (1, 0.2, false));
+        assert!(
+            io64.text()
+                .starts_with("io-bound at 64 threads: buffer-pool miss rate 0.20%"),
+            "{}",
+            io64.text()
+        );
+        let c = profile(&samples, "cached", 16).expect("cached");
         assert!(!c.io_bound);
         assert!(c.text().contains("below the 1% from which"), "{}", c.text());
-        assert_eq!(profile(&samples, "other"), None);
+        assert_eq!(profile(&samples, "other", 16), None);
+        assert_eq!(profile(&samples, "cached", 32), None);
     }
 }

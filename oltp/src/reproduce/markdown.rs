@@ -202,6 +202,24 @@ pub fn to_markdown(r: &Reproduction) -> String {
             );
         }
     }
+    for t in &r.tables {
+        let _ = writeln!(
+            out,
+            "\n## {}\n\n{}\n\n| {} |\n|{}",
+            t.title,
+            t.note,
+            t.columns
+                .iter()
+                .map(|c| cell(c))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            "---|".repeat(t.columns.len())
+        );
+        for row in &t.rows {
+            let cs: Vec<String> = row.iter().map(|c| cell(c)).collect();
+            let _ = writeln!(out, "| {} |", cs.join(" | "));
+        }
+    }
     if !r.identity.is_empty() {
         let _ = writeln!(
             out,
@@ -297,6 +315,7 @@ mod tests {
             rows: vec![row(5, Some(93.75))],
             identity: Vec::new(),
             measurements: serde_json::Map::new(),
+            tables: Vec::new(),
             runs: Vec::new(),
             charts: Vec::new(),
         };

@@ -8,7 +8,7 @@
 //! command (`commands/reproduce.rs`, the only part that prints or touches a
 //! server) checks resources ([`resources`]), prepares or reuses the data
 //! sets and runs the grids; one file per report turns the grids' results into
-//! rows ([`r000`], [`r001`], [`r003`], [`r004`]), each judged by [`verdict`] on the one comparison
+//! rows ([`r000`], [`r001`], [`r003`], [`r004`]; 000's proxy prediction from column-bench in [`proxy`]), each judged by [`verdict`] on the one comparison
 //! method (`encbench_common::compare`, through `oltp run`'s comparisons); one
 //! exporter per format writes them ([`markdown`], [`json`], [`svg`],
 //! [`html`]).
@@ -21,6 +21,7 @@ pub mod io_sample;
 pub mod json;
 pub mod markdown;
 pub mod plan;
+pub mod proxy;
 pub mod published;
 pub mod r000;
 pub mod r001;

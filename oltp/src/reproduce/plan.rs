@@ -109,6 +109,10 @@ pub struct Grid {
     /// Server-side prepared statements per table and connection (for the
     /// connect time estimate).
     pub statements_per_table: u32,
+    /// Seconds before each round's runs, outside them (004: the server's
+    /// restart with the profile and, cached, the pool's load and warming
+    /// under the IOPS cap); 0 where the server stays up.
+    pub round_setup_secs: f64,
 }
 
 /// Everything a reproduction will run.
@@ -199,8 +203,9 @@ impl Plan {
     }
 
     /// Seconds the whole plan takes, estimated: every run's warm-up and
-    /// measured window, its connections and prepared statements, and the
-    /// loading of every data set (when none is reused).
+    /// measured window, its connections and prepared statements, each
+    /// round's setup ([`Grid::round_setup_secs`]), and the loading of every
+    /// data set (when none is reused).
     pub fn estimate_secs(&self) -> f64 {
         let s = &self.scale;
         let runs: f64 = self
@@ -220,6 +225,7 @@ impl Plan {
                             * ((s.time_s + s.warmup_s) as f64 + connect)
                     })
                     .sum::<f64>()
+                    + f64::from(s.repeat) * g.round_setup_secs
             })
             .sum();
         let load: f64 = self
@@ -300,6 +306,7 @@ mod tests {
                 threads: vec![1, 8],
                 runs_per_round: 3,
                 statements_per_table: 1,
+                round_setup_secs: 0.0,
             }],
             servers: Servers::Shared,
         };

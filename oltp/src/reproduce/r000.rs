@@ -7,6 +7,7 @@
 //! / QPS on both.
 
 use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, SEALED_BYTES_PER_ROW};
+use super::proxy::Measurement;
 use super::published::{Published, ScaleSpec};
 use super::r003::join;
 use super::row::{GridRun, Identity, Row, find_comparison};
@@ -62,6 +63,7 @@ pub fn plan(p: &Published, scale: &ScaleSpec, db: &str) -> Plan {
             runs_per_round: 2 + p.backends.len() as u32,
             // read_only: point, simple, sum, order, distinct; read_write adds 4.
             statements_per_table: if *w == "oltp_read_only" { 5 } else { 9 },
+            round_setup_secs: 0.0,
         })
         .collect();
     Plan {
@@ -158,10 +160,16 @@ pub fn identity(p: &Published, grids: &[GridRun]) -> Vec<Identity> {
     out
 }
 
-/// Where our setup differs from the report's, plainly.
-pub fn setup_differences(p: &Published, scale: &ScaleSpec, quick: bool) -> Vec<String> {
+/// Where our setup differs from the report's, plainly; `proxy`: column-bench's
+/// measurement for the proxy prediction, or why there is none.
+pub fn setup_differences(
+    p: &Published,
+    scale: &ScaleSpec,
+    quick: bool,
+    proxy: &Result<Measurement, String>,
+) -> Vec<String> {
     let mut out = vec![
-        "The report decrypts in a proxy (PolarDB: 16 proxy cores of its own, line 60); here oltp decrypts in the client, as a proxy would, on the same 2 cores as the MariaDB server, so every decryption takes CPU the server would otherwise use. column-bench's capacity model (column-bench/README.md) estimates what a separate proxy would need; it is not run here.".to_string(),
+        super::proxy::setup_note(proxy, p),
         "The report ran RDS MySQL 8.0 (mysql.n2.xlarge.2c) and PolarDB (8-core nodes) on their own hardware; here MariaDB 10.11, client and server on one 2-core machine shared with other jobs, over loopback TCP. Only effects (percent changes) are compared, never QPS.".to_string(),
         "Every column encrypted: k, c and pad are AES-256-GCM envelopes (AAD: table, column, id); id stays plaintext. SUM(k), ORDER BY c and DISTINCT c are computed in the client after decryption.".to_string(),
         format!(
@@ -185,11 +193,41 @@ pub fn setup_differences(p: &Published, scale: &ScaleSpec, quick: bool) -> Vec<S
     out
 }
 
-/// Fills `r` (rows, identity, charts, words) from the grids run so far.
-pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, quick: bool) {
+/// Fills `r` (rows, identity, the proxy prediction's tables, charts, words)
+/// from the grids run so far and column-bench's measurement (`proxy`).
+pub fn fill(
+    r: &mut super::Reproduction,
+    p: &Published,
+    plan: &Plan,
+    quick: bool,
+    proxy: &Result<Measurement, String>,
+) {
     r.rows = rows(p, &r.runs);
     r.identity = identity(p, &r.runs);
-    r.setup_differences = setup_differences(p, &plan.scale, quick);
+    r.setup_differences = setup_differences(p, &plan.scale, quick, proxy);
+    r.tables.clear();
+    match proxy {
+        Ok(m) => {
+            let predictions = super::proxy::predict(p, m);
+            r.tables.push(super::proxy::inputs_table(m));
+            r.tables
+                .push(super::proxy::prediction_table(m, &predictions));
+            r.measurements.insert(
+                "proxy_prediction".into(),
+                serde_json::json!({
+                    "measurement": m,
+                    "proxy_cores": super::proxy::PROXY_CORES,
+                    "predictions": predictions,
+                }),
+            );
+        }
+        Err(e) => {
+            r.measurements.insert(
+                "proxy_prediction".into(),
+                serde_json::json!({ "not_run": e }),
+            );
+        }
+    }
     r.charts.clear();
     for g in &r.runs {
         for (metric, what) in [("qps", "QPS"), ("rt_ms", "RT")] {

@@ -98,6 +98,7 @@ pub fn plan(spec: &ScaleSpec, modes: &[AtRest], cached: u32, large: Option<u32>)
         threads: spec.threads.clone(),
         runs_per_round: modes.len() as u32,
         statements_per_table: 1,
+        round_setup_secs: 0.0,
     };
     // Select-only first: tpcb-like's updates change the tables it reads.
     let mut grids = vec![grid(select_grid(cached), "pgbench_select_only", cached)];

@@ -50,6 +50,7 @@ pub fn plan(scale: &ScaleSpec) -> Plan {
             // plain, TLS, plain again (A/A).
             runs_per_round: 3,
             statements_per_table: 1,
+            round_setup_secs: 0.0,
         }],
         servers: super::plan::Servers::Shared,
     }

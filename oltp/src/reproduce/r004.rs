@@ -11,11 +11,11 @@
 
 use encbench_common::compare::{Comparison, compare};
 
-use super::io_sample::{IO_BOUND_MIN_MISS_PCT, IoSample, profile};
+use super::io_sample::{IO_BOUND_MIN_MISS_PCT, IoSample, ProfileIo, profile};
 use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, Servers};
 use super::published::{Figure, IopsLimitSpec, Published, ScaleSpec};
 use super::r003::join;
-use super::row::{GridRun, Row};
+use super::row::{GridRun, Row, Table};
 use super::verdict::{Effect, judge};
 
 /// The plaintext database of report 004 (overridden and quick scales get
@@ -37,6 +37,34 @@ pub const MEASURED_BYTES_PER_ROW: u64 = 252;
 /// The data set's size on disk, bytes (estimated with [`MEASURED_BYTES_PER_ROW`]).
 pub fn data_bytes(spec: &ScaleSpec) -> u64 {
     u64::from(spec.tables) * u64::from(spec.table_size) * MEASURED_BYTES_PER_ROW
+}
+
+/// Seconds to stop the private MariaDB and start it with the other profile,
+/// its buffer-pool load at startup awaited (measured 2026-12-02: 8-12 s per
+/// io-bound round beside its runs, release build, load average 3-8).
+pub const SERVER_RESTART_SECS: f64 = 8.0;
+
+/// Device reads per second when nothing caps them, for the cached pool's
+/// warming: 3,612 reads/s measured with `--rand-type uniform` on this
+/// machine's disk (oltp/README.md, "Why the profile was changed").
+pub const UNCAPPED_READS_PER_SEC: f64 = 3_612.0;
+
+/// InnoDB's page size (MariaDB's default `innodb_page_size`), bytes.
+pub const PAGE_BYTES: u64 = 16 << 10;
+
+/// Seconds before each round's runs of `profile`: the restart, and for the
+/// cached profile the warming of every page of the data set, one read each,
+/// at the cap (or [`UNCAPPED_READS_PER_SEC`]): 61,500 pages at 1,000 reads/s
+/// are about 62 s (measured: 64 s per cached round at 1,000).
+pub fn round_setup_secs(scale: &ScaleSpec, profile: &str) -> f64 {
+    if profile != CACHED {
+        return SERVER_RESTART_SECS;
+    }
+    let rate = scale
+        .iops_limit
+        .as_ref()
+        .map_or(UNCAPPED_READS_PER_SEC, |c| f64::from(c.iops));
+    SERVER_RESTART_SECS + (data_bytes(scale) / PAGE_BYTES) as f64 / rate.max(1.0)
 }
 
 /// The runs of report 004 at `scale` on the database `db`: both profiles
@@ -67,6 +95,7 @@ pub fn plan(scale: &ScaleSpec, db: &str) -> Plan {
         runs_per_round: 1,
         // point, simple, sum, order, distinct, index and non-index update, delete, insert.
         statements_per_table: 9,
+        round_setup_secs: round_setup_secs(scale, profile),
     };
     Plan {
         scale: scale.clone(),
@@ -119,10 +148,12 @@ fn queries_per_transaction(grid: &GridRun, threads: u32) -> Option<(f64, usize)>
 /// The rows: the ratio per instance at its IO-bound thread count, QPS / TPS
 /// per instance on both sides, from the grids run so far.
 ///
-/// `io` holds the buffer-pool and device reads of every run: a ratio row
-/// whose IO-bound runs missed less than [`IO_BOUND_MIN_MISS_PCT`] is "not
-/// reproducible here" (the profile was not IO-bound), and every ratio row's
-/// reason gives both profiles' miss rates and device reads.
+/// `io` holds the buffer-pool and device reads of every run (one per
+/// profile, thread count and round): a ratio row at `t` threads whose
+/// IO-bound runs at `t` missed less than [`IO_BOUND_MIN_MISS_PCT`] is "not
+/// reproducible here" (the profile was not IO-bound at that thread count),
+/// and every ratio row's reason gives both profiles' miss rates and device
+/// reads at its thread count.
 ///
 /// `cap`: the IOPS cap both profiles ran with (the scale's), named in the
 /// reason.
@@ -133,8 +164,33 @@ pub fn rows(
     io: &[IoSample],
     cap: Option<&IopsLimitSpec>,
 ) -> Vec<Row> {
-    let cached = profile(io, CACHED);
-    let io_bound = profile(io, IO_BOUND);
+    let mut rows = Vec::new();
+    for f in &p.figures {
+        let Some(t) = f.threads else { continue };
+        let id = f.id.as_deref().unwrap_or("");
+        let row = if id.starts_with("ratio_") {
+            ratio_row(p, f, grids, threads, io, cap, t)
+        } else {
+            let side = if id == "qpt_cached" { CACHED } else { IO_BOUND };
+            qpt_row(p, f, grids.iter().find(|g| g.name == side), t)
+        };
+        rows.push(row);
+    }
+    rows
+}
+
+/// One ratio row at `t` threads, judged on the miss rates measured at `t`.
+fn ratio_row(
+    p: &Published,
+    f: &Figure,
+    grids: &[GridRun],
+    threads: &[u32],
+    io: &[IoSample],
+    cap: Option<&IopsLimitSpec>,
+    t: u32,
+) -> Row {
+    let cached = profile(io, CACHED, t);
+    let io_bound = profile(io, IO_BOUND, t);
     let measured = match (&io_bound, &cached) {
         (Some(i), Some(c)) => Some(format!("{}; {}", i.text(), c.text())),
         _ => None,
@@ -146,45 +202,81 @@ pub fn rows(
         ),
         _ => String::new(),
     };
-    let mut rows = Vec::new();
-    for f in &p.figures {
-        let Some(t) = f.threads else { continue };
-        let id = f.id.as_deref().unwrap_or("");
-        let row = if id.starts_with("ratio_") {
-            let c = ratio(grids, t);
-            let mut row = Row::from_comparison(
-                format!("{} (ours: {t} threads)", f.figure),
-                f,
-                c.as_ref(),
-                f.tolerance(p),
-                if why_differs.is_empty() {
-                    f.differs_reason(p)
-                } else {
-                    &why_differs
-                },
-            );
-            if !threads.contains(&t) {
-                row.reason = format!("{t} threads are not in this run's --threads");
-            } else if let (Some(i), Some(m), Some(_)) = (&io_bound, &measured, row.ours) {
-                if i.io_bound {
-                    if !row.reason.contains(m.as_str()) {
-                        row.reason = format!("{}; measured: {m}", row.reason);
-                    }
-                } else {
-                    row.verdict = super::Verdict::NotReproducibleHere;
-                    row.reason = format!(
-                        "the io-bound profile was not IO-bound here (a buffer-pool miss rate, not QPS, decides): {m}"
-                    );
-                }
-            }
-            row
+    let c = ratio(grids, t);
+    let mut row = Row::from_comparison(
+        format!("{} (ours: {t} threads)", f.figure),
+        f,
+        c.as_ref(),
+        f.tolerance(p),
+        if why_differs.is_empty() {
+            f.differs_reason(p)
         } else {
-            let side = if id == "qpt_cached" { CACHED } else { IO_BOUND };
-            qpt_row(p, f, grids.iter().find(|g| g.name == side), t)
-        };
-        rows.push(row);
+            &why_differs
+        },
+    );
+    if !threads.contains(&t) {
+        row.reason = format!("{t} threads are not in this run's --threads");
+    } else if let (Some(i), Some(m), Some(_)) = (&io_bound, &measured, row.ours) {
+        if i.io_bound {
+            if !row.reason.contains(m.as_str()) {
+                row.reason = format!("{}; measured: {m}", row.reason);
+            }
+        } else {
+            row.verdict = super::Verdict::NotReproducibleHere;
+            row.reason = format!(
+                "the io-bound profile was not IO-bound here at {t} threads (a buffer-pool miss rate, not QPS, decides): {m}"
+            );
+        }
     }
-    rows
+    row
+}
+
+/// The buffer-pool and device reads per (profile, thread count): medians
+/// over the rounds, in the order of `threads`, cached first.
+pub fn io_by_threads(io: &[IoSample], threads: &[u32]) -> Vec<ProfileIo> {
+    threads
+        .iter()
+        .flat_map(|&t| [CACHED, IO_BOUND].map(|g| profile(io, g, t)))
+        .flatten()
+        .collect()
+}
+
+/// The table of [`io_by_threads`] for report.md and report.html.
+pub fn io_table(per: &[ProfileIo]) -> Table {
+    let opt =
+        |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
+    Table {
+        id: "buffer-pool".into(),
+        title: "Buffer pool and device reads per profile and thread count".into(),
+        note: format!(
+            "Medians over the rounds of the counters read before and after each `oltp run --threads N` (warm-up included): Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests, and the data directory's device reads (/proc/diskstats; every process's). A profile counts as IO-bound at a thread count from a {IO_BOUND_MIN_MISS_PCT}% miss rate on."
+        ),
+        columns: [
+            "profile",
+            "threads",
+            "rounds",
+            "buffer-pool miss rate",
+            "device reads/s",
+            "ms per device read",
+            "IO-bound",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: per
+            .iter()
+            .map(|p| {
+                vec![
+                    p.grid.clone(),
+                    p.threads.to_string(),
+                    p.rounds.to_string(),
+                    format!("{:.2}%", p.miss_pct),
+                    opt(p.device_reads_per_s, 0),
+                    opt(p.device_read_await_ms, 3),
+                    if p.io_bound { "yes" } else { "no" }.to_string(),
+                ]
+            })
+            .collect(),
+    }
 }
 
 /// The IOPS cap in a row's reason: ours beside the report's.
@@ -247,7 +339,7 @@ pub fn setup_differences(spec: &ScaleSpec, quick: bool) -> Vec<String> {
         "The report ran RDS MySQL 5.7 High-availability Edition (a semi-synchronous replica, rpl_semi_sync_master_enabled=ON) on Premium Local SSDs, 1-16 cores, 20-minute runs; here MariaDB 10.11 without a replica, client and server on 2 cores shared with other jobs, over loopback TCP. Only the ratio IO-bound / cached is compared, never QPS.".to_string(),
         "The same durability as the report: binary log with sync_binlog=1, innodb_flush_log_at_trx_commit=1 in both profiles (oltp --profile); the profiles differ in the buffer pool only: 4 GiB (cached) vs 128 MiB (io-bound).".to_string(),
         format!(
-            "{} tables x {} rows (about {} MiB on disk, {:.1}x the 128 MiB io-bound pool) on both sides, where the report's cached and IO-bound tests used different data sets (3-6 M vs 16-32 M rows per table). InnoDB reads its data files with O_DIRECT (innodb_flush_method, MariaDB 10.11's default), so a buffer-pool miss is a read of the virtual disk, not of the OS page cache (the miss rates and device reads per profile are in the rows and in measurements.buffer_pool). The cached profile's pool is warmed before each run (every table read), as the report's cached test keeps all data in the pool.",
+            "{} tables x {} rows (about {} MiB on disk, {:.1}x the 128 MiB io-bound pool) on both sides, where the report's cached and IO-bound tests used different data sets (3-6 M vs 16-32 M rows per table). InnoDB reads its data files with O_DIRECT (innodb_flush_method, MariaDB 10.11's default), so a buffer-pool miss is a read of the virtual disk, not of the OS page cache (the miss rates and device reads per profile and thread count are in the rows, the buffer-pool table and measurements.buffer_pool; each thread count is an `oltp run` of its own on the round's server, the counters read around it). The cached profile's pool is warmed before each run (every table read), as the report's cached test keeps all data in the pool.",
             spec.tables,
             spec.table_size,
             data_bytes(spec) >> 20,
@@ -268,7 +360,12 @@ pub fn setup_differences(spec: &ScaleSpec, quick: bool) -> Vec<String> {
             None => "No IOPS cap (--iops-limit 0): the disk answers as fast as it can, where the report's instances were capped at 1,000-14,000 IOPS.".to_string(),
         },
         if quick {
-            "Quick mode: the full data set (7.5x the io-bound pool), 5 rounds of 5 s runs.".to_string()
+            format!(
+                "Quick mode: the full data set (7.5x the io-bound pool), threads {} (the report's IO-bound thread counts; 64 threads is full mode's, so c2.xlarge's cached QPS / TPS row is not measured in quick mode), {} rounds of {} s runs.",
+                join(&spec.threads),
+                spec.repeat,
+                spec.time_s
+            )
         } else {
             "Full mode: 60 s runs, 6 rounds.".to_string()
         },
@@ -277,7 +374,8 @@ pub fn setup_differences(spec: &ScaleSpec, quick: bool) -> Vec<String> {
 
 /// Fills `r` from the grids run so far.
 /// `io`: the buffer-pool and device reads of every run so far, recorded in
-/// `measurements` (`buffer_pool`: per profile and per run).
+/// `measurements` (`buffer_pool`: per profile and thread count, and per
+/// run) and as the table `buffer-pool`.
 pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, quick: bool, io: &[IoSample]) {
     r.rows = rows(
         p,
@@ -286,15 +384,13 @@ pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, quick: bool
         io,
         plan.scale.iops_limit.as_ref(),
     );
-    let per_profile: Vec<_> = [CACHED, IO_BOUND]
-        .iter()
-        .filter_map(|g| profile(io, g))
-        .collect();
+    let per_threads = io_by_threads(io, &plan.scale.threads);
+    r.tables = vec![io_table(&per_threads)];
     r.measurements.insert(
         "buffer_pool".into(),
         serde_json::json!({
             "io_bound_min_miss_pct": IO_BOUND_MIN_MISS_PCT,
-            "profiles": per_profile,
+            "profiles": per_threads,
             "runs": io,
         }),
     );
@@ -364,30 +460,43 @@ mod tests {
 
     #[test]
     fn the_plan_runs_both_profiles_interleaved() {
-        // The data file's quick scale: 3 thread counts, 5 rounds.
+        // The data file's quick scale: 2 thread counts (16, 32), 5 rounds.
         let published = Published::of(super::super::ReportId::R004).expect("004");
         let spec = published.scale(true).clone();
         let p = plan(&spec, DB);
         assert_eq!(p.servers, Servers::PerCommandInterleaved);
         assert_eq!(p.grids.len(), 2);
-        // Both profiles under the data file's cap, s2.large's 2,000 IOPS.
+        // Both profiles under the data file's cap, s1.small's 1,000 IOPS.
         assert!(
             p.grids[1]
                 .args
                 .join(" ")
-                .ends_with("--profile io-bound --iops-limit 2000")
+                .ends_with("--profile io-bound --iops-limit 1000")
         );
         assert!(
             p.grids[0]
                 .args
                 .join(" ")
-                .ends_with("--profile cached --iops-limit 2000")
+                .ends_with("--profile cached --iops-limit 1000")
         );
         let mut uncapped = spec.clone();
         uncapped.iops_limit = None;
         let p = plan(&uncapped, DB);
         assert!(p.grids[1].args.join(" ").ends_with("--profile io-bound"));
-        assert_eq!(p.runs(), 2 * 3 * 5);
+        assert_eq!(p.runs(), 2 * 2 * 5);
+        // Each cached round warms 961 MiB of pages: ~62 s at 1,000 reads/s,
+        // ~17 s uncapped; an io-bound round is a restart only.
+        let capped = plan(&spec, DB);
+        let warm = (data_bytes(&spec) / PAGE_BYTES) as f64;
+        assert_eq!(
+            capped.grids[0].round_setup_secs,
+            SERVER_RESTART_SECS + warm / 1000.0
+        );
+        assert_eq!(capped.grids[1].round_setup_secs, SERVER_RESTART_SECS);
+        assert_eq!(
+            p.grids[0].round_setup_secs,
+            SERVER_RESTART_SECS + warm / UNCAPPED_READS_PER_SEC
+        );
         // 7.5x the 128 MiB pool.
         assert!(data_bytes(&spec) > 7 * (128 << 20));
     }
@@ -440,8 +549,10 @@ mod tests {
             device: Err("no device in this test".into()),
         };
         vec![
-            IoSample::between(CACHED, 1, &at(0, 0), &at(10_000, 1), 1.0),
-            IoSample::between(IO_BOUND, 1, &at(0, 0), &at(10_000, io_bound_reads), 1.0),
+            IoSample::between(CACHED, 16, 1, &at(0, 0), &at(10_000, 1), 1.0),
+            IoSample::between(IO_BOUND, 16, 1, &at(0, 0), &at(10_000, io_bound_reads), 1.0),
+            // 32 threads missed 9%: says nothing about the 16-thread rows.
+            IoSample::between(IO_BOUND, 32, 1, &at(0, 0), &at(10_000, 900), 1.0),
         ]
     }
 
@@ -461,9 +572,14 @@ mod tests {
         let r = s1(&rows(&p, &g, &[16], &io(50), None));
         assert!(r.ours.is_some());
         assert_eq!(r.verdict, super::super::Verdict::NotReproducibleHere);
-        assert!(r.reason.contains("was not IO-bound"), "{}", r.reason);
         assert!(
-            r.reason.contains("io-bound: buffer-pool miss rate 0.50%"),
+            r.reason.contains("was not IO-bound here at 16 threads"),
+            "{}",
+            r.reason
+        );
+        assert!(
+            r.reason
+                .contains("io-bound at 16 threads: buffer-pool miss rate 0.50%"),
             "{}",
             r.reason
         );
@@ -472,21 +588,38 @@ mod tests {
         assert_ne!(r.verdict, super::super::Verdict::NotReproducibleHere);
         assert!(
             r.reason
-                .contains("io-bound: buffer-pool miss rate 5.00% (at or above"),
+                .contains("io-bound at 16 threads: buffer-pool miss rate 5.00% (at or above"),
             "{}",
             r.reason
         );
         assert!(
             r.reason
-                .contains("cached: buffer-pool miss rate 0.01% (below"),
+                .contains("cached at 16 threads: buffer-pool miss rate 0.01% (below"),
             "{}",
             r.reason
         );
         assert!(
             r.reason
-                .contains("both profiles ran capped at 2000 reads/s and 2000 writes/s (--iops-limit, rds.mysql.s2.large)"),
+                .contains("both profiles ran capped at 1000 reads/s and 1000 writes/s (--iops-limit, rds.mysql.s1.small)"),
             "{}",
             r.reason
         );
+    }
+
+    #[test]
+    fn the_reads_table_has_a_row_per_profile_and_thread_count() {
+        let per = io_by_threads(&io(500), &[16, 32, 64]);
+        // Cached ran at 16 only; io-bound at 16 and 32; nothing at 64.
+        let keys: Vec<(&str, u32)> = per.iter().map(|p| (p.grid.as_str(), p.threads)).collect();
+        assert_eq!(keys, vec![(CACHED, 16), (IO_BOUND, 16), (IO_BOUND, 32)]);
+        let t = io_table(&per);
+        assert_eq!(t.rows.len(), 3);
+        assert_eq!(t.columns.len(), t.rows[0].len());
+        assert_eq!(t.rows[1][..4], ["io-bound", "16", "1", "5.00%"]);
+        assert_eq!(t.rows[2][3], "9.00%");
+        assert_eq!(t.rows[2][6], "yes");
+        assert_eq!(t.rows[0][6], "no");
+        // No device in the fixture: a dash, not a number.
+        assert_eq!(t.rows[0][4], "-");
     }
 }

@@ -160,6 +160,23 @@ pub struct GridRun {
     pub report: Report,
 }
 
+/// A table of its own beside the rows (a report's extra measurements, e.g.
+/// 004's reads per profile and thread count, 000's proxy prediction): cells
+/// already formatted, written as they are by report.md and report.html.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Table {
+    /// Anchor in report.html (`buffer-pool`, `prediction`).
+    pub id: String,
+    /// Heading.
+    pub title: String,
+    /// What the table is and where its figures come from, one paragraph.
+    pub note: String,
+    /// Column headings.
+    pub columns: Vec<String>,
+    /// Rows of cells, as many as `columns`.
+    pub rows: Vec<Vec<String>>,
+}
+
 /// A chart: a title and its SVG document.
 #[derive(Clone, Debug)]
 pub struct Chart {
@@ -203,6 +220,9 @@ pub struct Reproduction {
     pub identity: Vec<Identity>,
     /// Extra measurements the rows come from (footprint, capacity model).
     pub measurements: serde_json::Map<String, serde_json::Value>,
+    /// Tables of their own beside the rows (not verdicts): 004's reads per
+    /// profile and thread count, 000's proxy prediction.
+    pub tables: Vec<Table>,
     /// Every grid run, with oltp's full report (raw results).
     pub runs: Vec<GridRun>,
     /// The charts (not in the JSON).
