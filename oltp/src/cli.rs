@@ -233,7 +233,7 @@ pub struct DataArgs {
     /// password too is refused. `oltp server start` names its private server's file.
     #[arg(long, value_name = "FILE")]
     pub password_file: Option<PathBuf>,
-    /// encbench's directory: private server data (mariadb/) and key files (keys/).
+    /// encbench's directory: private servers (mariadb/, postgresql/, one per --at-rest mode) and key files (keys/).
     /// Default: $ENCBENCH_HOME, else $XDG_DATA_HOME/encbench, else ~/.local/share/encbench.
     #[arg(long, value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
@@ -442,10 +442,10 @@ pub struct PrepareArgs {
           value_parser = clap::value_parser!(u32).range(1..=i64::from(schema::pgbench::MAX_SCALE)))]
     pub scale: Option<u32>,
     /// pgbench workloads: fillfactor of pgbench_branches, _tellers and
-    /// _accounts in percent (pgbench -i -F), 10 to 100.
-    #[arg(long, value_name = "PERCENT", default_value_t = schema::pgbench::DEFAULT_FILLFACTOR,
+    /// _accounts in percent (pgbench -i -F), 10 to 100. Default 100.
+    #[arg(long, value_name = "PERCENT",
           value_parser = clap::value_parser!(u32).range(10..=100))]
-    pub fillfactor: u32,
+    pub fillfactor: Option<u32>,
 }
 
 /// Output format of `oltp run`.

@@ -208,7 +208,7 @@ async fn probe_tls<C: Connection>(
     });
     let conn = C::connect(&opts)
         .await
-        .map_err(|e| tls_failure(&e, ca.as_deref(), mode))?;
+        .map_err(|e| tls_failure(&e, ca.as_deref(), mode, url.starts_with("postgres")))?;
     let session = conn
         .tls_session()
         .cloned()
@@ -219,13 +219,18 @@ async fn probe_tls<C: Connection>(
 
 /// Why a TLS connection failed, named from the TLS library's error, with the
 /// fix that fits it (issue 15, defect 10).
-fn tls_failure(e: &DbError, ca: Option<&std::path::Path>, mode: TlsMode) -> anyhow::Error {
+fn tls_failure(
+    e: &DbError,
+    ca: Option<&std::path::Path>,
+    mode: TlsMode,
+    postgres: bool,
+) -> anyhow::Error {
     if e.kind() == crate::driver::ErrorKind::Tls {
         return anyhow::anyhow!("{e}");
     }
     let text = e.to_string();
     let flag = match mode {
-        TlsMode::VerifyIdentity => "--tls on (verify-identity)".to_string(),
+        TlsMode::VerifyIdentity => format!("--tls on ({})", mode.label(postgres)),
         other => format!("--tls {}", other.name()),
     };
     let against = ca.map_or("the built-in web PKI roots".to_string(), |p| {
@@ -320,6 +325,10 @@ pub async fn server_info<C: Connection>(conn: &mut C, dialect: Dialect) -> Resul
     })
 }
 
+/// Connections oltp opens beside the workers' (the probe and the monitor),
+/// counted against `max_connections`.
+pub const OWN_CONNECTIONS: u64 = 2;
+
 /// Checks that `threads` connections, each holding the workload's prepared
 /// statements for every table, fit the server's limits.
 ///
@@ -356,11 +365,21 @@ pub fn check_budget(
             (need + info.prepared_stmt_count).min(1_048_576)
         ));
     }
-    if u64::from(threads) + 2 > info.max_connections {
+    // One connection per thread, plus oltp's own probe and monitor connections.
+    let connections = u64::from(threads) + OWN_CONNECTIONS;
+    if connections > info.max_connections {
+        let raise = connections + 8;
+        let fix = if info.engine == "postgresql" {
+            format!(
+                "run ALTER SYSTEM SET max_connections = {raise} and restart the server, or use at most {} --threads (the private PostgreSQL has 500)",
+                info.max_connections.saturating_sub(OWN_CONNECTIONS)
+            )
+        } else {
+            format!("run SET GLOBAL max_connections = {raise}, or use fewer --threads")
+        };
         over.push(format!(
-            "{threads} threads need {threads} connections, but max_connections is {}: run SET GLOBAL max_connections = {}, or use fewer --threads",
+            "{threads} threads need {connections} connections ({threads} workers and {OWN_CONNECTIONS} of oltp's own), but max_connections is {}: {fix}",
             info.max_connections,
-            threads + 10
         ));
     }
     if !over.is_empty() {
@@ -475,5 +494,17 @@ mod tests {
             .expect_err("connections")
             .to_string();
         assert!(!one.contains("max_prepared_stmt_count"), "{one}");
+        assert!(one.contains("8 threads need 10 connections"), "{one}");
+        let mut pg = server(1_000_000, 500);
+        pg.engine = "postgresql".into();
+        pg.max_prepared_stmt_count = None;
+        assert!(check_budget(&pg, w, &o, 2, 498).is_ok());
+        let pg = check_budget(&pg, w, &o, 2, 500)
+            .expect_err("connections")
+            .to_string();
+        assert!(
+            pg.contains("ALTER SYSTEM SET max_connections") && !pg.contains("SET GLOBAL"),
+            "{pg}"
+        );
     }
 }

@@ -402,6 +402,24 @@ fn sysbench_only_flags_are_refused_with_a_pgbench_workload() {
 }
 
 #[test]
+fn pgbench_only_flags_are_refused_with_a_sysbench_workload() {
+    // New-user finding: prepare --fillfactor with sysbench's tables was ignored.
+    for driver in ["mysql", "pgsql"] {
+        refused_before_connecting(
+            &["prepare", "--db-driver", driver, "--fillfactor", "90"],
+            &[
+                "--fillfactor is pgbench's -F, for pgbench's tables only",
+                "omit --fillfactor for oltp_read_only",
+            ],
+        );
+        refused_before_connecting(
+            &["prepare", "--db-driver", driver, "--scale", "2"],
+            &["--scale is for pgbench's tables"],
+        );
+    }
+}
+
+#[test]
 fn a_missing_tls_ca_is_named_before_connecting_with_either_driver() {
     // New-user finding: MariaDB's error blamed the server.
     for driver in ["mysql", "pgsql"] {

@@ -184,13 +184,21 @@ fn pgsql_connects_with_the_private_servers_password_file_or_pgpassword() {
         var: "PGPASSWORD",
         password: &password,
     };
-    login.file_env_neither(
+    let neither = login.file_env_neither(
         |cmd: &str, extra: &[&str]| {
             let mut v = pg_args(cmd, Some(&url), &home, "secrets_pg", (1, 100));
             v.extend(strings(extra));
             v
         },
         || {},
+    );
+    // New-user finding: tokio-postgres' "invalid configuration: password missing".
+    assert!(
+        neither
+            .contains("the server asks for a password and none was given: give --password-file F")
+            && neither.contains("$PGPASSWORD")
+            && !neither.contains("invalid configuration"),
+        "{neither}"
     );
 }
 

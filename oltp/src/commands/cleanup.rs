@@ -18,9 +18,12 @@ pub async fn cleanup(a: &CleanupArgs, url: &str) -> Result<()> {
         schema::cleanup(url, &data, &parse_encrypts(&a.encrypt, data.columns)?).await?
     };
     if dbs.is_empty() {
-        println!("nothing to drop: no sbtest database found");
+        println!("nothing to drop: no tables of oltp's (sbtest*, pgbench_*) found");
     } else {
-        println!("dropped the sbtest tables of {}", dbs.join(", "));
+        println!(
+            "dropped oltp's tables (sbtest*, pgbench_*) of {}",
+            dbs.join(", ")
+        );
     }
     Ok(())
 }

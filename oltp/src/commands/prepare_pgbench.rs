@@ -46,7 +46,9 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
             db,
             data: data.clone(),
             scale,
-            fillfactor: a.fillfactor,
+            fillfactor: a
+                .fillfactor
+                .unwrap_or(crate::schema::pgbench::DEFAULT_FILLFACTOR),
             fillers,
             encrypt: e,
             key_id: 0,

@@ -165,6 +165,9 @@ async fn ssl_session(client: &Client) -> Result<TlsSession, DbError> {
 /// reconnect), with rustls' error name in the text for the caller to explain
 /// (`crate::preflight`); anything else (I/O) is classified as usual.
 fn tls_connect_error(e: tokio_postgres::Error) -> DbError {
+    if let Some(d) = no_password(&e) {
+        return d;
+    }
     let rustls = e
         .source()
         .and_then(|s| s.downcast_ref::<std::io::Error>())
@@ -266,7 +269,23 @@ async fn drive<F: Future>(io: &mut Option<Io>, request: F) -> F::Output {
     .await
 }
 
+/// The server asked for a password and the URL had none: tokio-postgres says only
+/// "invalid configuration: password missing", which names neither cause nor fix.
+fn no_password(e: &tokio_postgres::Error) -> Option<DbError> {
+    // tokio-postgres' Display is the kind alone; the cause is its source.
+    let missing = |t: String| t.contains("password missing");
+    (missing(e.to_string()) || e.source().is_some_and(|c| missing(c.to_string()))).then(|| {
+        DbError::new(
+            ErrorKind::Other,
+            "the server asks for a password and none was given: give --password-file F (one line, mode 0600) or $PGPASSWORD",
+        )
+    })
+}
+
 fn db_error(e: tokio_postgres::Error) -> DbError {
+    if let Some(d) = no_password(&e) {
+        return d;
+    }
     let kind = classify(&e);
     // tokio-postgres' Display of a server error is only "db error": add the server's text.
     match e.as_db_error() {

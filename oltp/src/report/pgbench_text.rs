@@ -51,7 +51,14 @@ impl RunResult {
                 );
             }
             None => {
-                let _ = writeln!(s, "duration: {:.0} s{stopped}", self.time_s);
+                // Whole seconds as pgbench's -T; a run that --events ended within a
+                // second keeps its milliseconds (not "0 s").
+                let secs = if self.time_s >= 1.0 {
+                    format!("{:.0}", self.time_s)
+                } else {
+                    format!("{:.3}", self.time_s)
+                };
+                let _ = writeln!(s, "duration: {secs} s{stopped}");
                 let _ = writeln!(
                     s,
                     "number of transactions actually processed: {}",

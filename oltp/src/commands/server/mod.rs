@@ -27,6 +27,10 @@ pub async fn server(a: &ServerArgs) -> Result<()> {
     if a.db_driver == DbDriver::Pgsql {
         return postgres::server(a, &base).await;
     }
+    if a.action == ServerAction::Stop && !Standing::running(&base, a.at_rest)? {
+        eprintln!("private MariaDB was not running");
+        return Ok(());
+    }
     let standing = Standing::open(&base, a.at_rest, a.profile, a.iops_limit).await?;
     let server = standing.server();
     match a.action {
