@@ -139,13 +139,15 @@ fn check_per_client(events: u64, threads: &[u32]) -> Result<()> {
 }
 
 /// Checks a workload against the tables flags: a pgbench workload needs
-/// PostgreSQL and a pgbench layout of the fillers; `--scale` is pgbench's.
+/// PostgreSQL and a pgbench layout of the fillers; `--scale` and
+/// `--fillfactor` (prepare's; `None` at run) are pgbench's.
 ///
 /// # Errors
 /// One line naming the flag to change.
 pub fn check_pgbench_flags(
     workload: Workload,
     scale: Option<u32>,
+    fillfactor: Option<u32>,
     a: &DataArgs,
     encrypted: bool,
 ) -> Result<()> {
@@ -153,6 +155,12 @@ pub fn check_pgbench_flags(
         if scale.is_some() {
             bail!(
                 "--scale is for pgbench's tables: use a pgbench_* --workload, or --tables and --table-size for {}",
+                workload.name()
+            );
+        }
+        if fillfactor.is_some() {
+            bail!(
+                "--fillfactor is pgbench's -F, for pgbench's tables only: use a pgbench_* --workload, or omit --fillfactor for {}",
                 workload.name()
             );
         }
@@ -545,6 +553,7 @@ impl RunConfig {
         check_pgbench_flags(
             a.workload,
             a.scale,
+            None,
             &a.data,
             encrypts.iter().any(|e| e.algorithm().is_some()),
         )?;

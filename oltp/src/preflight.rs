@@ -206,9 +206,10 @@ async fn probe_tls<C: Connection>(
         ca: ca.clone(),
         mode,
     });
-    let conn = C::connect(&opts)
-        .await
-        .map_err(|e| tls_failure(&e, ca.as_deref(), mode, url.starts_with("postgres")))?;
+    let conn = C::connect(&opts).await.map_err(|e| {
+        let postgres = Dialect::of_url(url) == Dialect::Postgres;
+        tls_failure(&e, ca.as_deref(), mode, postgres)
+    })?;
     let session = conn
         .tls_session()
         .cloned()
@@ -327,7 +328,7 @@ pub async fn server_info<C: Connection>(conn: &mut C, dialect: Dialect) -> Resul
 
 /// Connections oltp opens beside the workers' (the probe and the monitor),
 /// counted against `max_connections`.
-pub const OWN_CONNECTIONS: u64 = 2;
+const OWN_CONNECTIONS: u64 = 2;
 
 /// Checks that `threads` connections, each holding the workload's prepared
 /// statements for every table, fit the server's limits.
@@ -371,7 +372,7 @@ pub fn check_budget(
         let raise = connections + 8;
         let fix = if info.engine == "postgresql" {
             format!(
-                "run ALTER SYSTEM SET max_connections = {raise} and restart the server, or use at most {} --threads (the private PostgreSQL has 500)",
+                "run ALTER SYSTEM SET max_connections = {raise} and restart the server, or use at most {} --threads",
                 info.max_connections.saturating_sub(OWN_CONNECTIONS)
             )
         } else {

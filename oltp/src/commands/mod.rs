@@ -66,15 +66,10 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
             crate::config::check_pgbench_flags(
                 a.workload,
                 a.scale,
+                a.fillfactor,
                 data,
                 encrypts.iter().any(|e| e.algorithm().is_some()),
             )?;
-            if a.fillfactor.is_some() && !a.workload.is_pgbench() {
-                bail!(
-                    "--fillfactor is pgbench's -F, for pgbench's tables only: use a pgbench_* --workload, or omit --fillfactor for {}",
-                    a.workload.name()
-                );
-            }
             let mut sysbench_only = data.sysbench_flags_changed();
             for (changed, flag) in [
                 (!a.auto_inc, "--auto-inc"),

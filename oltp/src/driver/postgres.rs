@@ -165,9 +165,6 @@ async fn ssl_session(client: &Client) -> Result<TlsSession, DbError> {
 /// reconnect), with rustls' error name in the text for the caller to explain
 /// (`crate::preflight`); anything else (I/O) is classified as usual.
 fn tls_connect_error(e: tokio_postgres::Error) -> DbError {
-    if let Some(d) = no_password(&e) {
-        return d;
-    }
     let rustls = e
         .source()
         .and_then(|s| s.downcast_ref::<std::io::Error>())
@@ -271,10 +268,13 @@ async fn drive<F: Future>(io: &mut Option<Io>, request: F) -> F::Output {
 
 /// The server asked for a password and the URL had none: tokio-postgres says only
 /// "invalid configuration: password missing", which names neither cause nor fix.
+/// Asked of connect errors only (the login is where a password is missing).
 fn no_password(e: &tokio_postgres::Error) -> Option<DbError> {
-    // tokio-postgres' Display is the kind alone; the cause is its source.
-    let missing = |t: String| t.contains("password missing");
-    (missing(e.to_string()) || e.source().is_some_and(|c| missing(c.to_string()))).then(|| {
+    // tokio-postgres' Display is the kind alone ("invalid configuration"); the cause is
+    // its source.
+    e.source()
+        .is_some_and(|c| c.to_string().contains("password missing"))
+        .then(|| {
         DbError::new(
             ErrorKind::Other,
             "the server asks for a password and none was given: give --password-file F (one line, mode 0600) or $PGPASSWORD",
@@ -283,9 +283,6 @@ fn no_password(e: &tokio_postgres::Error) -> Option<DbError> {
 }
 
 fn db_error(e: tokio_postgres::Error) -> DbError {
-    if let Some(d) = no_password(&e) {
-        return d;
-    }
     let kind = classify(&e);
     // tokio-postgres' Display of a server error is only "db error": add the server's text.
     match e.as_db_error() {
@@ -491,7 +488,10 @@ impl Connection for PostgresConnection {
         let (client, io, tls): (Client, Io, _) = match &opts.tls {
             None => {
                 cfg.ssl_mode(SslMode::Disable);
-                let (client, connection) = cfg.connect(NoTls).await.map_err(db_error)?;
+                let (client, connection) = cfg
+                    .connect(NoTls)
+                    .await
+                    .map_err(|e| no_password(&e).unwrap_or_else(|| db_error(e)))?;
                 (client, Box::pin(connection), None)
             }
             Some(t) => {
@@ -499,7 +499,7 @@ impl Connection for PostgresConnection {
                 let (client, connection) = cfg
                     .connect(pg_tls::connector(t)?)
                     .await
-                    .map_err(tls_connect_error)?;
+                    .map_err(|e| no_password(&e).unwrap_or_else(|| tls_connect_error(e)))?;
                 (client, Box::pin(connection), Some(()))
             }
         };

@@ -327,23 +327,13 @@ impl Standing {
         Ok(Standing { server, layout })
     }
 
-    /// Whether the private server of `server_base(base_dir, at_rest)` runs now (its
-    /// `pid` file names a live `mariadbd` of its data directory); `oltp server stop`
-    /// asks before it would start one only to stop it. When it does not run, its
-    /// filesystem (`--at-rest` modes) is unmounted if a killed server left it mounted.
-    ///
-    /// # Errors
-    ///
-    /// The unmount fails.
-    pub fn running(base_dir: &Path, at_rest: AtRest) -> Result<bool> {
-        let layout = Layout::new(server_base(base_dir, at_rest));
-        let live = layout
+    /// Whether the private server of `layout` runs now (its `pid` file names a live
+    /// `mariadbd` of its data directory); `oltp server stop` asks before it would
+    /// start one only to stop it.
+    pub fn running(layout: &Layout) -> bool {
+        layout
             .read_pid()
-            .is_some_and(|pid| super::process::is_server_of(pid, layout.data()));
-        if !live {
-            crate::at_rest::unmount_for(layout.base(), layout.dir())?;
-        }
-        Ok(live)
+            .is_some_and(|pid| super::process::is_server_of(pid, layout.data()))
     }
 
     /// The server.

@@ -7,7 +7,7 @@ use encbench_common::password::without_password;
 
 use crate::at_rest::check_available;
 use crate::cli::{DbDriver, ServerAction, ServerArgs};
-use crate::server::{Standing, default_base_dir};
+use crate::server::{Layout, Standing, default_base_dir, server_base};
 
 mod postgres;
 
@@ -27,9 +27,14 @@ pub async fn server(a: &ServerArgs) -> Result<()> {
     if a.db_driver == DbDriver::Pgsql {
         return postgres::server(a, &base).await;
     }
-    if a.action == ServerAction::Stop && !Standing::running(&base, a.at_rest)? {
-        eprintln!("private MariaDB was not running");
-        return Ok(());
+    if a.action == ServerAction::Stop {
+        let layout = Layout::new(server_base(&base, a.at_rest));
+        if !Standing::running(&layout) {
+            // Its filesystem may still be mounted (a server killed), as PostgreSQL's.
+            crate::at_rest::unmount_for(layout.base(), layout.dir())?;
+            eprintln!("private MariaDB was not running");
+            return Ok(());
+        }
     }
     let standing = Standing::open(&base, a.at_rest, a.profile, a.iops_limit).await?;
     let server = standing.server();
