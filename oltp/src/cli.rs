@@ -26,6 +26,15 @@ fn u64_in(lo: i64, hi: i64) -> clap::builder::RangedI64ValueParser<u64> {
     clap::builder::RangedI64ValueParser::<u64>::new().range(lo..=hi)
 }
 
+/// `--rate`: events per second, a finite number, 0 or more (a usage error,
+/// exit 2, as clap's ranges).
+fn events_per_second(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err("give events per second, 0 or more (0: closed loop)".to_string()),
+    }
+}
+
 /// sysbench-compatible OLTP load generator with column encryption.
 ///
 /// Without --mysql-url, oltp starts (and stops) a private MariaDB server from the
@@ -528,7 +537,7 @@ pub struct RunArgs {
     /// Open loop: events per second for all threads together, arriving at
     /// exponential intervals (each thread takes 1/threads of them); an event's
     /// latency starts at its arrival, so queueing counts. 0: closed loop.
-    #[arg(long, default_value_t = 0.0, value_name = "PER_SECOND")]
+    #[arg(long, default_value_t = 0.0, value_name = "PER_SECOND", value_parser = events_per_second)]
     pub rate: f64,
     /// pgbench workloads: pgbench's -L, in milliseconds (above 0; kept in
     /// whole microseconds as pgbench keeps it, so 0.001 or more). Transactions
@@ -559,7 +568,7 @@ pub struct RunArgs {
     pub rand_type: RandType,
     /// Seed of the random numbers (worker i uses seed + i, so a 1-thread run
     /// repeats exactly); 0: from the operating system.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = u64_in(0, i64::MAX))]
     pub rand_seed: u64,
     /// Output on stdout.
     #[arg(long, value_enum, default_value = "text")]

@@ -522,6 +522,14 @@ fn negative_numbers_are_value_errors_naming_the_range() {
             "Error: invalid value '-5' for '--time <SECONDS>': -5 is not in 0..=86400; see oltp run --help",
         ),
         (
+            &["run", "--rand-seed", "-1"],
+            "Error: invalid value '-1' for '--rand-seed <RAND_SEED>': -1 is not in 0..=9223372036854775807; see oltp run --help",
+        ),
+        (
+            &["run", "--rate", "-5"],
+            "Error: invalid value '-5' for '--rate <PER_SECOND>': give events per second, 0 or more (0: closed loop); see oltp run --help",
+        ),
+        (
             &["prepare", "--table-size", "-1"],
             "Error: invalid value '-1' for '--table-size <TABLE_SIZE>': -1 is not in 1..=1000000000; see oltp prepare --help",
         ),

@@ -978,3 +978,122 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
         }
     }
 }
+
+/// Full mode's beyond-the-report grids (shrunk by the test overrides): each
+/// profile with column encryption and with InnoDB at rest, each a grid of
+/// its own in the rotation, paired with its profile's plaintext run by round.
+#[test]
+fn report_004_full_mode_measures_column_encryption_and_at_rest_per_profile() {
+    let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = tempfile::tempdir().expect("tempdir");
+    let o = oltp(
+        &[
+            "004",
+            "--threads",
+            "16",
+            "--tables",
+            "1",
+            "--table-size",
+            "1000",
+            "--time",
+            "1",
+            "--warmup",
+            "0",
+            "--repeat",
+            "2",
+            "--out",
+            out.path().to_str().expect("utf8"),
+        ],
+        &[],
+    );
+    let stdout = text(&o.stdout);
+    assert!(o.status.success(), "{stdout}{}", text(&o.stderr));
+    // Three data sets, each named by its database and server.
+    for set in [
+        "repro004_1x1000 (1 table x 1000 rows)",
+        "repro004_1x1000_aes_256_gcm",
+        "repro004_1x1000 (1 table x 1000 rows, at rest innodb)",
+    ] {
+        assert!(stdout.contains(set), "{set}: {stdout}");
+    }
+    let j = read_json(&out.path().join("report.json"));
+    assert_eq!(
+        (
+            j["report"].as_str(),
+            j["quick"].as_bool(),
+            j["partial"].as_bool()
+        ),
+        (Some("004"), Some(false), Some(false))
+    );
+    // The report's own rows are unchanged by the extra grids.
+    assert_eq!(check_rows(&j).len(), 15);
+    let runs = j["runs"].as_array().expect("runs");
+    let names: Vec<&str> = runs
+        .iter()
+        .map(|g| g["name"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "cached",
+            "io-bound",
+            "cached, column encryption",
+            "io-bound, column encryption",
+            "cached, encryption at rest",
+            "io-bound, encryption at rest"
+        ]
+    );
+    for g in runs {
+        let name = g["name"].as_str().unwrap_or("");
+        let rs = g["report"]["runs"].as_array().expect("runs");
+        assert_eq!(rs.len(), 2, "{name}: one run per round");
+        for r in rs {
+            let encrypt = r["encrypt"].as_str().unwrap_or("");
+            let at_rest = r["at_rest"]["mechanism"].as_str().unwrap_or("off");
+            let want = if name.contains("column") {
+                ("ring:aes-256-gcm", "off")
+            } else if name.contains("at rest") {
+                ("none", "innodb")
+            } else {
+                ("none", "off")
+            };
+            assert_eq!((encrypt, at_rest), want, "{name}: {r}");
+            assert_eq!(r["iops_cap"]["read_iops"], 1000, "{name}");
+        }
+    }
+    let costs = j["measurements"]["beyond"]["costs"]
+        .as_array()
+        .expect("measurements.beyond.costs");
+    let got: Vec<(&str, &str, u64)> = costs
+        .iter()
+        .map(|c| {
+            (
+                c["profile"].as_str().unwrap_or(""),
+                c["extra"].as_str().unwrap_or(""),
+                c["comparison"]["rounds"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("cached", "column_encryption", 2),
+            ("io-bound", "column_encryption", 2),
+            ("cached", "encryption_at_rest", 2),
+            ("io-bound", "encryption_at_rest", 2)
+        ]
+    );
+    for c in costs {
+        assert!(c["comparison"]["ci95_low_pct"].is_number(), "{c}");
+        assert!(c["variant_miss_pct"].is_number(), "{c}");
+    }
+    let md = std::fs::read_to_string(out.path().join("report.md")).expect("md");
+    assert!(
+        md.contains(
+            "## Beyond the report: what column encryption and encryption at rest cost in each profile"
+        ),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(out.path().join("report.html")).expect("html");
+    assert!(html.contains("<table id=\"beyond-the-report\">"), "{html}");
+}

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::at_rest::{AtRest, check_available};
 use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, ReproduceArgs, RunArgs};
+use crate::columns::Encrypt;
 use crate::config::{RunConfig, base_dir, data_set, parse_encrypts};
 use crate::driver::{Connection, MysqlConnection, PostgresConnection};
 use crate::report::{Report, RunKey, RunResult};
@@ -161,7 +162,11 @@ async fn reproduce_one(
             &spec,
             &sized_db(r000::DB, scale, &spec, &published.full),
         ),
-        ReportId::R004 => r004::plan(&spec, &sized_db(r004::DB, scale, &spec, &published.full)),
+        ReportId::R004 => r004::plan(
+            &spec,
+            &sized_db(r004::DB, scale, &spec, &published.full),
+            published.beyond.as_ref().filter(|_| !scale.quick),
+        ),
         ReportId::R001 => {
             let (modes, refused) = at_rest_modes();
             at_rest = r001::Context {
@@ -614,7 +619,7 @@ async fn measure_steps(
                         command_run_argv(plan, a, &grid.args, 1, &json_out(i)).join(" "),
                         r003::join(&grid.threads)
                     );
-                    let warm = grid.name == r004::CACHED;
+                    let warm = r004::warms(grid);
                     let (complete, io, got) =
                         run_observed(&commands, &grid.name, warm, plan, round + 1, &json_out(i))
                             .await?;
@@ -739,7 +744,9 @@ async fn run_observed(
     let outcome = async {
         buffer_pool::wait_for_load(&url).await?;
         if warm {
-            buffer_pool::warm(&url, &plan.db, plan.scale.tables).await?;
+            for db in databases_read(&ra)? {
+                buffer_pool::warm(&url, &db, plan.scale.tables).await?;
+            }
         }
         let mut samples = Vec::new();
         let mut runs = Vec::new();
@@ -770,6 +777,23 @@ async fn run_observed(
     let got = outcome?;
     stopped?;
     Ok(got)
+}
+
+/// The databases `oltp run` with `ra` reads: one per `--encrypt` choice's
+/// algorithm, in its order.
+///
+/// # Errors
+/// A database name or `--encrypt` choice `oltp run` would refuse.
+fn databases_read(ra: &RunArgs) -> Result<Vec<String>> {
+    let data = data_set(&ra.data)?;
+    let mut dbs: Vec<String> = Vec::new();
+    for e in parse_encrypts(&ra.encrypt, data.columns)? {
+        let db = data.database(e);
+        if !dbs.contains(&db) {
+            dbs.push(db);
+        }
+    }
+    Ok(dbs)
 }
 
 /// Whether the data sets `missing` (none: nothing to check) fit the disk of
@@ -852,9 +876,16 @@ fn step_name(plan: &Plan, pa: &PrepareArgs) -> String {
             pa.scale.unwrap_or(1)
         )
     } else {
+        let db = data_set(&pa.data)
+            .ok()
+            .zip(pa.encrypt.first().and_then(|e| Encrypt::parse(e).ok()))
+            .map_or_else(|| plan.db.clone(), |(d, e)| d.database(e));
+        let at_rest = match pa.data.at_rest_mode() {
+            AtRest::Off => String::new(),
+            m => format!(", at rest {}", m.name()),
+        };
         format!(
-            "{} ({} x {} rows)",
-            plan.db,
+            "{db} ({} x {} rows{at_rest})",
             crate::report::count(u64::from(plan.scale.tables), "table", "tables"),
             plan.scale.table_size
         )

@@ -38,12 +38,36 @@ pub struct Published {
     /// What the chart's curve is (003).
     #[serde(default)]
     pub curve: Option<serde_json::Value>,
+    /// What the reproduction measures beyond the report's figures (004: the
+    /// cost of column encryption and of encryption at rest in each profile),
+    /// in full mode only.
+    #[serde(default)]
+    pub beyond: Option<BeyondSpec>,
     /// The full run's scale.
     pub full: ScaleSpec,
     /// The quick run's scale.
     pub quick: ScaleSpec,
     /// The figures.
     pub figures: Vec<Figure>,
+}
+
+/// Beyond the report (004): column encryption and encryption at rest, each
+/// against plaintext on the host's disk, in each profile, at the scale's
+/// first thread count. Not published figures: they have no row, only a table
+/// of their own and `measurements.beyond`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct BeyondSpec {
+    /// The column encryption (`--encrypt BACKEND:ALGORITHM`), e.g.
+    /// `ring:aes-256-gcm`.
+    pub backend: String,
+    /// Why that backend.
+    pub backend_why: String,
+    /// The columns sealed (`--encrypt-columns`, e.g. `all`).
+    pub encrypt_columns: String,
+    /// The encryption at rest (`--at-rest MODE`, e.g. `innodb`).
+    pub at_rest: String,
+    /// Why that mode, and what it is.
+    pub at_rest_why: String,
 }
 
 /// How large a reproduction runs.

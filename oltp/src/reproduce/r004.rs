@@ -8,12 +8,19 @@
 //! compared is the ratio IO-bound / cached QPS per thread count (as a %
 //! change over paired rounds), never QPS across hardware; and QPS / TPS = 20,
 //! oltp_read_write's queries per transaction, on both sides.
+//!
+//! Beyond the report (full mode, the data file's `beyond`): four more grids
+//! in the same rotation, each at the scale's first thread count: each
+//! profile with column encryption (a sealed data set of its own) and with
+//! InnoDB's encryption at rest (a server and data set of its own), each
+//! compared with its profile's plaintext run of the same round: a table and
+//! `measurements.beyond`, not rows (the report has no such figures).
 
 use encbench_common::compare::{Comparison, compare};
 
 use super::io_sample::{IO_BOUND_MIN_MISS_PCT, IoSample, ProfileIo, profile};
-use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, Servers};
-use super::published::{Figure, IopsLimitSpec, Published, ScaleSpec};
+use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, SEALED_BYTES_PER_ROW, Servers};
+use super::published::{BeyondSpec, Figure, IopsLimitSpec, Published, ScaleSpec};
 use super::r003::join;
 use super::row::{GridRun, Row, Table};
 use super::verdict::{Effect, judge};
@@ -34,9 +41,71 @@ pub const IO_BOUND: &str = "io-bound";
 /// per table, over-estimate large tables; they stay the disk check's).
 pub const MEASURED_BYTES_PER_ROW: u64 = 252;
 
+/// Bytes per row of the sealed data set (`--encrypt-columns all`), for its
+/// warming: [`MEASURED_BYTES_PER_ROW`] scaled by the sealed / plaintext
+/// estimate of [`SEALED_BYTES_PER_ROW`] / [`PLAIN_BYTES_PER_ROW`] (not
+/// measured at 004's sizes).
+pub const SEALED_MEASURED_BYTES_PER_ROW: u64 =
+    MEASURED_BYTES_PER_ROW * SEALED_BYTES_PER_ROW / PLAIN_BYTES_PER_ROW;
+
 /// The data set's size on disk, bytes (estimated with [`MEASURED_BYTES_PER_ROW`]).
 pub fn data_bytes(spec: &ScaleSpec) -> u64 {
-    u64::from(spec.tables) * u64::from(spec.table_size) * MEASURED_BYTES_PER_ROW
+    data_bytes_at(spec, MEASURED_BYTES_PER_ROW)
+}
+
+/// The size on disk of a data set of `bytes_per_row`, bytes.
+pub fn data_bytes_at(spec: &ScaleSpec, bytes_per_row: u64) -> u64 {
+    u64::from(spec.tables) * u64::from(spec.table_size) * bytes_per_row
+}
+
+/// What a grid beyond the report adds to its profile's plaintext run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extra {
+    /// Column encryption (`--encrypt BACKEND --encrypt-columns COLUMNS`).
+    Columns,
+    /// Encryption at rest (`--at-rest MODE`).
+    AtRest,
+}
+
+impl Extra {
+    /// Both, in the order of the grids.
+    pub const ALL: [Extra; 2] = [Extra::Columns, Extra::AtRest];
+
+    /// In words, with the choice of `b`.
+    pub fn words(self, b: &BeyondSpec) -> String {
+        match self {
+            Extra::Columns => format!(
+                "column encryption ({}, --encrypt-columns {})",
+                b.backend, b.encrypt_columns
+            ),
+            Extra::AtRest => format!("encryption at rest (--at-rest {})", b.at_rest),
+        }
+    }
+
+    /// Its key in `measurements.beyond`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Extra::Columns => "column_encryption",
+            Extra::AtRest => "encryption_at_rest",
+        }
+    }
+}
+
+/// The name of the grid of `profile` with `extra`, e.g. `cached, column
+/// encryption`.
+pub fn grid_name(profile: &str, extra: Extra) -> String {
+    match extra {
+        Extra::Columns => format!("{profile}, column encryption"),
+        Extra::AtRest => format!("{profile}, encryption at rest"),
+    }
+}
+
+/// Whether the server of `grid` is warmed before its runs: the cached
+/// profile's grids (`--profile cached`).
+pub fn warms(grid: &Grid) -> bool {
+    grid.args
+        .windows(2)
+        .any(|w| w[0] == "--profile" && w[1] == CACHED)
 }
 
 /// Seconds to stop the private MariaDB and start it with the other profile,
@@ -53,10 +122,11 @@ pub const UNCAPPED_READS_PER_SEC: f64 = 3_612.0;
 pub const PAGE_BYTES: u64 = 16 << 10;
 
 /// Seconds before each round's runs of `profile`: the restart, and for the
-/// cached profile the warming of every page of the data set, one read each,
-/// at the cap (or [`UNCAPPED_READS_PER_SEC`]): 61,500 pages at 1,000 reads/s
-/// are about 62 s (measured: 64 s per cached round at 1,000).
-pub fn round_setup_secs(scale: &ScaleSpec, profile: &str) -> f64 {
+/// cached profile the warming of every page of the data set
+/// (`bytes_per_row` on disk), one read each, at the cap (or
+/// [`UNCAPPED_READS_PER_SEC`]): 61,500 pages at 1,000 reads/s are about
+/// 62 s (measured: 64 s per cached round at 1,000).
+pub fn round_setup_secs(scale: &ScaleSpec, profile: &str, bytes_per_row: u64) -> f64 {
     if profile != CACHED {
         return SERVER_RESTART_SECS;
     }
@@ -64,26 +134,27 @@ pub fn round_setup_secs(scale: &ScaleSpec, profile: &str) -> f64 {
         .iops_limit
         .as_ref()
         .map_or(UNCAPPED_READS_PER_SEC, |c| f64::from(c.iops));
-    SERVER_RESTART_SECS + (data_bytes(scale) / PAGE_BYTES) as f64 / rate.max(1.0)
+    SERVER_RESTART_SECS + (data_bytes_at(scale, bytes_per_row) / PAGE_BYTES) as f64 / rate.max(1.0)
 }
 
 /// The runs of report 004 at `scale` on the database `db`: both profiles
 /// with the scale's IOPS cap, when it has one (as on RDS, where an
-/// instance's IOPS hold whatever its buffer pool).
-pub fn plan(scale: &ScaleSpec, db: &str) -> Plan {
-    let grid = |profile: &str| Grid {
-        name: profile.to_string(),
+/// instance's IOPS hold whatever its buffer pool); with `beyond` (full
+/// mode), each profile also with column encryption and with encryption at
+/// rest at the scale's first thread count, each a grid and data set of its
+/// own (module docs).
+pub fn plan(scale: &ScaleSpec, db: &str, beyond: Option<&BeyondSpec>) -> Plan {
+    let grid = |name: String, profile: &str, threads: &[u32], extra: &[String], per_row| Grid {
+        name,
         args: [
             "--workload".into(),
             "oltp_read_write".into(),
             "--threads".into(),
-            join(&scale.threads),
-            "--encrypt".into(),
-            "none".into(),
-            "--profile".into(),
-            profile.into(),
+            join(threads),
         ]
         .into_iter()
+        .chain(extra.iter().cloned())
+        .chain(["--profile".into(), profile.into()])
         .chain(
             scale
                 .iops_limit
@@ -91,22 +162,63 @@ pub fn plan(scale: &ScaleSpec, db: &str) -> Plan {
                 .flat_map(|c| ["--iops-limit".to_string(), c.iops.to_string()]),
         )
         .collect(),
-        threads: scale.threads.clone(),
+        threads: threads.to_vec(),
         runs_per_round: 1,
         // point, simple, sum, order, distinct, index and non-index update, delete, insert.
         statements_per_table: 9,
-        round_setup_secs: round_setup_secs(scale, profile),
+        round_setup_secs: round_setup_secs(scale, profile, per_row),
     };
-    Plan {
-        scale: scale.clone(),
-        db: db.to_string(),
-        data_sets: vec![DataSetStep {
+    let plain = ["--encrypt".to_string(), "none".into()];
+    let mut data_sets = vec![DataSetStep {
+        encrypt: "none".into(),
+        encrypt_columns: "c,pad".into(),
+        bytes_per_row: PLAIN_BYTES_PER_ROW,
+        ..DataSetStep::default()
+    }];
+    let mut grids: Vec<Grid> = [CACHED, IO_BOUND]
+        .map(|p| grid(p.into(), p, &scale.threads, &plain, MEASURED_BYTES_PER_ROW))
+        .into();
+    if let (Some(b), Some(&first)) = (beyond, scale.threads.first()) {
+        let columns = [
+            "--encrypt".to_string(),
+            b.backend.clone(),
+            "--encrypt-columns".into(),
+            b.encrypt_columns.clone(),
+        ];
+        let at_rest = [
+            plain[0].clone(),
+            plain[1].clone(),
+            "--at-rest".into(),
+            b.at_rest.clone(),
+        ];
+        data_sets.push(DataSetStep {
+            encrypt: b.backend.clone(),
+            encrypt_columns: b.encrypt_columns.clone(),
+            bytes_per_row: SEALED_BYTES_PER_ROW,
+            ..DataSetStep::default()
+        });
+        data_sets.push(DataSetStep {
             encrypt: "none".into(),
             encrypt_columns: "c,pad".into(),
             bytes_per_row: PLAIN_BYTES_PER_ROW,
+            args: vec!["--at-rest".into(), b.at_rest.clone()],
             ..DataSetStep::default()
-        }],
-        grids: vec![grid(CACHED), grid(IO_BOUND)],
+        });
+        for extra in Extra::ALL {
+            for p in [CACHED, IO_BOUND] {
+                let (args, per_row) = match extra {
+                    Extra::Columns => (&columns, SEALED_MEASURED_BYTES_PER_ROW),
+                    Extra::AtRest => (&at_rest, MEASURED_BYTES_PER_ROW),
+                };
+                grids.push(grid(grid_name(p, extra), p, &[first], args, per_row));
+            }
+        }
+    }
+    Plan {
+        scale: scale.clone(),
+        db: db.to_string(),
+        data_sets,
+        grids,
         servers: Servers::PerCommandInterleaved,
     }
 }
@@ -124,14 +236,144 @@ fn qps_by_round(grid: &GridRun, threads: u32) -> Vec<(u32, f64)> {
 /// IO-bound vs cached QPS at `threads` over the rounds both ran: oltp's
 /// comparison (median of the paired ratios, sign-test interval).
 pub fn ratio(grids: &[GridRun], threads: u32) -> Option<Comparison> {
-    let cached = grids.iter().find(|g| g.name == CACHED)?;
-    let io = grids.iter().find(|g| g.name == IO_BOUND)?;
-    let c = qps_by_round(cached, threads);
-    let pairs: Vec<(f64, f64)> = qps_by_round(io, threads)
+    compare_grids(grids, CACHED, IO_BOUND, threads)
+}
+
+/// The QPS of the grid `variant` vs the grid `baseline` at `threads`, paired
+/// by round (the rounds both ran), as [`ratio`].
+pub fn compare_grids(
+    grids: &[GridRun],
+    baseline: &str,
+    variant: &str,
+    threads: u32,
+) -> Option<Comparison> {
+    let a = grids.iter().find(|g| g.name == baseline)?;
+    let b = grids.iter().find(|g| g.name == variant)?;
+    let base = qps_by_round(a, threads);
+    let pairs: Vec<(f64, f64)> = qps_by_round(b, threads)
         .into_iter()
-        .filter_map(|(round, q)| c.iter().find(|(r, _)| *r == round).map(|(_, a)| (*a, q)))
+        .filter_map(|(round, q)| base.iter().find(|(r, _)| *r == round).map(|(_, a)| (*a, q)))
         .collect();
-    compare("qps", CACHED, IO_BOUND, &pairs, None)
+    compare("qps", baseline, variant, &pairs, None)
+}
+
+/// One measurement beyond the report: `extra` in `profile` at `threads`
+/// against the profile's plaintext runs of the same rounds, with both
+/// sides' buffer-pool miss rates.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BeyondCost {
+    /// `cached` or `io-bound`.
+    pub profile: String,
+    /// [`Extra::key`].
+    pub extra: &'static str,
+    /// What was added, in words.
+    pub what: String,
+    /// Client threads.
+    pub threads: u32,
+    /// The comparison (QPS, variant vs plaintext); `None` before a round
+    /// ran both.
+    pub comparison: Option<Comparison>,
+    /// The plaintext runs' median buffer-pool miss rate, %.
+    pub baseline_miss_pct: Option<f64>,
+    /// The variant's median buffer-pool miss rate, %.
+    pub variant_miss_pct: Option<f64>,
+}
+
+/// The costs beyond the report of the grids run so far: one per profile and
+/// extra whose grid is in `grids` or `planned`, in that order.
+pub fn beyond_costs(
+    b: &BeyondSpec,
+    grids: &[GridRun],
+    planned: &[Grid],
+    io: &[IoSample],
+) -> Vec<BeyondCost> {
+    let mut out = Vec::new();
+    for extra in Extra::ALL {
+        for p in [CACHED, IO_BOUND] {
+            let name = grid_name(p, extra);
+            let Some(g) = planned.iter().find(|g| g.name == name) else {
+                continue;
+            };
+            let Some(&t) = g.threads.first() else {
+                continue;
+            };
+            out.push(BeyondCost {
+                profile: p.to_string(),
+                extra: extra.key(),
+                what: extra.words(b),
+                threads: t,
+                comparison: compare_grids(grids, p, &name, t),
+                baseline_miss_pct: profile(io, p, t).map(|x| x.miss_pct),
+                variant_miss_pct: profile(io, &name, t).map(|x| x.miss_pct),
+            });
+        }
+    }
+    out
+}
+
+/// The table of [`beyond_costs`] for report.md and report.html.
+pub fn beyond_table(b: &BeyondSpec, costs: &[BeyondCost]) -> Table {
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}%"));
+    Table {
+        id: "beyond-the-report".into(),
+        title:
+            "Beyond the report: what column encryption and encryption at rest cost in each profile"
+                .into(),
+        note: format!(
+            "QPS of oltp_read_write with {} and with {}, each against the same profile's plaintext run of the same round (median of the paired ratios, sign-test interval; no % from one round). Column encryption reads a sealed data set of its own (larger rows: more pages to cache or miss); encryption at rest is a server and data set of its own. {} {}",
+            Extra::Columns.words(b),
+            Extra::AtRest.words(b),
+            b.backend_why,
+            b.at_rest_why
+        ),
+        columns: [
+            "profile",
+            "threads",
+            "added",
+            "rounds",
+            "QPS plaintext",
+            "QPS with it",
+            "QPS change (interval)",
+            "verdict",
+            "miss rate plaintext",
+            "miss rate with it",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: costs
+            .iter()
+            .map(|c| {
+                let (rounds, base, with, change, verdict) = match &c.comparison {
+                    Some(x) => (
+                        x.rounds.to_string(),
+                        format!("{:.0}", x.baseline_median),
+                        format!("{:.0}", x.variant_median),
+                        x.change_text(),
+                        x.verdict.as_str().to_string(),
+                    ),
+                    None => (
+                        "0".into(),
+                        "-".into(),
+                        "-".into(),
+                        "-".into(),
+                        "not measured (no round ran both)".into(),
+                    ),
+                };
+                vec![
+                    c.profile.clone(),
+                    c.threads.to_string(),
+                    c.what.clone(),
+                    rounds,
+                    base,
+                    with,
+                    change,
+                    verdict,
+                    pct(c.baseline_miss_pct),
+                    pct(c.variant_miss_pct),
+                ]
+            })
+            .collect(),
+    }
 }
 
 /// Our QPS / TPS of `grid` at `threads` (medians of the rounds) and the
@@ -333,9 +575,14 @@ fn qpt_row(p: &Published, f: &Figure, grid: Option<&GridRun>, t: u32) -> Row {
     }
 }
 
-/// Where our setup differs from the report's, plainly.
-pub fn setup_differences(spec: &ScaleSpec, quick: bool) -> Vec<String> {
-    vec![
+/// Where our setup differs from the report's, plainly; `beyond`: the
+/// data file's beyond-the-report choices, and whether this plan runs them.
+pub fn setup_differences(
+    spec: &ScaleSpec,
+    quick: bool,
+    beyond: Option<(&BeyondSpec, bool)>,
+) -> Vec<String> {
+    let mut out = vec![
         "The report ran RDS MySQL 5.7 High-availability Edition (a semi-synchronous replica, rpl_semi_sync_master_enabled=ON) on Premium Local SSDs, 1-16 cores, 20-minute runs; here MariaDB 10.11 without a replica, client and server on 2 cores shared with other jobs, over loopback TCP. Only the ratio IO-bound / cached is compared, never QPS.".to_string(),
         "The same durability as the report: binary log with sync_binlog=1, innodb_flush_log_at_trx_commit=1 in both profiles (oltp --profile); the profiles differ in the buffer pool only: 4 GiB (cached) vs 128 MiB (io-bound).".to_string(),
         format!(
@@ -367,9 +614,27 @@ pub fn setup_differences(spec: &ScaleSpec, quick: bool) -> Vec<String> {
                 spec.time_s
             )
         } else {
-            "Full mode: 60 s runs, 6 rounds.".to_string()
+            format!(
+                "Full mode: {} s runs after {} s of warm-up, {} rounds.",
+                spec.time_s, spec.warmup_s, spec.repeat
+            )
         },
-    ]
+    ];
+    match beyond {
+        Some((b, true)) => out.push(format!(
+            "Beyond the report, at {} threads in each profile: {} (a sealed data set of its own, warmed as the plaintext one in the cached profile) and {} (a private server and data set of its own), each a grid of its own in the same rotation, compared with its profile's plaintext run of the same round (the table beyond-the-report, measurements.beyond).",
+            spec.threads.first().copied().unwrap_or(0),
+            Extra::Columns.words(b),
+            Extra::AtRest.words(b)
+        )),
+        Some((b, false)) => out.push(format!(
+            "Beyond the report ({} and {} in each profile): full mode only (`scripts/reproduce 004`: four more grids per round, two more data sets; its duration is printed before it starts).",
+            Extra::Columns.words(b),
+            Extra::AtRest.words(b)
+        )),
+        None => {}
+    }
+    out
 }
 
 /// Fills `r` from the grids run so far.
@@ -394,7 +659,20 @@ pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, quick: bool
             "runs": io,
         }),
     );
-    r.setup_differences = setup_differences(&plan.scale, quick);
+    let ran_beyond = plan.grids.len() > 2;
+    r.setup_differences = setup_differences(
+        &plan.scale,
+        quick,
+        p.beyond.as_ref().map(|b| (b, ran_beyond)),
+    );
+    if let (Some(b), true) = (&p.beyond, ran_beyond) {
+        let costs = beyond_costs(b, &r.runs, &plan.grids, io);
+        r.tables.push(beyond_table(b, &costs));
+        r.measurements.insert(
+            "beyond".into(),
+            serde_json::json!({ "choices": b, "costs": costs }),
+        );
+    }
     let ratios: serde_json::Map<String, serde_json::Value> = plan
         .scale
         .threads
@@ -463,7 +741,7 @@ mod tests {
         // The data file's quick scale: 2 thread counts (16, 32), 5 rounds.
         let published = Published::of(super::super::ReportId::R004).expect("004");
         let spec = published.scale(true).clone();
-        let p = plan(&spec, DB);
+        let p = plan(&spec, DB, None);
         assert_eq!(p.servers, Servers::PerCommandInterleaved);
         assert_eq!(p.grids.len(), 2);
         // Both profiles under the data file's cap, s1.small's 1,000 IOPS.
@@ -481,12 +759,12 @@ mod tests {
         );
         let mut uncapped = spec.clone();
         uncapped.iops_limit = None;
-        let p = plan(&uncapped, DB);
+        let p = plan(&uncapped, DB, None);
         assert!(p.grids[1].args.join(" ").ends_with("--profile io-bound"));
         assert_eq!(p.runs(), 2 * 2 * 5);
         // Each cached round warms 961 MiB of pages: ~62 s at 1,000 reads/s,
         // ~17 s uncapped; an io-bound round is a restart only.
-        let capped = plan(&spec, DB);
+        let capped = plan(&spec, DB, None);
         let warm = (data_bytes(&spec) / PAGE_BYTES) as f64;
         assert_eq!(
             capped.grids[0].round_setup_secs,
@@ -499,6 +777,110 @@ mod tests {
         );
         // 7.5x the 128 MiB pool.
         assert!(data_bytes(&spec) > 7 * (128 << 20));
+    }
+
+    #[test]
+    fn full_mode_adds_column_encryption_and_at_rest_grids_per_profile() {
+        let published = Published::of(super::super::ReportId::R004).expect("004");
+        let b = published.beyond.as_ref().expect("004 has a beyond block");
+        let spec = published.scale(false).clone();
+        let p = plan(&spec, DB, Some(b));
+        let names: Vec<&str> = p.grids.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                CACHED,
+                IO_BOUND,
+                "cached, column encryption",
+                "io-bound, column encryption",
+                "cached, encryption at rest",
+                "io-bound, encryption at rest",
+            ]
+        );
+        // The extras run at the first thread count only, under the same cap
+        // and profile as their plaintext grid.
+        for g in &p.grids[2..] {
+            assert_eq!(g.threads, [spec.threads[0]], "{}", g.name);
+            let args = g.args.join(" ");
+            assert!(args.contains("--iops-limit 1000"), "{args}");
+            assert_eq!(warms(g), g.name.starts_with(CACHED), "{args}");
+        }
+        assert!(
+            p.grids[2]
+                .args
+                .join(" ")
+                .contains("--encrypt ring:aes-256-gcm --encrypt-columns all --profile cached")
+        );
+        assert!(
+            p.grids[5]
+                .args
+                .join(" ")
+                .contains("--encrypt none --at-rest innodb --profile io-bound")
+        );
+        // Three data sets: plaintext, sealed, and plaintext on the at-rest server.
+        let sets: Vec<(&str, String)> = p
+            .data_sets
+            .iter()
+            .map(|d| (d.encrypt.as_str(), d.args.join(" ")))
+            .collect();
+        assert_eq!(
+            sets,
+            [
+                ("none", String::new()),
+                ("ring:aes-256-gcm", String::new()),
+                ("none", "--at-rest innodb".to_string())
+            ]
+        );
+        // The sealed set's warming takes longer than the plaintext one's.
+        assert!(p.grids[2].round_setup_secs > p.grids[0].round_setup_secs);
+        assert_eq!(p.grids[3].round_setup_secs, SERVER_RESTART_SECS);
+        // Full mode with them fits in about an hour and a quarter.
+        let secs = p.estimate_secs();
+        assert!((3_000.0..5_400.0).contains(&secs), "{secs}");
+        // Quick mode has none of them, and says so.
+        let quick = plan(published.scale(true), DB, None);
+        assert_eq!(quick.grids.len(), 2);
+        let said = setup_differences(published.scale(true), true, Some((b, false)));
+        assert!(
+            said.last().is_some_and(|d| d.contains("full mode only")),
+            "{said:?}"
+        );
+    }
+
+    #[test]
+    fn a_beyond_cost_pairs_the_extra_grid_with_its_profile_by_round() {
+        let p = Published::of(super::super::ReportId::R004).expect("004");
+        let b = p.beyond.as_ref().expect("beyond");
+        let spec = p.scale(false).clone();
+        let mut spec16 = spec.clone();
+        spec16.threads = vec![16];
+        let planned = plan(&spec16, DB, Some(b)).grids;
+        let mut g = grids();
+        // Cached with column encryption at 3/4 of cached's QPS, every round.
+        let mut extra = g[0].clone();
+        extra.name = grid_name(CACHED, Extra::Columns);
+        for r in &mut extra.report.runs {
+            r.qps *= 0.75;
+        }
+        g.push(extra);
+        let costs = beyond_costs(b, &g, &planned, &io(500));
+        assert_eq!(costs.len(), 4);
+        let c = &costs[0];
+        assert_eq!(
+            (c.profile.as_str(), c.extra, c.threads),
+            (CACHED, "column_encryption", 16)
+        );
+        let cmp = c.comparison.as_ref().expect("2 rounds of both");
+        assert_eq!(cmp.rounds, 2);
+        assert!((cmp.median_change_pct + 25.0).abs() < 1e-9, "{cmp:?}");
+        // Nothing ran for the others: their rows say so, no %.
+        assert!(costs[1..].iter().all(|c| c.comparison.is_none()));
+        let t = beyond_table(b, &costs);
+        assert_eq!(t.rows.len(), 4);
+        assert_eq!(t.columns.len(), t.rows[0].len());
+        assert!(t.rows[0][6].starts_with("-25.0%"), "{:?}", t.rows[0]);
+        assert_eq!(t.rows[1][7], "not measured (no round ran both)");
+        assert_eq!(t.rows[1][6], "-");
     }
 
     #[test]
