@@ -786,31 +786,34 @@ fn report_001_runs_every_at_rest_mode_and_says_what_cannot_run_here() {
     );
 }
 
+/// `oltp reproduce 004` shrunk by the test overrides (1 x 1,000 rows, 2
+/// rounds of 1 s, no warm-up) into `out`, after `args`.
+fn shrunk_004(out: &Path, args: &[&str]) -> Output {
+    let out = out.to_str().expect("utf8");
+    let mut argv = vec!["004"];
+    argv.extend_from_slice(args);
+    argv.extend([
+        "--tables",
+        "1",
+        "--table-size",
+        "1000",
+        "--time",
+        "1",
+        "--warmup",
+        "0",
+        "--repeat",
+        "2",
+        "--out",
+        out,
+    ]);
+    oltp(&argv, &[])
+}
+
 #[test]
 fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
     let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
     let out = tempfile::tempdir().expect("tempdir");
-    let o = oltp(
-        &[
-            "004",
-            "--quick",
-            "--threads",
-            "16,32",
-            "--tables",
-            "1",
-            "--table-size",
-            "1000",
-            "--time",
-            "1",
-            "--warmup",
-            "0",
-            "--repeat",
-            "2",
-            "--out",
-            out.path().to_str().expect("utf8"),
-        ],
-        &[],
-    );
+    let o = shrunk_004(out.path(), &["--quick", "--threads", "16,32"]);
     assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
     let j = read_json(&out.path().join("report.json"));
     assert_eq!(
@@ -986,26 +989,7 @@ fn report_004_compares_io_bound_with_cached_over_paired_rounds() {
 fn report_004_full_mode_measures_column_encryption_and_at_rest_per_profile() {
     let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
     let out = tempfile::tempdir().expect("tempdir");
-    let o = oltp(
-        &[
-            "004",
-            "--threads",
-            "16",
-            "--tables",
-            "1",
-            "--table-size",
-            "1000",
-            "--time",
-            "1",
-            "--warmup",
-            "0",
-            "--repeat",
-            "2",
-            "--out",
-            out.path().to_str().expect("utf8"),
-        ],
-        &[],
-    );
+    let o = shrunk_004(out.path(), &["--threads", "16"]);
     let stdout = text(&o.stdout);
     assert!(o.status.success(), "{stdout}{}", text(&o.stderr));
     // Three data sets, each named by its database and server.

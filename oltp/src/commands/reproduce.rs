@@ -382,8 +382,7 @@ async fn measure(
             return Ok(false);
         }
         let pa = prepare_args(plan, a, step)?;
-        let data = data_set(&pa.data)?;
-        let e = parse_encrypts(&pa.encrypt, data.columns)?[0];
+        let (data, e) = data_set_of(&pa)?;
         if schema::database_exists(
             &mut schema::connect::<MysqlConnection>(&url, None).await?,
             Dialect::Mysql,
@@ -876,10 +875,7 @@ fn step_name(plan: &Plan, pa: &PrepareArgs) -> String {
             pa.scale.unwrap_or(1)
         )
     } else {
-        let db = data_set(&pa.data)
-            .ok()
-            .zip(pa.encrypt.first().and_then(|e| Encrypt::parse(e).ok()))
-            .map_or_else(|| plan.db.clone(), |(d, e)| d.database(e));
+        let db = data_set_of(pa).map_or_else(|_| plan.db.clone(), |(d, e)| d.database(e));
         let at_rest = match pa.data.at_rest_mode() {
             AtRest::Off => String::new(),
             m => format!(", at rest {}", m.name()),
@@ -1103,11 +1099,21 @@ fn parse(argv: &[String]) -> Result<Command> {
         .map_err(|e| anyhow::anyhow!("internal: {}: {}", argv.join(" "), e.kind()))
 }
 
+/// The data set of a sysbench-table prepare step and its one `--encrypt`
+/// choice (a step prepares one database).
+///
+/// # Errors
+/// A database name or `--encrypt` choice `oltp prepare` would refuse.
+fn data_set_of(pa: &PrepareArgs) -> Result<(crate::schema::DataSet, Encrypt)> {
+    let data = data_set(&pa.data)?;
+    let e = parse_encrypts(&pa.encrypt, data.columns)?[0];
+    Ok((data, e))
+}
+
 /// Whether the data set of `pa` is prepared and verifies: `Ok(db)` to
 /// reuse it, `Err(why)` to (re)load it.
 async fn verify(url: &str, pa: &PrepareArgs) -> Result<std::result::Result<String, String>> {
-    let data = data_set(&pa.data)?;
-    let e = parse_encrypts(&pa.encrypt, data.columns)?[0];
+    let (data, e) = data_set_of(pa)?;
     let mut admin: MysqlConnection = schema::connect(url, None).await?;
     let got = schema::check_prepared(Dialect::Mysql, &mut admin, url, &data, e).await;
     admin.close().await;

@@ -659,7 +659,10 @@ pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, quick: bool
             "runs": io,
         }),
     );
-    let ran_beyond = plan.grids.len() > 2;
+    let ran_beyond = plan
+        .grids
+        .iter()
+        .any(|g| g.name != CACHED && g.name != IO_BOUND);
     r.setup_differences = setup_differences(
         &plan.scale,
         quick,
