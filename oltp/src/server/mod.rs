@@ -143,7 +143,11 @@ impl PrivateServer {
         if let Some(n) = cfg.iops_limit {
             iops::plan(layout.data(), n)?;
         }
-        if let Some((dir, mode)) = owner.first_unreachable(layout.dir()) {
+        // The base directory and those above it, not `<base>/mariadb` itself: that one is
+        // the launcher's, made 0700 and given to the server's user below. Checking it too
+        // raced with a concurrent start between its chmod and its chown (root's 0700 for an
+        // instant), which refused a reachable directory.
+        if let Some((dir, mode)) = owner.first_unreachable(layout.base()) {
             return Err(ServerError::Unreachable { dir, mode });
         }
         std::fs::create_dir_all(layout.dir()).map_err(io_err("create directory", layout.dir()))?;

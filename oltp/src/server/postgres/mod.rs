@@ -111,7 +111,9 @@ impl PgServer {
         let owner = Owner::detect()?;
         let layout = PgLayout::resolved(base)?;
         // Before creating anything: nothing is left behind where the server cannot go.
-        owner.check_reachable(layout.dir())?;
+        // (The base and its ancestors: `layout.dir()` itself is made and given to the
+        // server's user here, whatever its mode was; see the MariaDB launcher.)
+        owner.check_reachable(layout.base())?;
         std::fs::create_dir_all(layout.dir())
             .map_err(PgError::io("create directory", layout.dir()))?;
         owner.take(layout.dir())?;
