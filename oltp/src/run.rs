@@ -272,7 +272,9 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     // Interval lines: a task emits one per --report-interval; the state (the
     // counters at the last line, the next line's number, the last line's time)
     // is shared so the line of an interval that ends with the run is emitted
-    // after the join.
+    // after the join. `emit(n)` prints line `n` only if it is still the next one:
+    // the reporter task, aborted while its timer's poll runs on another worker
+    // thread, and the join below may both reach line `n`; one prints it.
     let interval_state = Arc::new(Mutex::new((live.read(), 1u32, start)));
     let emit = {
         let (observer, live, state) = (observer.clone(), live.clone(), interval_state.clone());
@@ -280,10 +282,13 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         let open_loop = cfg.rate > 0.0;
         let limit = cfg.latency_limit.is_some();
         let pgbench = cfg.workload.is_pgbench();
-        move || {
+        move |n: u32| {
             let mut st = state
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if st.1 != n {
+                return;
+            }
             let now = live.read();
             let at = Instant::now();
             let lat = live.take_interval();
@@ -330,7 +335,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .1;
                 tokio::time::sleep_until((start + every * n).into()).await;
-                emit();
+                emit(n);
             }
         })
     });
@@ -368,7 +373,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .1;
         if deadline.is_some() && cfg.report_interval * n <= cfg.time {
-            emit();
+            emit(n);
         }
     }
     ticker.abort();

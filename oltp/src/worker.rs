@@ -419,8 +419,18 @@ impl Gate {
     ) -> Opened {
         self.ready.wait();
         let late = at.and_then(|at| wait_until(at, stop));
-        let start = Instant::now() + warmup;
-        let start_wall = SystemTime::now() + warmup;
+        // With `--start-at`, the window starts at `at` itself (plus the warm-up), the
+        // instant every client agreed on, not when this thread woke after it: on a
+        // loaded machine two clients wake tens of ms apart, and their windows must
+        // still be one (`oltp merge` checks the overlap). The wake-up's lag is then
+        // inside the window, as time this client was late.
+        let (now, now_wall) = (Instant::now(), SystemTime::now());
+        let lag = match (at, late) {
+            (Some(at), None) => now_wall.duration_since(at).unwrap_or_default(),
+            _ => Duration::ZERO,
+        };
+        let start = now.checked_sub(lag).unwrap_or(now) + warmup;
+        let start_wall = now_wall.checked_sub(lag).unwrap_or(now_wall) + warmup;
         let (connect_error, deadline) = {
             let mut st = self.lock();
             st.warmup_until = (!warmup.is_zero()).then_some(start);

@@ -171,7 +171,8 @@ fn read_only_runs_report_sysbench_counts() {
         for run in runs {
             assert_eq!(run["workload"], "oltp_read_only");
             let tx = run["transactions"].as_u64().expect("transactions");
-            assert!(tx > 10, "a 2 s run completes transactions: {run}");
+            // (Not a rate: a 2 s window on a loaded 2-core CI machine may hold few.)
+            assert!(tx > 0, "a 2 s run completes transactions: {run}");
             // sysbench's counting: 14 reads and 2 others (BEGIN, COMMIT) per event.
             assert_eq!(run["queries"]["read"].as_u64(), Some(14 * tx));
             assert_eq!(run["queries"]["other"].as_u64(), Some(2 * tx));

@@ -34,15 +34,17 @@ fn connections_reset_under_a_run_are_reconnected_and_counted() {
     let base = t.base();
     let db = "fltreset";
     runtime().block_on(prepare(&t.url, &base, db, "none", &[]));
-    // Every connection is reset 1 s after it opens: each of the 2 workers
-    // loses its connection at least once in a 3 s run and reconnects (a new
-    // connection has 1 s to log in and prepare, ample even on a loaded machine).
-    let relay = Relay::start(target(&t), Fault::ResetAfter(Duration::from_secs(1)));
+    // Every connection is reset 3 s after it opens: each of the 2 workers
+    // loses its connection at least once in a 6 s run and reconnects (a new
+    // connection has 3 s to log in and prepare: the startup checks' and the
+    // workers' first connections too, which 1 s did not always give a loaded
+    // 2-core machine).
+    let relay = Relay::start(target(&t), Fault::ResetAfter(Duration::from_secs(3)));
     let url = via(&t, relay.port);
     let json = t.file("reset.json");
     let extra = [
         "--time",
-        "3",
+        "6",
         "--threads",
         "2",
         "--no-progress",

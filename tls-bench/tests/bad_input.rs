@@ -110,7 +110,7 @@ async fn a_peer_that_closes_mid_handshake_or_never_answers_is_an_error_not_a_han
         let addr = silent.local_addr().expect("address");
         let silent_task = tokio::spawn(async move {
             let (s, _) = silent.accept().await.expect("accept");
-            tokio::time::sleep(Duration::from_secs(3)).await;
+            tokio::time::sleep(Duration::from_secs(30)).await;
             drop(s);
         });
         let t = Instant::now();
@@ -128,7 +128,8 @@ async fn a_peer_that_closes_mid_handshake_or_never_answers_is_an_error_not_a_han
             ),
             "{e}"
         );
-        assert!(t.elapsed() < Duration::from_secs(2));
+        // The 300 ms timeout, not the peer's 30 s (slack for a loaded machine).
+        assert!(t.elapsed() < Duration::from_secs(10));
         silent_task.abort();
     }
 }
