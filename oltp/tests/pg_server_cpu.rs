@@ -40,7 +40,7 @@ fn every_run_of_a_grid_has_its_backends_cpu() {
         "--time",
         "0",
         "--events",
-        "20000",
+        "8000",
         "--repeat",
         &ROUNDS.to_string(),
         "--json-out",
