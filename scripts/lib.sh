@@ -7,6 +7,16 @@ as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# As root the private servers run as `mysql` / `postgres`, which cannot enter /root
+# (where oltp's default base directory ~/.local/share/encbench would be): keeps their
+# data and the keys in /var/tmp/encbench, unless ENCBENCH_HOME says otherwise.
+root_home() {
+  if [[ $(id -u) == 0 && -z ${ENCBENCH_HOME:-} ]]; then
+    export ENCBENCH_HOME=/var/tmp/encbench
+    echo "==> running as root: server data and keys in $ENCBENCH_HOME (set ENCBENCH_HOME to choose)"
+  fi
+}
+
 # Installs what the project needs from Debian/Ubuntu packages when it is missing:
 # MariaDB server binaries (the private server), OpenSSL headers (openssl crate),
 # pkg-config, and sysbench (for the comparison benchmarks and interop tests).

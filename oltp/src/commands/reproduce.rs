@@ -582,8 +582,11 @@ async fn measure_steps(
             }
         };
         let secs = t0.elapsed().as_secs_f64();
-        if id == ReportId::R001 && pa.scale == Some(extras.at_rest.cached) {
-            extras.at_rest.loads.push((pa.data.at_rest_mode(), secs));
+        if let (ReportId::R001, Some(scale)) = (id, pa.scale) {
+            extras
+                .at_rest
+                .loads
+                .push((pa.data.at_rest_mode(), scale, secs));
         }
     }
     let json_out = |i: usize| out.join(format!("grid-{}.json", i + 1));

@@ -145,9 +145,9 @@ pub struct Context {
     pub cached: u32,
     /// The large scale, full mode only.
     pub large: Option<u32>,
-    /// Seconds of each mode's `oltp prepare` of the cached data set, when
-    /// this invocation loaded it (`None`: reused).
-    pub loads: Vec<(AtRest, f64)>,
+    /// Each `oltp prepare` this invocation timed: (mode, pgbench scale,
+    /// seconds); a data set that was reused has none.
+    pub loads: Vec<(AtRest, u32, f64)>,
 }
 
 /// A row with no figure of ours.
@@ -266,16 +266,33 @@ fn figure_row(
     row
 }
 
-/// The initial load's row: one timed `oltp prepare` per mode, no interval.
+/// The initial load's row: one timed `oltp prepare` per mode, no interval; of
+/// the largest scale loaded in both modes by this invocation (full mode: the
+/// large scale, the report's "large data load"; quick mode: the cached one).
 fn load_row(f: &Figure, figure: String, cx: &Context, m: AtRest, r: AtRest) -> Row {
-    let secs = |x: AtRest| cx.loads.iter().find(|(y, _)| *y == x).map(|(_, s)| *s);
-    let (Some(a), Some(b)) = (secs(r), secs(m)) else {
+    let secs = |x: AtRest, scale: u32| {
+        cx.loads
+            .iter()
+            .find(|(y, s, _)| *y == x && *s == scale)
+            .map(|(_, _, t)| *t)
+    };
+    let timed = cx
+        .loads
+        .iter()
+        .map(|(_, s, _)| *s)
+        .filter(|&s| secs(r, s).is_some() && secs(m, s).is_some())
+        .max();
+    let (Some(scale), Some(a), Some(b)) = (
+        timed,
+        timed.and_then(|s| secs(r, s)),
+        timed.and_then(|s| secs(m, s)),
+    ) else {
         return not_here(
             figure,
             f,
             format!(
                 "the data sets were reused, so no load was timed in this invocation: `oltp cleanup --db-driver pgsql --pgsql-db {} --at-rest {}` (with --base-dir) to time it again",
-                db(cx.cached),
+                db(cx.large.unwrap_or(cx.cached)),
                 cx.modes
                     .iter()
                     .map(|m| m.name())
@@ -289,7 +306,7 @@ fn load_row(f: &Figure, figure: String, cx: &Context, m: AtRest, r: AtRest) -> R
         figure,
         f,
         format!(
-            "one timed load per mode ({}: {b:.1} s, {}: {a:.1} s), no interval: ours {pct:+.1}% is shown, not judged",
+            "one timed load of scale {scale} per mode ({}: {b:.1} s, {}: {a:.1} s), no interval: ours {pct:+.1}% is shown, not judged",
             m.name(),
             r.name()
         ),
@@ -316,11 +333,18 @@ pub fn setup_differences(cx: &Context, spec: &ScaleSpec) -> Vec<String> {
             cx.large
                 .map_or("not run (quick mode)".to_string(), |l| format!("{l}, about 3 GiB"))
         ),
-        format!(
-            "The large load: the report loaded 29 GB; here the load is `oltp prepare`'s pgbench -i of scale {} per mode (COPY of {} accounts, then indexes and VACUUM), timed once per mode, on the mode's server already running on its mount.",
-            cx.cached,
-            u64::from(cx.cached) * 100_000
-        ),
+        {
+            let scale = cx.large.unwrap_or(cx.cached);
+            format!(
+                "The large load: the report loaded 29 GB; here the load is `oltp prepare`'s pgbench -i of scale {scale} per mode (COPY of {} accounts, then indexes and VACUUM{}), timed once per mode, on the mode's server already running on its mount.",
+                u64::from(scale) * 100_000,
+                if cx.large.is_some() {
+                    ", about 3 GiB: the largest data set of this mode"
+                } else {
+                    "; quick mode: the cached scale, full mode times the large one"
+                }
+            )
+        },
         "HA (the report's replicated setups): no standby here; those rows are not reproducible here.".to_string(),
     ];
     if cx
@@ -333,19 +357,26 @@ pub fn setup_differences(cx: &Context, spec: &ScaleSpec) -> Vec<String> {
     out
 }
 
+/// `measurements.loads_s`: `{"SCALE": {"MODE": seconds}}`, each load this
+/// invocation timed.
+fn loads_json(cx: &Context) -> Value {
+    let mut loads = serde_json::Map::new();
+    for (m, scale, s) in &cx.loads {
+        if let Value::Object(per_mode) = loads
+            .entry(scale.to_string())
+            .or_insert_with(|| Value::Object(serde_json::Map::new()))
+        {
+            per_mode.insert(m.name().to_string(), Value::from(*s));
+        }
+    }
+    Value::Object(loads)
+}
+
 /// Fills `r` from the grids run so far and `cx`.
 pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, cx: &Context) {
     r.rows = rows(p, &r.runs, cx);
     r.setup_differences = setup_differences(cx, &plan.scale);
-    r.measurements.insert(
-        "loads_s".into(),
-        Value::Object(
-            cx.loads
-                .iter()
-                .map(|(m, s)| (m.name().to_string(), Value::from(*s)))
-                .collect(),
-        ),
-    );
+    r.measurements.insert("loads_s".into(), loads_json(cx));
     r.measurements.insert(
         "at_rest_refused".into(),
         Value::Object(
@@ -411,6 +442,56 @@ mod tests {
         assert_eq!(plan(&spec(), &MODES, 10, None).grids.len(), 2);
     }
 
+    /// Full mode: the load row is the large scale's (the report's "large data
+    /// load"), not the cached one's, when both were timed; and the JSON keeps
+    /// every load by scale and mode.
+    #[test]
+    fn full_mode_shows_the_large_scales_load() {
+        let p = Published::of(super::super::ReportId::R001).expect("001");
+        let cx = Context {
+            modes: MODES.to_vec(),
+            refused: Vec::new(),
+            cached: 10,
+            large: Some(200),
+            loads: vec![
+                (AtRest::Off, 10, 2.0),
+                (AtRest::Gocryptfs, 10, 8.0),
+                (AtRest::Off, 200, 40.0),
+                (AtRest::Gocryptfs, 200, 50.0),
+                // fscrypt's large set was reused: its row falls back to scale 10.
+                (AtRest::Fscrypt, 10, 3.0),
+            ],
+        };
+        let rows = rows(&p, &[], &cx);
+        let load = |what: &str| {
+            rows.iter()
+                .find(|r| r.figure.contains("large data load") && r.figure.contains(what))
+                .unwrap_or_else(|| panic!("{what} load row"))
+        };
+        let g = load("gocryptfs vs off");
+        assert!((g.ours.expect("ours") - 25.0).abs() < 1e-9, "{g:?}");
+        assert!(
+            g.reason.starts_with("one timed load of scale 200"),
+            "{}",
+            g.reason
+        );
+        let f = load("fscrypt vs off");
+        assert!((f.ours.expect("ours") - 50.0).abs() < 1e-9, "{f:?}");
+        assert!(
+            f.reason.starts_with("one timed load of scale 10"),
+            "{}",
+            f.reason
+        );
+        assert!(
+            setup_differences(&cx, &spec())
+                .iter()
+                .any(|d| d.contains("pgbench -i of scale 200"))
+        );
+        let loads = loads_json(&cx);
+        assert_eq!(loads["200"]["gocryptfs"], 50.0);
+        assert_eq!(loads["10"]["fscrypt"], 3.0);
+    }
+
     #[test]
     fn ha_refused_and_quick_rows_say_why_and_loads_are_shown_unjudged() {
         let p = Published::of(super::super::ReportId::R001).expect("001");
@@ -419,7 +500,7 @@ mod tests {
             refused: vec![(AtRest::Luks, "no device-mapper here".into())],
             cached: 10,
             large: None,
-            loads: vec![(AtRest::Off, 10.0), (AtRest::Gocryptfs, 12.0)],
+            loads: vec![(AtRest::Off, 10, 10.0), (AtRest::Gocryptfs, 10, 12.0)],
         };
         let rows = rows(&p, &[], &cx);
         // 4 HA rows; 4 standalone figures x (1 refused + gocryptfs x 2 + fscrypt x 2).
@@ -436,7 +517,8 @@ mod tests {
             .expect("load row");
         assert!((load.ours.expect("ours") - 20.0).abs() < 1e-9);
         assert!(
-            load.reason.starts_with("one timed load per mode"),
+            load.reason
+                .starts_with("one timed load of scale 10 per mode"),
             "{}",
             load.reason
         );
