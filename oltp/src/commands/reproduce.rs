@@ -365,7 +365,11 @@ async fn measure(
                 plan.scale.table_size
             ),
             Err(why) => {
-                println!("data set for --encrypt {} to prepare: {why}", step.encrypt);
+                println!(
+                    "data set for --encrypt {} to prepare: {}",
+                    step.encrypt,
+                    without_fix(&why)
+                );
                 missing.push(step);
             }
         }
