@@ -270,23 +270,20 @@ fn figure_row(
 /// the largest scale loaded in both modes by this invocation (full mode: the
 /// large scale, the report's "large data load"; quick mode: the cached one).
 fn load_row(f: &Figure, figure: String, cx: &Context, m: AtRest, r: AtRest) -> Row {
-    let secs = |x: AtRest, scale: u32| {
+    let secs_of_m = |scale: u32| {
         cx.loads
             .iter()
-            .find(|(y, s, _)| *y == x && *s == scale)
+            .find(|(y, s, _)| *y == m && *s == scale)
             .map(|(_, _, t)| *t)
     };
+    // (scale, reference's seconds, mechanism's seconds), the largest scale.
     let timed = cx
         .loads
         .iter()
-        .map(|(_, s, _)| *s)
-        .filter(|&s| secs(r, s).is_some() && secs(m, s).is_some())
-        .max();
-    let (Some(scale), Some(a), Some(b)) = (
-        timed,
-        timed.and_then(|s| secs(r, s)),
-        timed.and_then(|s| secs(m, s)),
-    ) else {
+        .filter(|(y, _, _)| *y == r)
+        .filter_map(|&(_, scale, a)| secs_of_m(scale).map(|b| (scale, a, b)))
+        .max_by_key(|(scale, _, _)| *scale);
+    let Some((scale, a, b)) = timed else {
         return not_here(
             figure,
             f,
@@ -468,20 +465,15 @@ mod tests {
                 .find(|r| r.figure.contains("large data load") && r.figure.contains(what))
                 .unwrap_or_else(|| panic!("{what} load row"))
         };
-        let g = load("gocryptfs vs off");
-        assert!((g.ours.expect("ours") - 25.0).abs() < 1e-9, "{g:?}");
-        assert!(
-            g.reason.starts_with("one timed load of scale 200"),
-            "{}",
-            g.reason
-        );
-        let f = load("fscrypt vs off");
-        assert!((f.ours.expect("ours") - 50.0).abs() < 1e-9, "{f:?}");
-        assert!(
-            f.reason.starts_with("one timed load of scale 10"),
-            "{}",
-            f.reason
-        );
+        for (what, pct, scale) in [
+            ("gocryptfs vs off", 25.0, 200),
+            ("fscrypt vs off", 50.0, 10),
+        ] {
+            let row = load(what);
+            assert!((row.ours.expect("ours") - pct).abs() < 1e-9, "{row:?}");
+            let want = format!("one timed load of scale {scale} per mode");
+            assert!(row.reason.starts_with(&want), "{}", row.reason);
+        }
         assert!(
             setup_differences(&cx, &spec())
                 .iter()
