@@ -100,7 +100,7 @@ impl Command {
 /// `oltp reproduce --help`'s epilogue.
 pub const REPRODUCE_HELP: &str = "Reports: 000 (column encryption, DSC), 001 (encryption at rest, PostgreSQL pgbench), 003 (SSL, yaSSL study), 004 (RDS cached vs IO-bound); all runs each one in turn (DIR/ID/).
 The test-only overrides (--time, --warmup, --repeat, --threads, --tables, --table-size, --scale, --iops-limit) shrink or change a run; a run with them is not the report's scale.
-Exit codes: 0 complete, 1 failed (bad input, checks, server), 3 stopped early (Ctrl-C, a failed run): the rows so far are written, marked partial.";
+Exit codes: 0 complete, 1 failed (bad input, checks, server), 2 usage error (a flag or its value, as clap reports it), 3 stopped early (Ctrl-C, a failed run): the rows so far are written, marked partial.";
 
 /// `oltp reproduce`.
 #[derive(Debug, Args)]
