@@ -7,9 +7,9 @@ as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# As root the private servers run as `mysql` / `postgres`, which cannot enter /root
-# (where oltp's default base directory ~/.local/share/encbench would be): keeps their
-# data and the keys in /var/tmp/encbench, unless ENCBENCH_HOME says otherwise.
+# As root the private servers run as `mysql` / `postgres`, which cannot enter /root:
+# their data and the keys go to /var/tmp/encbench (oltp's own default as root), unless
+# ENCBENCH_HOME says otherwise; exported so every step of a script names it.
 root_home() {
   if [[ $(id -u) == 0 && -z ${ENCBENCH_HOME:-} ]]; then
     export ENCBENCH_HOME=/var/tmp/encbench
@@ -17,15 +17,28 @@ root_home() {
   fi
 }
 
-# Installs what the project needs from Debian/Ubuntu packages when it is missing:
-# MariaDB server binaries (the private server), OpenSSL headers (openssl crate),
-# pkg-config, and sysbench (for the comparison benchmarks and interop tests).
+# Installs what the project needs from Debian/Ubuntu packages when it is missing,
+# in one apt-get call. Always: MariaDB server binaries and PostgreSQL (the private
+# servers), OpenSSL headers (openssl crate), pkg-config, and sysbench (interop
+# tests, comparison benchmarks). With "test" (scripts/test, hence CI), also what
+# the test suite needs: chromium (report.html rendered headless), the at-rest
+# filesystems (gocryptfs, bindfs, fuse3; e2fsprogs for mkfs.ext4; fscrypt to
+# inspect a policy by hand), and cargo-deny (the licence check); cargo-fuzz is
+# installed by scripts/fuzz-smoke itself, only where a nightly toolchain exists.
 ensure_system_packages() {
-  local missing=()
+  local missing=() p
   if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ]; then missing+=(mariadb-server); fi
+  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1 \
+    && [ -z "${ENCBENCH_PG_BIN_DIR:-}" ]; then missing+=(postgresql); fi
   if ! dpkg -s libssl-dev >/dev/null 2>&1; then missing+=(libssl-dev); fi
   if ! command -v pkg-config >/dev/null 2>&1; then missing+=(pkg-config); fi
   if ! command -v sysbench >/dev/null 2>&1; then missing+=(sysbench); fi
+  if [[ ${1:-} == test ]]; then
+    if ! command -v chromium >/dev/null 2>&1; then missing+=(chromium); fi
+    for p in gocryptfs bindfs fuse3 e2fsprogs fscrypt; do
+      dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+  fi
   if [ ${#missing[@]} -gt 0 ]; then
     if ! command -v apt-get >/dev/null 2>&1; then
       echo "error: missing ${missing[*]} and no apt-get: install them with your package manager" >&2
@@ -34,6 +47,11 @@ ensure_system_packages() {
     echo "==> installing ${missing[*]} (apt-get)"
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  fi
+  if [[ ${1:-} == test ]] && ! command -v cargo-deny >/dev/null 2>&1; then
+    # About 6.5 min on 2 cores, once per machine.
+    echo "==> installing cargo-deny (cargo install --locked cargo-deny)"
+    cargo install --locked -j2 cargo-deny
   fi
 }
 

@@ -243,7 +243,9 @@ pub struct DataArgs {
     #[arg(long, value_name = "FILE")]
     pub password_file: Option<PathBuf>,
     /// encbench's directory: private servers (mariadb/, postgresql/, one per --at-rest mode) and key files (keys/).
-    /// Default: $ENCBENCH_HOME, else $XDG_DATA_HOME/encbench, else ~/.local/share/encbench.
+    /// Default: $ENCBENCH_HOME, else $XDG_DATA_HOME/encbench, else /var/tmp/encbench as root
+    /// (the servers then run as mysql/postgres, which cannot enter /root), else
+    /// ~/.local/share/encbench.
     #[arg(long, value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
     /// Database for plaintext tables; encrypted tables go to DB_<algorithm>.

@@ -572,3 +572,38 @@ fn an_uncreatable_base_dir_or_out_dir_names_the_fix() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// As root the servers run as `mysql` / `postgres`: a base directory (here
+/// `ENCBENCH_HOME`) they cannot enter is refused in one line naming the fix,
+/// before anything is created in it, for either engine.
+#[test]
+fn a_base_dir_the_server_user_cannot_enter_is_refused_and_not_created() {
+    use std::os::unix::fs::PermissionsExt as _;
+    if !nix::unistd::geteuid().is_root() {
+        // Not root: the servers run as ourselves and reach any directory we can.
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let home = dir.path().join("encbench");
+    for driver in ["mysql", "pgsql"] {
+        let args = [
+            "prepare",
+            "--db-driver",
+            driver,
+            "--encrypt",
+            "none",
+            "--tables",
+            "1",
+            "--table-size",
+            "10",
+        ];
+        let out = oltp(&home, &args);
+        let line = one_error_line(&args, &out);
+        assert!(
+            line.contains("cannot enter") && line.contains("--base-dir"),
+            "{driver}: {line}"
+        );
+        assert!(!home.exists(), "{driver}: {} was created", home.display());
+    }
+}

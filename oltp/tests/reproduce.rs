@@ -117,7 +117,7 @@ fn an_unknown_id_lists_the_valid_ones() {
 }
 
 #[test]
-fn a_missing_tls_bench_is_refused_before_anything_starts() {
+fn a_missing_tls_bench_or_column_bench_is_refused_before_anything_starts() {
     // New-user finding (report 003): --tls-bench /nonexistent was not refused.
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out");
@@ -136,6 +136,26 @@ fn a_missing_tls_bench_is_refused_before_anything_starts() {
         (
             1,
             "Error: --tls-bench /nonexistent: no such file: give the tls-bench binary (built by `cargo build --release -p tls-bench -p tls-bench-footprint`), or omit --tls-bench for the one next to oltp".to_string()
+        )
+    );
+    assert!(text(&o.stdout).is_empty(), "nothing started");
+    assert!(!out.exists(), "nothing written");
+    // The same for column-bench (it was a note, then a full run).
+    let o = oltp(
+        &[
+            "000",
+            "--column-bench",
+            "/nonexistent",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
+        &[],
+    );
+    assert_eq!(
+        one_line_error(&o),
+        (
+            1,
+            "Error: --column-bench /nonexistent: no such file: give the column-bench binary (built by `cargo build --release -p column-bench`), or omit --column-bench for the one next to oltp".to_string()
         )
     );
     assert!(text(&o.stdout).is_empty(), "nothing started");
@@ -501,8 +521,9 @@ fn report_000_compares_both_backends_and_checks_the_identity() {
             "0",
             "--repeat",
             "2",
+            // A column-bench that fails: the prediction is not run, and says why.
             "--column-bench",
-            "/nonexistent/column-bench",
+            "/bin/false",
             "--out",
             out.path().to_str().expect("utf8"),
         ],
@@ -514,10 +535,10 @@ fn report_000_compares_both_backends_and_checks_the_identity() {
         (j["report"].as_str(), j["partial"].as_bool()),
         (Some("000"), Some(false))
     );
-    // Without column-bench the proxy prediction says why and how to get it,
+    // A column-bench that fails leaves the proxy prediction not run, saying why,
     // and there is no prediction table (column-bench's own test
     // oltp_proxy.rs runs the real binary with these arguments and parser).
-    let why = "/nonexistent/column-bench not found: build it with `cargo build --release -p column-bench`, or pass --column-bench FILE";
+    let why = "/bin/false failed: no message";
     assert_eq!(
         j["measurements"]["proxy_prediction"]["not_run"].as_str(),
         Some(why)
@@ -628,7 +649,13 @@ fn report_001_runs_every_at_rest_mode_and_says_what_cannot_run_here() {
     let refused = j["measurements"]["at_rest_refused"]
         .as_object()
         .expect("refused");
-    assert!(!refused.contains_key("gocryptfs") && !refused.contains_key("fscrypt"));
+    for mode in ["gocryptfs", "fscrypt"] {
+        assert!(
+            !refused.contains_key(mode),
+            "at-rest mode {mode} was refused: {} (install what it needs: scripts/test does)",
+            refused[mode]
+        );
+    }
     let luks = rows_with(rows, &["(ours: luks)"]);
     assert_eq!(luks.len(), 4, "one per standalone figure");
     assert!(luks.iter().all(|r| {
@@ -1080,4 +1107,92 @@ fn report_004_full_mode_measures_column_encryption_and_at_rest_per_profile() {
     );
     let html = std::fs::read_to_string(out.path().join("report.html")).expect("html");
     assert!(html.contains("<table id=\"beyond-the-report\">"), "{html}");
+}
+
+/// An oltp that starts on the private server while a reproduction runs there is
+/// recorded in the reproduction's runs (`shared_with`), as the newcomer records
+/// the reproduction. The newcomer waits at `--start-at`, an hour ahead, with
+/// its lease taken, so it is alive until the test kills it, whatever the
+/// machine's load.
+#[test]
+fn a_reproduction_records_an_oltp_that_starts_on_its_server_later() {
+    use std::io::BufRead as _;
+    let _one = SERVER.lock().unwrap_or_else(PoisonError::into_inner);
+    let base = home().to_str().expect("utf8");
+    let data = [
+        "--mysql-db",
+        "newcomer",
+        "--tables",
+        "1",
+        "--table-size",
+        "10",
+    ];
+    let mut prepare = vec!["prepare", "--base-dir", base, "--encrypt", "none"];
+    prepare.extend(data);
+    let o = common::oltp_bin(home(), &prepare);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = tempfile::tempdir().expect("tempdir");
+    let dir = out.path().to_str().expect("utf8");
+    let mut repro = Command::new(oltp_without_tls_bench())
+        .args(["reproduce", "--base-dir", base])
+        .args(["003", "--quick", "--threads", "1", "--out", dir])
+        .args(["--time", "4", "--warmup", "0", "--repeat", "2"])
+        .env("ENCBENCH_HOME", home())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start oltp reproduce");
+    let mut lines = std::io::BufReader::new(repro.stdout.take().expect("stdout")).lines();
+    let mut seen = String::new();
+    for line in lines.by_ref() {
+        let line = line.expect("stdout line");
+        seen.push_str(&line);
+        seen.push('\n');
+        if line.starts_with("running ") {
+            break;
+        }
+    }
+    assert!(seen.contains("running "), "no grid started: {seen}");
+    let later = time::OffsetDateTime::now_utc() + time::Duration::hours(1);
+    let later = later
+        .format(&time::format_description::well_known::Rfc3339)
+        .expect("RFC 3339");
+    let mut run = vec!["run", "--base-dir", base, "--encrypt", "none"];
+    run.extend(data);
+    run.extend([
+        "--workload",
+        "oltp_point_select",
+        "--time",
+        "1",
+        "--start-at",
+        &later,
+    ]);
+    let mut newcomer = common::oltp_command(home(), &run)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the newcomer");
+    let pid = u64::from(newcomer.id());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = repro.wait().expect("wait for the reproduction");
+    let _ = newcomer.kill();
+    let _ = newcomer.wait();
+    assert!(status.success(), "{seen}{}", rest.join("\n"));
+    let j = read_json(&out.path().join("report.json"));
+    let runs: Vec<&Value> = j["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .flat_map(|g| g["report"]["runs"].as_array().into_iter().flatten())
+        .collect();
+    assert!(!runs.is_empty());
+    for r in runs {
+        assert!(
+            r["shared_with"]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|p| p.as_u64() == Some(pid))),
+            "newcomer {pid} missing: {}",
+            r["shared_with"]
+        );
+    }
 }

@@ -65,6 +65,9 @@ pub struct RunConfig {
     pub core: Option<usize>,
     /// Directory of the footprint programs.
     pub footprint_dir: PathBuf,
+    /// Whether missing footprint programs are an error (the user named the section
+    /// or the directory); otherwise the section is skipped with a note.
+    pub footprint_required: bool,
     /// True for `--quick`.
     pub quick: bool,
 }
@@ -156,9 +159,28 @@ fn progress(total: u64) -> ProgressBar {
 /// # Errors
 /// The first error of any measurement; nothing partial is returned.
 pub async fn run(cfg: &RunConfig) -> Result<Report> {
+    // A default run without the footprint programs measures the rest and says so.
+    let mut footprint_skipped = None;
     if cfg.sections.contains(&Section::Footprint) {
-        footprint::check_present(&cfg.footprint_dir)?;
+        if let Err(e) = footprint::check_present(&cfg.footprint_dir) {
+            if cfg.footprint_required {
+                return Err(e);
+            }
+            let note = format!(
+                "footprint: its programs are not built in {}: run `{}` (or give --footprint-dir)",
+                cfg.footprint_dir.display(),
+                footprint::BUILD_COMMAND
+            );
+            eprintln!("note: {note}");
+            footprint_skipped = Some(note);
+        }
     }
+    let sections: Vec<Section> = cfg
+        .sections
+        .iter()
+        .copied()
+        .filter(|&s| s != Section::Footprint || footprint_skipped.is_none())
+        .collect();
     let pki = Arc::new(
         tokio::task::spawn_blocking(Pki::generate)
             .await
@@ -167,7 +189,7 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
     let (hs, mut skipped) = handshake_params(cfg);
     let lat = latency_params(cfg);
     let bulk_p = bulk_params(cfg);
-    let has = |s| cfg.sections.contains(&s);
+    let has = |s| sections.contains(&s);
     let mut total = 0u64;
     let hs_runs = handshake_runs(cfg, &hs);
     let rounds = cfg.repeat as u64;
@@ -221,9 +243,9 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
         control_runs: ControlRuns::default(),
         noise_floor: Vec::new(),
         comparisons: Vec::new(),
-        skipped: Vec::new(),
+        skipped: footprint_skipped.into_iter().collect(),
     };
-    for &section in &cfg.sections {
+    for &section in &sections {
         match section {
             Section::Handshake => {
                 let opts = HandshakeOptions {

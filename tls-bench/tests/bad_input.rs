@@ -276,3 +276,63 @@ fn reports_are_written_with_the_mode_of_any_new_file() {
         .collect();
     assert_eq!(names.len(), 2, "no temporary file left: {names:?}");
 }
+
+/// A tls-bench copied where the footprint programs are not (a fresh build
+/// without `tls-bench-footprint`): a default run measures every other section
+/// and says in one line that the footprint was skipped and how to get it; a run
+/// that names the section fails in one line with the same fix.
+#[test]
+fn a_default_run_without_the_footprint_programs_skips_that_section_with_a_note() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exe = dir.path().join("tls-bench");
+    std::fs::copy(env!("CARGO_BIN_EXE_tls-bench"), &exe).expect("copy tls-bench");
+    let small = [
+        "--quick",
+        "--transports",
+        "plain,rustls-ring",
+        "--tls-versions",
+        "1.3",
+        "--certs",
+        "EcdsaP256",
+        "--connections",
+        "1",
+        "--bulk-mib",
+        "1",
+        "--output",
+        "json",
+    ];
+    let out = Command::new(&exe)
+        .args(small)
+        .output()
+        .expect("run tls-bench");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let note: Vec<&str> = stderr.lines().filter(|l| l.contains("footprint")).collect();
+    assert_eq!(note.len(), 1, "{stderr}");
+    assert!(
+        note[0].contains("cargo build --release -p tls-bench-footprint"),
+        "{stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(v["footprint"].as_array().is_some_and(Vec::is_empty));
+    assert!(!v["bulk"].as_array().expect("bulk").is_empty());
+    let skipped = v["skipped"].as_array().expect("skipped");
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s.as_str().is_some_and(|s| s.starts_with("footprint"))),
+        "{skipped:?}"
+    );
+    // Named, the section is required.
+    let out = Command::new(&exe)
+        .args(["--sections", "footprint"])
+        .output()
+        .expect("run tls-bench");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("cargo build --release -p tls-bench-footprint"),
+        "{stderr}"
+    );
+}

@@ -219,7 +219,7 @@ pub(crate) fn check_iops_limit(
 async fn open_lease(data: &DataArgs) -> Result<Lease> {
     let base = crate::config::base_dir(data);
     if data.url().is_none() {
-        check_base_dir(&base)?;
+        check_base_dir(&base, data.db_driver == DbDriver::Pgsql)?;
     }
     let mode = data.at_rest_mode();
     Ok(match data.db_driver {
@@ -249,11 +249,15 @@ fn shared_warning(pids: &[u32]) -> Option<String> {
 }
 
 /// Creates `base` (the base directory, `--base-dir` or its default) if missing, before a
-/// private server is set up in it.
+/// private server of the engine (`pgsql`: PostgreSQL, else MariaDB) is set up in it, once
+/// that server's user (as root) is known to reach it.
 ///
 /// # Errors
-/// It cannot be created: one line naming it, the operating system's error and the fix.
-pub(crate) fn check_base_dir(base: &std::path::Path) -> Result<()> {
+/// The server's user cannot reach it, or it cannot be created: one line naming it, the
+/// cause and the fix.
+pub(crate) fn check_base_dir(base: &std::path::Path, pgsql: bool) -> Result<()> {
+    // Before anything is made: a refused base directory leaves none behind.
+    crate::server::check_reachable(base, pgsql)?;
     std::fs::create_dir_all(base).map_err(|e| {
         anyhow::anyhow!(
             "--base-dir {}: cannot create it: {e}: give a directory you can write as --base-dir DIR (or set ENCBENCH_HOME)",

@@ -41,13 +41,31 @@ use super::output::write_atomically;
 /// prepare, or writing the reports.
 pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
     let ids = parse_id(&a.id)?;
-    if let Some(exe) = &a.tls_bench
-        && !exe.is_file()
-    {
-        anyhow::bail!(
-            "--tls-bench {}: no such file: give the tls-bench binary (built by `cargo build --release -p tls-bench -p tls-bench-footprint`), or omit --tls-bench for the one next to oltp",
-            exe.display()
-        );
+    // A sibling tool the user names must be there (one left to its default
+    // that is missing only skips its step, with a note).
+    let named = [
+        (
+            &a.tls_bench,
+            "--tls-bench",
+            "tls-bench",
+            "-p tls-bench -p tls-bench-footprint",
+        ),
+        (
+            &a.column_bench,
+            "--column-bench",
+            "column-bench",
+            "-p column-bench",
+        ),
+    ];
+    for (given, flag, name, packages) in named {
+        if let Some(exe) = given
+            && !exe.is_file()
+        {
+            anyhow::bail!(
+                "{flag} {}: no such file: give the {name} binary (built by `cargo build --release {packages}`), or omit {flag} for the one next to oltp",
+                exe.display()
+            );
+        }
     }
     let all = ids.len() > 1;
     let out_root = a.out.clone().unwrap_or_else(|| {
@@ -195,7 +213,10 @@ async fn reproduce_one(
         Some(d) => d.clone(),
         None => base_dir(&prepare_args(&plan, a, &plan.data_sets[0])?.data),
     };
-    super::check_base_dir(&base)?;
+    // Both engines' users: 001 runs PostgreSQL beside MariaDB. Before any step (the
+    // footprint of 003 included) writes anything.
+    super::check_base_dir(&base, false)?;
+    super::check_base_dir(&base, true)?;
     println!(
         "reproduce {id} ({} mode{}): {}; {} runs of {} s (+{} s warm-up) at {} threads in {} rounds, about {} in all (data sets included), reports in {}",
         if scale.quick { "quick" } else { "full" },
@@ -411,7 +432,11 @@ async fn measure(
         let mut cfg = RunConfig::from_args(&ra)?;
         cfg.url = url.clone().into();
         cfg.server_cpu = super::private_server_cpu(server, &ra.data);
-        cfg.shared_with = server.shared_with.clone();
+        // Every other oltp on the server, from before this reproduction and since.
+        let mut shared: std::collections::BTreeSet<u32> =
+            server.shared_with.iter().copied().collect();
+        shared.extend(server.shared_with_now());
+        cfg.shared_with = shared.iter().copied().collect();
         let total = plan.scale.threads.len() as u64
             * u64::from(plan.scale.repeat)
             * u64::from(grid.runs_per_round);
@@ -422,7 +447,22 @@ async fn measure(
         let mut head = Report::begin();
         let results = run_grid(&cfg, progress).await;
         head.end();
-        let results = results?;
+        let mut results = results?;
+        // One that came during the grid (and is still there) shared it too.
+        let during = server.shared_with_now();
+        if let Some(line) = super::shared_warning(
+            &during
+                .iter()
+                .copied()
+                .filter(|p| !shared.contains(p))
+                .collect::<Vec<_>>(),
+        ) {
+            eprintln!("{line}");
+        }
+        shared.extend(during);
+        for r in &mut results {
+            r.settings.shared_with = shared.iter().copied().collect();
+        }
         let report = Report::new(head, results);
         let complete = report.complete;
         let why = report.runs.iter().find_map(|r| r.error.clone());

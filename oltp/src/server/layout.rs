@@ -11,22 +11,34 @@ use crate::at_rest::{AtRest, data_root};
 /// Longest Unix socket path: `sun_path` is 108 bytes on Linux, including the NUL.
 pub(super) const SOCKET_PATH_MAX: usize = 107;
 
+/// The default base directory as root: the servers then run as `mysql` and `postgres`,
+/// which cannot enter root's home (`/root` is mode 0700); `/var/tmp` is reachable by every
+/// user and kept across reboots (FHS 3.0, 5.15), as a benchmark's data should be.
+pub const ROOT_BASE_DIR: &str = "/var/tmp/encbench";
+
 /// Where the private server keeps its files when no directory is given.
 ///
-/// `$ENCBENCH_HOME` if set, else `$XDG_DATA_HOME/encbench` (when absolute), else
-/// `$HOME/.local/share/encbench`, else `<temp dir>/encbench`. The server itself lives in
-/// `<base>/mariadb/` (see [`Layout`]).
+/// `$ENCBENCH_HOME` if set, else `$XDG_DATA_HOME/encbench` (when absolute), else, as root,
+/// [`ROOT_BASE_DIR`], else `$HOME/.local/share/encbench`, else `<temp dir>/encbench`. The
+/// server itself lives in `<base>/mariadb/` (see [`Layout`]).
 pub fn default_base_dir() -> PathBuf {
-    fn var(name: &str) -> Option<PathBuf> {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    }
+    base_dir_of(
+        |name| std::env::var_os(name),
+        nix::unistd::geteuid().is_root(),
+    )
+}
+
+/// [`default_base_dir`] for the environment `var` and whether we are `root`.
+fn base_dir_of(var: impl Fn(&str) -> Option<std::ffi::OsString>, root: bool) -> PathBuf {
+    let var = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(dir) = var(HOME_ENV) {
         return dir;
     }
     if let Some(dir) = var("XDG_DATA_HOME").filter(|d| d.is_absolute()) {
         return dir.join("encbench");
+    }
+    if root {
+        return PathBuf::from(ROOT_BASE_DIR);
     }
     if let Some(home) = var("HOME") {
         return home.join(".local/share/encbench");
@@ -316,5 +328,28 @@ mod tests {
             l.tmp_dir(),
             Path::new("/b/at-rest-gocryptfs/mariadb/store/d/tmp")
         );
+    }
+
+    #[test]
+    fn root_defaults_to_a_base_dir_the_server_users_reach() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        let home = &[("HOME", "/root")];
+        assert_eq!(base_dir_of(env(home), true), Path::new(ROOT_BASE_DIR));
+        assert_eq!(
+            base_dir_of(env(&[("HOME", "/home/u")]), false),
+            Path::new("/home/u/.local/share/encbench")
+        );
+        // What the user names still wins, as root too.
+        let named = &[("HOME", "/root"), ("ENCBENCH_HOME", "/srv/e")];
+        assert_eq!(base_dir_of(env(named), true), Path::new("/srv/e"));
+        let xdg = &[("HOME", "/root"), ("XDG_DATA_HOME", "/data")];
+        assert_eq!(base_dir_of(env(xdg), true), Path::new("/data/encbench"));
     }
 }

@@ -176,6 +176,16 @@ impl Lease {
         })
     }
 
+    /// The pids of the other live `oltp` processes registered as users of the private
+    /// server now (sorted; empty for a server given by URL): with [`Lease::shared_with`],
+    /// those that came after this lease was taken.
+    pub fn shared_with_now(&self) -> Vec<u32> {
+        self.held
+            .as_ref()
+            .map(|(held, _)| other_pids(&held.registry().0))
+            .unwrap_or_default()
+    }
+
     /// The private server's pid (`mariadbd`, or PostgreSQL's postmaster); `None` for a
     /// server given by URL.
     pub fn server_pid(&self) -> Option<u32> {

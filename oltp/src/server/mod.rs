@@ -64,6 +64,26 @@ pub const BENCH_USER: &str = "encbench";
 /// creates it).
 pub const SERVER_USER: &str = "mysql";
 
+/// Checks, before anything is created in it, that the private server of the engine
+/// (`pgsql`: PostgreSQL, run as `postgres` by root; else MariaDB, run as `mysql`) can reach
+/// `base`: every existing directory from `/` down to it must be one the server's user can
+/// traverse. Not root: nothing to check. A missing server user is left to the launcher.
+///
+/// # Errors
+/// The launchers' own `Unreachable` error, naming the first directory the user cannot enter.
+pub(crate) fn check_reachable(base: &Path, pgsql: bool) -> anyhow::Result<()> {
+    let user = if pgsql { "postgres" } else { SERVER_USER };
+    let Some(found) = Owner::detect(user).and_then(|o| o.first_unreachable(base)) else {
+        return Ok(());
+    };
+    let (dir, mode) = found;
+    Err(if pgsql {
+        postgres::PgError::Unreachable { dir, mode }.into()
+    } else {
+        ServerError::Unreachable { dir, mode }.into()
+    })
+}
+
 /// Environment variable naming the base directory; see [`default_base_dir`].
 pub const HOME_ENV: &str = "ENCBENCH_HOME";
 
