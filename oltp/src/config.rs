@@ -7,11 +7,11 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Result, bail};
 use encbench_common::password::{Secret, ServerUrl};
 
+use crate::at_rest::AtRestInfo;
 use crate::at_rest::{AtRest, check_available};
 use crate::cli::{DataArgs, DbDriver, Output, RunArgs};
 use crate::columns::{ColumnMode, Columns, Encrypt};
 use crate::rand::RandType;
-use crate::report::model::AtRestInfo;
 use crate::report::window::parse_rfc3339;
 use crate::schema::{DataSet, ServerFlags};
 use crate::server::postgres::{PgLayout, PgServer};

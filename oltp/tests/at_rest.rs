@@ -19,8 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{cli, pg_shown, pg_tempdir, read_json, runtime, strings, utf8};
-use encbench_oltp::at_rest::{AtRest, Store, find_in_tree, plaintext_canary};
+use encbench_oltp::at_rest::{AtRest, Store, find_in_tree};
 use encbench_oltp::schema::DEFAULT_SEED;
+use encbench_oltp::schema::plaintext_canary;
 
 /// Rows of the one table.
 const ROWS: u32 = 1000;

@@ -46,10 +46,10 @@ use std::path::{Path, PathBuf};
 
 pub use checks::check_available;
 pub use error::AtRestError;
-pub use record::record;
+pub use record::{AtRestInfo, record};
 pub use search::find_in_tree;
 pub use store::Store;
-pub use verify::{Verification, plaintext_canary, verify_after_prepare, verify_in};
+pub use verify::{Verification, verify_after_prepare, verify_in};
 
 /// Where the server's data is kept at rest (`--at-rest MODE`); see the module docs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]

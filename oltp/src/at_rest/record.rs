@@ -2,8 +2,28 @@
 
 use std::path::Path;
 
+use serde::{Deserialize, Serialize};
+
 use super::{AtRest, Store, Verification, fscrypt, gocryptfs};
-use crate::report::model::AtRestInfo;
+
+/// Encryption at rest as a run used it ([`record`]): the `at_rest` of a run's result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AtRestInfo {
+    /// The `--at-rest` mode, e.g. `gocryptfs`, `fuse-passthrough`, `innodb`.
+    pub mechanism: String,
+    /// The crypto implementation: the `/proc/crypto` driver for kernel crypto
+    /// (fscrypt's AES-256-XTS, e.g. `xts(ecb(aes-fixed-time))`), gocryptfs' own
+    /// (`AES-GCM-256-Go`), MariaDB's for InnoDB; `none` for a control.
+    pub crypto_driver: String,
+    /// For a control (the same storage path without the crypto): the mechanism
+    /// it is the control of; `null` otherwise.
+    pub control_of: Option<String>,
+    /// The plaintext search of the host's disk after prepare: `true` when a
+    /// known value of the tables was absent (encrypting modes), `false` when it
+    /// was found (controls: what proves the search works); `null` when not
+    /// searched (InnoDB, a server given by URL, or no plaintext tables prepared).
+    pub verified_no_plaintext: Option<bool>,
+}
 
 /// MariaDB's `file_key_management` as the private server runs it (no
 /// `file_key_management_encryption_algorithm` given: MariaDB's default, AES_CBC).

@@ -1,5 +1,5 @@
 //! After prepare: the plaintext search of the backing store for a value known from the
-//! seed, failed if an encrypting mode's store holds it or a control's does not (the
+//! seed (the caller's needle, e.g. `schema::plaintext_canary`), failed if an encrypting mode's store holds it or a control's does not (the
 //! control proves the search can find it), and recorded in `at-rest/verified.json` for
 //! the runs' reports.
 
@@ -9,8 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use super::error::io;
 use super::{AtRestError, Store, find_in_tree};
-use crate::rand::{RandType, SbRng};
-use crate::schema::table_seed;
 
 /// The outcome of one search, as `verified.json` holds it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,14 +34,6 @@ impl Verification {
     pub fn read(store: &Store) -> Option<Verification> {
         serde_json::from_slice(&std::fs::read(store.verified_file()).ok()?).ok()
     }
-}
-
-/// The `c` value of row 1 of `sbtest1` as prepare writes it with `seed` and `table_size`
-/// rows per table (the loader draws `k`, then `c`, per row: `schema::load_table`).
-pub fn plaintext_canary(seed: u64, table_size: u32) -> Vec<u8> {
-    let mut rng = SbRng::seeded(table_seed(seed, 1), RandType::Special);
-    let _k = rng.id(1, table_size);
-    rng.c_value().to_vec()
 }
 
 /// Flushes the view, searches `store`'s backing store for `canary` (described as

@@ -5,12 +5,13 @@
 
 use anyhow::{Context as _, Result};
 
-use crate::at_rest::{AtRest, Store, plaintext_canary, verify_after_prepare, verify_in};
+use crate::at_rest::{AtRest, Store, verify_after_prepare, verify_in};
 use crate::cli::{DbDriver, PrepareArgs};
 use crate::columns::Encrypt;
 use crate::config::{data_set, engine_dir, parse_encrypts, server_base_dir};
 use crate::driver::{Connection, MysqlConnection};
 use crate::schema::connect;
+use crate::schema::plaintext_canary;
 use crate::server::Layout;
 
 /// Searches the host's disk for row 1's `c` of the plaintext `sbtest1`: a filesystem

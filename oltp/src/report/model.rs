@@ -7,26 +7,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::window::MeasuredWindow;
+pub use crate::at_rest::AtRestInfo;
 use crate::measure::{Aggregate, StatementKind};
-
-/// Encryption at rest as a run used it (`crate::at_rest::record`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AtRestInfo {
-    /// The `--at-rest` mode, e.g. `gocryptfs`, `fuse-passthrough`, `innodb`.
-    pub mechanism: String,
-    /// The crypto implementation: the `/proc/crypto` driver for kernel crypto
-    /// (fscrypt's AES-256-XTS, e.g. `xts(ecb(aes-fixed-time))`), gocryptfs' own
-    /// (`AES-GCM-256-Go`), MariaDB's for InnoDB; `none` for a control.
-    pub crypto_driver: String,
-    /// For a control (the same storage path without the crypto): the mechanism
-    /// it is the control of; `null` otherwise.
-    pub control_of: Option<String>,
-    /// The plaintext search of the host's disk after prepare: `true` when a
-    /// known value of the tables was absent (encrypting modes), `false` when it
-    /// was found (controls: what proves the search works); `null` when not
-    /// searched (InnoDB, a server given by URL, or no plaintext tables prepared).
-    pub verified_no_plaintext: Option<bool>,
-}
 
 /// `at_rest` as written now (an object or `null`) or before modes existed (a bool).
 fn at_rest_compat<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<AtRestInfo>, D::Error> {

@@ -197,6 +197,15 @@ pub fn table_seed(seed: u64, n: u32) -> u64 {
     seed.wrapping_add(u64::from(n))
 }
 
+/// The `c` value of row 1 of `sbtest1` as prepare writes it with `seed` and `table_size`
+/// rows per table (the loader draws `k`, then `c`, per row: [`load_table`]): the needle the
+/// at-rest search looks for.
+pub fn plaintext_canary(seed: u64, table_size: u32) -> Vec<u8> {
+    let mut rng = SbRng::seeded(table_seed(seed, 1), RandType::Special);
+    let _k = rng.id(1, table_size);
+    rng.c_value().to_vec()
+}
+
 /// Creates table `n` in `dialect` on `conn` (whose default database holds it) and
 /// loads `size` rows from seed `seed` (rows sealed with `codec` for `alg` and
 /// `columns`), in multi-row prepared INSERTs under [`INSERT_BATCH_BYTES`]; then
