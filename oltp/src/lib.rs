@@ -13,7 +13,6 @@
 
 pub mod at_rest;
 pub mod cli;
-pub mod columns;
 pub mod commands;
 pub mod config;
 pub mod driver;
@@ -32,6 +31,10 @@ mod worker;
 pub mod workload;
 
 pub use worker::OnDecryptError;
+
+/// The column codec ([`encbench_columns`]), under the name oltp's modules and
+/// tests use.
+pub use encbench_columns as columns;
 
 /// What the fuzz targets (`fuzz/fuzz_targets/result_json.rs`) reach that is
 /// otherwise private: the merge of `oltp merge` over reports already parsed

@@ -1,6 +1,7 @@
-//! Column encryption for `oltp`: which columns (the layout), which algorithm
-//! ([`Encrypt`]), which keys ([`keys`]), and the per-value seal/open path
-//! ([`Codec`]) shared with `column-bench`.
+//! The column codec of encbench: which columns of sysbench's `sbtestN` tables are
+//! encrypted (the layout), with which algorithm ([`Encrypt`]), under which keys
+//! ([`keys`]), bound to which row and column ([`TableAad`]), and the per-value
+//! seal/open path ([`Codec`]) that `oltp` runs and `column-bench` measures.
 
 use std::fmt;
 
