@@ -328,7 +328,7 @@ fn report_003_keeps_the_contract_reuses_its_data_and_renders() {
     );
     let md = std::fs::read_to_string(out.path().join("report.md")).expect("md");
     assert!(
-        md.contains("| figure | line | published | ours (95% CI) | verdict | reason |"),
+        md.contains("| figure | line | published | ours (50% CI) | verdict | reason |"),
         "{md}"
     );
     // Figure 2's intervals say what they cover: 2 rounds, min..max, 50%.
