@@ -153,27 +153,33 @@ fn too_many_connections_for_the_memory_are_refused_first() {
         avail < need,
         "this test needs a machine with less than {need} bytes of memory available"
     );
-    let out = tempfile::tempdir().expect("tempdir");
-    let o = oltp(
-        &[
+    // The fix suggests --quick to a full run only.
+    for (mode, fix) in [
+        (None, "or run --quick with fewer --threads"),
+        (Some("--quick"), "or run with fewer --threads"),
+    ] {
+        let out = tempfile::tempdir().expect("tempdir");
+        let mut args = vec![
             "003",
             "--threads",
             "10000",
             "--out",
             out.path().to_str().expect("utf8"),
-        ],
-        &[],
-    );
-    let (code, e) = one_line_error(&o);
-    assert_eq!(code, 1);
-    assert!(
-        e.contains("10000 connections need about 40.1 GiB of memory"),
-        "{e}"
-    );
-    assert!(
-        !out.path().join("report.json").exists(),
-        "nothing is written before the checks pass"
-    );
+        ];
+        args.extend(mode);
+        let o = oltp(&args, &[]);
+        let (code, e) = one_line_error(&o);
+        assert_eq!(code, 1);
+        assert!(
+            e.contains("10000 connections need about 40.1 GiB of memory"),
+            "{e}"
+        );
+        assert!(e.ends_with(fix), "{mode:?}: {e}");
+        assert!(
+            !out.path().join("report.json").exists(),
+            "nothing is written before the checks pass"
+        );
+    }
 }
 
 #[test]
