@@ -64,6 +64,14 @@ pub const TARGET_CONFIDENCE: f64 = 0.95;
 /// min..max of 6 ratios covers 96.875%, of 5 only 93.75%.
 pub const ROUNDS_FOR_95: usize = 6;
 
+/// The least coverage an interval needs before a verdict is given in words
+/// (faster, costlier, ...): 80%. Below it (min..max of 2 rounds covers 50%, of
+/// 3 rounds 75%) the interval misses the true median ratio too often for a
+/// claim, so the tools print the interval and say the verdict is not given
+/// ([`Comparison::too_weak_for_a_verdict`]); the JSON's `verdict` stays what
+/// the interval says, beside its `confidence_pct`.
+pub const MIN_VERDICT_CONFIDENCE: f64 = 0.80;
+
 /// What a comparison concludes, serialised as the strings of the JSON
 /// contract: `"higher"`, `"lower"`, `"no difference detected"`,
 /// `"within noise floor"`, `"1 round"`.
@@ -174,6 +182,16 @@ impl Comparison {
             ),
             _ => Verdict::OneRound.as_str().to_string(),
         }
+    }
+}
+
+impl Comparison {
+    /// Whether the interval covers less than [`MIN_VERDICT_CONFIDENCE`] (2 or
+    /// 3 rounds), so that no verdict in words is printed for it; false with 1
+    /// round, which has no interval and says so ([`Verdict::OneRound`]).
+    pub fn too_weak_for_a_verdict(&self) -> bool {
+        self.confidence_pct
+            .is_some_and(|c| c < MIN_VERDICT_CONFIDENCE * 100.0)
     }
 }
 
@@ -375,6 +393,10 @@ mod tests {
         assert_eq!(c.verdict, Verdict::Lower);
         assert!(close(c.baseline_median, 100.0) && close(c.variant_median, 93.0));
         assert_eq!(c.change_text(), "-7.0% (93.75% CI -10.0% to -3.0%)");
+        assert!(
+            !c.too_weak_for_a_verdict(),
+            "93.75% is enough for a verdict"
+        );
     }
 
     #[test]
@@ -427,6 +449,7 @@ mod tests {
             (None, None, None)
         );
         assert_eq!(c.change_text(), "1 round");
+        assert!(!c.too_weak_for_a_verdict(), "1 round says so itself");
         let json = serde_json::to_value(&c).expect("json");
         assert_eq!(json["verdict"], "1 round");
         assert!(json["ci95_low_pct"].is_null() && json["ci95_high_pct"].is_null());
@@ -445,6 +468,7 @@ mod tests {
         .expect("comparison");
         assert_eq!(c.rounds, 2);
         assert!(close(some(c.confidence_pct), 50.0));
+        assert!(c.too_weak_for_a_verdict(), "50% is below 80%");
     }
 
     #[test]

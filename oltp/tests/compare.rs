@@ -1,7 +1,8 @@
 //! The comparison of `oltp run` on the shared server: the JSON's
 //! `comparisons` (per thread count and metric, over paired rounds) and
 //! `noise_floor` (`--control`), one round giving "1 round" and no interval,
-//! and the refusals of `--control` and `--repeat` before anything runs.
+//! two rounds a headline and no verdict in words (50% intervals), and the
+//! refusals of `--control` and `--repeat` before anything runs.
 //!
 //! Nothing here asserts a verdict that depends on measured noise: only the
 //! fields, their types, and what follows from the number of rounds.
@@ -233,6 +234,80 @@ fn one_round_prints_no_percentage() {
         "{cmp}"
     );
     assert!(!cmp.contains('%'), "one round must print no %: {cmp}");
+}
+
+#[test]
+fn two_rounds_print_a_headline_and_no_verdict_from_their_50_pct_intervals() {
+    let t = shared_server();
+    let base = prepared(&t);
+    let pid = t.shared.server().pid().to_string();
+    let args = run_args(
+        &t.url,
+        utf8(base),
+        &[
+            "--server-pid",
+            &pid,
+            "--threads",
+            "1,2",
+            "--encrypt",
+            &format!("none,{AEAD}"),
+            "--repeat",
+            "2",
+            "--control",
+            "--time",
+            "0",
+            "--events",
+            "100",
+        ],
+    );
+    let bin = oltp_bin(base, &args);
+    assert!(bin.status.success(), "{bin:?}");
+    let stdout = String::from_utf8_lossy(&bin.stdout);
+    let cmp = stdout
+        .split("\nComparison with the baseline")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no comparison in {stdout}"));
+    // What the run showed comes first: per thread count, client CPU and QPS.
+    let headline: Vec<&str> = cmp
+        .lines()
+        .skip_while(|l| !l.starts_with("Headline: "))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        headline.first().copied(),
+        Some(format!("Headline: {AEAD} vs none (2 rounds, 50% intervals)").as_str()),
+        "{cmp}"
+    );
+    for (line, threads) in headline[1..3].iter().zip(["1 thread: ", "2 threads:"]) {
+        assert!(
+            line.starts_with(&format!("  {threads} client CPU per query "))
+                && line.contains("; QPS "),
+            "{line}\n{cmp}"
+        );
+    }
+    assert!(
+        headline.contains(
+            &"  No verdicts: 50% intervals miss too often (under 80%); --repeat 5 gives 93.75%."
+        ),
+        "{cmp}"
+    );
+    // Every row of the table says no verdict is given, whatever the noise did.
+    let rows: Vec<&str> = cmp
+        .lines()
+        .skip_while(|l| !l.starts_with("Plaintext (none) vs "))
+        .skip(3)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert_eq!(rows.len(), 2 * ALL_METRICS.len(), "{cmp}");
+    for row in rows {
+        assert!(row.ends_with(" | n/a (50% interval) |"), "{row}");
+    }
+    for word in ["costlier", "cheaper", "faster", "slower"] {
+        assert!(!cmp.contains(word), "{word}: {cmp}");
+    }
+    for line in cmp.lines() {
+        assert!(line.chars().count() <= 100, "over 100 columns: {line}");
+    }
 }
 
 #[test]

@@ -173,27 +173,33 @@ fn too_many_connections_for_the_memory_are_refused_first() {
         avail < need,
         "this test needs a machine with less than {need} bytes of memory available"
     );
-    let out = tempfile::tempdir().expect("tempdir");
-    let o = oltp(
-        &[
+    // The fix suggests --quick to a full run only.
+    for (mode, fix) in [
+        (None, "or run --quick with fewer --threads"),
+        (Some("--quick"), "or run with fewer --threads"),
+    ] {
+        let out = tempfile::tempdir().expect("tempdir");
+        let mut args = vec![
             "003",
             "--threads",
             "10000",
             "--out",
             out.path().to_str().expect("utf8"),
-        ],
-        &[],
-    );
-    let (code, e) = one_line_error(&o);
-    assert_eq!(code, 1);
-    assert!(
-        e.contains("10000 connections need about 40.1 GiB of memory"),
-        "{e}"
-    );
-    assert!(
-        !out.path().join("report.json").exists(),
-        "nothing is written before the checks pass"
-    );
+        ];
+        args.extend(mode);
+        let o = oltp(&args, &[]);
+        let (code, e) = one_line_error(&o);
+        assert_eq!(code, 1);
+        assert!(
+            e.contains("10000 connections need about 40.1 GiB of memory"),
+            "{e}"
+        );
+        assert!(e.ends_with(fix), "{mode:?}: {e}");
+        assert!(
+            !out.path().join("report.json").exists(),
+            "nothing is written before the checks pass"
+        );
+    }
 }
 
 #[test]
@@ -348,7 +354,7 @@ fn report_003_keeps_the_contract_reuses_its_data_and_renders() {
     );
     let md = std::fs::read_to_string(out.path().join("report.md")).expect("md");
     assert!(
-        md.contains("| figure | line | published | ours (95% CI) | verdict | reason |"),
+        md.contains("| figure | line | published | ours (50% CI) | verdict | reason |"),
         "{md}"
     );
     // Figure 2's intervals say what they cover: 2 rounds, min..max, 50%.

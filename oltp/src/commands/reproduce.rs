@@ -207,7 +207,7 @@ async fn reproduce_one(
     super::output::check_writable(&out.join("report.json"), "--out")?;
     let max_threads = spec.threads.iter().copied().max().unwrap_or(1);
     if let Some(avail) = resources::memory_available() {
-        resources::check_memory(max_threads, avail)?;
+        resources::check_memory(max_threads, avail, scale.quick)?;
     }
     let base = match &a.base_dir {
         Some(d) => d.clone(),
@@ -397,6 +397,7 @@ async fn measure(
     }
     check_missing_fit(
         plan,
+        repro.quick,
         &missing,
         base,
         &format!("report {id}'s data sets ({} rows each)", plan.rows()),
@@ -593,6 +594,7 @@ async fn measure_steps(
     }
     check_missing_fit(
         plan,
+        repro.quick,
         &missing,
         base,
         &format!("report {id}'s {} data sets to load", missing.len()),
@@ -843,17 +845,24 @@ fn databases_read(ra: &RunArgs) -> Result<Vec<String>> {
 }
 
 /// Whether the data sets `missing` (none: nothing to check) fit the disk of
-/// `base`; `what` names them in the error.
+/// `base`; `what` names them in the error, `quick` (a `--quick` run) leaves
+/// `--quick` out of the fix.
 ///
 /// # Errors
 /// They would not fit (how much they need and how much is free), or the
 /// free space cannot be read.
-fn check_missing_fit(plan: &Plan, missing: &[&DataSetStep], base: &Path, what: &str) -> Result<()> {
+fn check_missing_fit(
+    plan: &Plan,
+    quick: bool,
+    missing: &[&DataSetStep],
+    base: &Path,
+    what: &str,
+) -> Result<()> {
     if missing.is_empty() {
         return Ok(());
     }
     let free = resources::disk_free(base)?;
-    resources::check_disk(plan.disk_bytes(missing), free, base, what)
+    resources::check_disk(plan.disk_bytes(missing), free, base, what, quick)
 }
 
 /// One in-process `oltp` command (`argv` from `oltp` on); false when a run

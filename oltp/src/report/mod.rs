@@ -6,6 +6,8 @@
 //!   settings it ran with ([`RunSettings`]).
 //! - [`mod@summary`]: the [`RunKey`] of a run, the summary of each combination over
 //!   its `--repeat` rounds, the comparison of every mode with the baseline.
+//! - [`headline`]: the few lines over the comparison tables that say what the
+//!   run showed.
 //! - One file per format, each over [`Report`]: [`text`] (sysbench's layout;
 //!   [`pgbench_text`] pgbench's, for a pgbench workload),
 //!   [`json`] (written by `--json-out`, read back by `oltp merge`), [`csv`],
@@ -16,6 +18,7 @@
 //! Nothing here prints or reads the command line: the caller gets strings.
 
 pub mod csv;
+pub mod headline;
 pub mod json;
 pub mod latency_limit_table;
 pub mod markdown;

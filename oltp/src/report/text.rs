@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use encbench_common::compare::{self, Better, Comparison, Verdict, describe};
 
+use super::headline::{change_with_interval, headline_text};
 use super::model::RunResult;
 use super::summary::{MetricComparison, SummaryRow, metric};
 
@@ -241,10 +242,12 @@ impl RunResult {
 
 /// The comparison as tables, one per mode (the seed report's "Plaintext vs
 /// X"), one row per thread count and metric: the baseline's and the mode's
-/// medians, the median change of the paired rounds with its interval, and the
-/// verdict; then the `--control` noise floor and what the intervals are.
-/// With one round, the figures and a hint only, no % (Markdown table syntax,
-/// readable as text).
+/// medians, the median of the per-round changes with its interval, and the
+/// verdict; over them the [`headline_text`], under them the `--control` noise
+/// floor and a legend of what the columns and intervals are. A verdict from
+/// an interval under 80% coverage is not given (`n/a (50% interval)`). With
+/// one round, the figures and a hint only, no % (Markdown table syntax,
+/// readable as text; lines under 100 columns but for long mode names).
 pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) -> String {
     let mut s = String::new();
     if rows.is_empty() && floors.is_empty() {
@@ -260,6 +263,10 @@ pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) 
     let words = |c: &Comparison| {
         let better = metric(&c.metric).map_or(Better::Higher, |m| m.better);
         match c.verdict {
+            _ if c.too_weak_for_a_verdict() => format!(
+                "n/a ({} interval)",
+                compare::confidence_text(c.confidence_pct.unwrap_or_default())
+            ),
             Verdict::Higher | Verdict::Lower => {
                 format!("{}: {}", c.verdict, describe(c.verdict, better))
             }
@@ -274,6 +281,7 @@ pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) 
             s,
             "\nComparison with the baseline (paired rounds: round r of a mode against round r of the baseline)"
         );
+        s.push_str(&headline_text(rows));
     }
     let mut modes: Vec<(&str, &str)> = Vec::new();
     for r in rows {
@@ -286,29 +294,27 @@ pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) 
         }
     }
     for (baseline, mode) in modes {
+        let table: Vec<&MetricComparison> = rows
+            .iter()
+            .filter(|r| r.comparison.baseline == baseline && r.comparison.variant == mode)
+            .collect();
+        let (coverage, change) = change_column(&table);
         let _ = writeln!(s, "\nPlaintext ({baseline}) vs {mode}");
         let _ = writeln!(
             s,
-            "| Threads | Metric | Plaintext | Ciphertext | Change (median, interval) | Verdict |"
+            "| Threads | Metric | Plaintext | Ciphertext | Per-round change{coverage} | Verdict |"
         );
         let _ = writeln!(s, "|---:|---|---:|---:|---|---|");
-        for r in rows
-            .iter()
-            .filter(|r| r.comparison.baseline == baseline && r.comparison.variant == mode)
-        {
+        for r in table {
             let c = &r.comparison;
-            let change = if c.rounds > 1 {
-                c.change_text()
-            } else {
-                String::new()
-            };
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {change} | {} |",
+                "| {} | {} | {} | {} | {} | {} |",
                 r.threads,
                 label(c),
                 num(&c.metric, c.baseline_median),
                 num(&c.metric, c.variant_median),
+                change(c),
                 words(c)
             );
         }
@@ -318,9 +324,11 @@ pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) 
             s,
             "\nNoise floor on this machine now (--control: the baseline against its second run of each round, A/A)"
         );
+        let floor: Vec<&MetricComparison> = floors.iter().collect();
+        let (coverage, change) = change_column(&floor);
         let _ = writeln!(
             s,
-            "| Threads | Metric | A | A' | A/A change (median, interval) |"
+            "| Threads | Metric | A | A' | A/A per-round change{coverage} |"
         );
         let _ = writeln!(s, "|---:|---|---:|---:|---|");
         for f in floors {
@@ -332,11 +340,7 @@ pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) 
                 label(c),
                 num(&c.metric, c.baseline_median),
                 num(&c.metric, c.variant_median),
-                if c.rounds > 1 {
-                    c.change_text()
-                } else {
-                    String::new()
-                }
+                change(c)
             );
         }
     }
@@ -349,19 +353,58 @@ pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) 
     if rounds <= 1 {
         let _ = writeln!(s, "\n1 round: run --repeat 5 for a comparison");
     } else {
+        let coverage = compare::order_statistic(rounds).map_or(0.0, |(_, c)| c * 100.0);
         let _ = writeln!(
             s,
-            "\nIntervals: distribution-free (sign test) interval of the median of the paired ratios;\nwith {rounds} rounds it covers {} ({}).\n\"no difference detected\": it contains 0; \"within noise floor\": it excludes 0 but\noverlaps the A/A interval.",
-            compare::order_statistic(rounds)
-                .map_or_else(String::new, |(_, c)| compare::confidence_text(c * 100.0)),
+            "\nPlaintext, Ciphertext (A, A'): medians over the rounds. Per-round change: the median of\nthe rounds' ratios (mode / baseline of the same round), not the ratio of the two medians.\nIntervals: distribution-free (sign test) interval of the median of the paired ratios;\nwith {rounds} rounds it covers {} ({}).\n\"no difference detected\": it contains 0; \"within noise floor\": it excludes 0 but\noverlaps the A/A interval.",
+            compare::confidence_text(coverage),
             if rounds < compare::ROUNDS_FOR_95 {
                 format!("min..max; 95% needs --repeat {}", compare::ROUNDS_FOR_95)
             } else {
                 "at least 95%".to_string()
             }
         );
+        if coverage < compare::MIN_VERDICT_CONFIDENCE * 100.0 {
+            let _ = writeln!(
+                s,
+                "n/a: no verdict from an interval under {} coverage; --repeat 5 gives 93.75%.",
+                compare::confidence_text(compare::MIN_VERDICT_CONFIDENCE * 100.0)
+            );
+        }
     }
     s
+}
+
+/// The change column of a table of `rows`: what its header says after
+/// `Per-round change`, and its cells. When every interval has the same
+/// coverage the header names it once (` (93.75% CI)`) and a cell is `+2.8%
+/// (-1.0% to +9.0%)`; otherwise the header says ` (interval)` and each cell
+/// names its own coverage (`+2.8% (75% CI -1.0% to +9.0%)`); with 1 round the
+/// header adds nothing and the cells are empty (no %).
+fn change_column(rows: &[&MetricComparison]) -> (String, fn(&Comparison) -> String) {
+    let mut coverages = rows.iter().filter_map(|r| r.comparison.confidence_pct);
+    let first = coverages.next();
+    let one: fn(&Comparison) -> String = |c| {
+        if c.rounds > 1 {
+            change_with_interval(c).unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    let each: fn(&Comparison) -> String = |c| {
+        if c.rounds > 1 {
+            c.change_text()
+        } else {
+            String::new()
+        }
+    };
+    match first {
+        None => (String::new(), one),
+        Some(f) if coverages.all(|c| c == f) => {
+            (format!(" ({} CI)", compare::confidence_text(f)), one)
+        }
+        Some(_) => (" (interval)".to_string(), each),
+    }
 }
 
 /// The summary as a Markdown table: medians with (min-max) over the rounds;
@@ -525,6 +568,116 @@ mod tests {
         for line in text.lines().filter(|l| !l.starts_with('|')) {
             assert!(line.chars().count() < 100, "{} columns: {line}", line.len());
         }
+    }
+
+    /// The quickstart's grid at its largest figures: `none` (with its
+    /// `--control` run) and AES-GCM at 1 and 8 threads over `rounds` rounds,
+    /// QPS in the hundred thousands and client CPU per query up 2x, so every
+    /// cell is as wide as a real run's.
+    fn quickstart_text(rounds: u32) -> String {
+        use crate::report::summary::{comparisons, noise_floors};
+        let mut runs = Vec::new();
+        for r in 1..=rounds {
+            let f = f64::from(r);
+            for threads in [1, 8] {
+                let t = f64::from(threads);
+                for (encrypt, control, qps, client, server) in [
+                    (
+                        "none",
+                        false,
+                        14_332.57 * t + 999.0 * f,
+                        123.45 + f,
+                        98.76 - f,
+                    ),
+                    ("none", true, 14_000.12 * t + 1_111.0 * f, 124.45, 99.76 + f),
+                    (
+                        "rustcrypto:aes-256-gcm",
+                        false,
+                        13_000.5 * t + 977.0 * f,
+                        270.12 + 3.0 * f,
+                        60.1,
+                    ),
+                ] {
+                    let mut x = crate::report::model::fixtures::run(
+                        crate::report::model::fixtures::settings(threads, encrypt),
+                        10,
+                        1,
+                    );
+                    (x.round, x.control) = (r, control);
+                    (x.qps, x.tps) = (qps, qps / 16.0);
+                    x.client_cpu_us_per_query = client;
+                    x.server_cpu_us_per_query = Some(server);
+                    x.total_cpu_us_per_query = Some(client + server);
+                    runs.push(x);
+                }
+            }
+        }
+        let floors = noise_floors(&runs);
+        comparisons_text(&comparisons(&runs, &floors), &floors)
+    }
+
+    #[test]
+    fn every_line_of_the_comparison_fits_100_columns_and_names_its_change() {
+        for rounds in [2, 5] {
+            let text = quickstart_text(rounds);
+            for line in text.lines() {
+                assert!(
+                    line.chars().count() <= 100,
+                    "{} columns: {line}\n{text}",
+                    line.chars().count()
+                );
+            }
+            assert!(
+                text.contains("\nHeadline: rustcrypto:aes-256-gcm vs none ("),
+                "{text}"
+            );
+            assert!(
+                text.contains("the rounds' ratios (mode / baseline of the same round), not the ratio of the two medians"),
+                "{text}"
+            );
+        }
+        let text = quickstart_text(5);
+        assert!(
+            text.contains(
+                "\n| Threads | Metric | Plaintext | Ciphertext | Per-round change (93.75% CI) | Verdict |\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n| Threads | Metric | A | A' | A/A per-round change (93.75% CI) |\n"),
+            "{text}"
+        );
+        // Client CPU per query more than doubles in every round: a verdict in words.
+        assert!(
+            text.contains(" | client CPU us/query | 126.45 | 279.12 | +120.7% (+119.5% to +122.0%) | higher: costlier |"),
+            "{text}"
+        );
+        assert!(text.contains("| higher: costlier |"), "{text}");
+    }
+
+    #[test]
+    fn intervals_under_80_pct_give_no_verdict_in_words() {
+        let text = quickstart_text(2);
+        let rows: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("Plaintext (none) vs "))
+            .skip(3)
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        assert_eq!(rows.len(), 2 * 7, "{text}");
+        for row in rows {
+            assert!(row.ends_with(" | n/a (50% interval) |"), "{row}\n{text}");
+        }
+        for word in ["costlier", "cheaper", "faster", "slower"] {
+            assert!(!text.contains(word), "{word}: {text}");
+        }
+        assert!(
+            text.contains(
+                "\nn/a: no verdict from an interval under 80% coverage; --repeat 5 gives 93.75%.\n"
+            ),
+            "{text}"
+        );
+        assert!(!quickstart_text(5).contains("n/a"));
     }
 
     #[test]

@@ -74,7 +74,8 @@ pub fn to_html(r: &Reproduction) -> String {
     );
     let _ = writeln!(
         o,
-        "<table id=\"rows\"><thead><tr><th>figure</th><th>line</th><th>published</th><th>ours (95% CI)</th><th>verdict</th><th>reason</th></tr></thead><tbody>"
+        "<table id=\"rows\"><thead><tr><th>figure</th><th>line</th><th>published</th><th>{}</th><th>verdict</th><th>reason</th></tr></thead><tbody>",
+        escape(&super::markdown::ours_header(&r.rows))
     );
     for row in &r.rows {
         let tds: String = cells(row)

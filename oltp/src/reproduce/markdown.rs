@@ -1,5 +1,6 @@
-//! `report.md`: the report's table shape, `published | ours (95% CI) |
-//! verdict`, then the extra tables (Figure 2's curve, the identity) and the
+//! `report.md`: the report's table shape, `published | ours (93.75% CI) |
+//! verdict` (the coverage the intervals really have, [`ours_header`]), then
+//! the extra tables (Figure 2's curve, the identity) and the
 //! setup differences.
 
 use std::fmt::Write as _;
@@ -8,7 +9,7 @@ use encbench_common::header::rfc3339;
 
 use super::row::{Reproduction, Row};
 
-/// A row's `ours (95% CI)` cell: `+19.0% (+15.2% to +22.4%; 93.75%)` for a
+/// A row's `ours (93.75% CI)` cell ([`ours_header`]): `+19.0% (+15.2% to +22.4%; 93.75%)` for a
 /// comparison (the interval's exact coverage after the `;`), `3.3%` for a
 /// deterministic figure (`+20.0%` for a change without interval, `20.00
 /// queries per transaction` in another unit), `-` for none.
@@ -47,9 +48,30 @@ pub fn figure2_change(p: &serde_json::Value) -> String {
     }
 }
 
-/// The note under the rows table when some of its intervals cover less than the 95% its
-/// header `ours (95% CI)` names: `Note: ... cover 93.75% with 5 rounds ...`, each coverage
-/// with its rounds, and why (the interval is an order statistic of the per-round ratios, and
+/// The header of the rows table's `ours` column: `ours (93.75% CI)`, naming the coverage
+/// the rows' intervals have (`ours (93.75% / 50% CI)` when they differ, as between a partial
+/// run's rows), not the 95% they aim at; `ours` when no row has an interval.
+pub fn ours_header(rows: &[Row]) -> String {
+    let mut coverages: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.ci95_low.is_some() && r.ci95_high.is_some())
+        .filter_map(|r| r.confidence_pct)
+        .collect();
+    coverages.sort_by(|a, b| b.total_cmp(a));
+    coverages.dedup();
+    if coverages.is_empty() {
+        return "ours".to_string();
+    }
+    let list: Vec<String> = coverages
+        .into_iter()
+        .map(encbench_common::compare::confidence_text)
+        .collect();
+    format!("ours ({} CI)", list.join(" / "))
+}
+
+/// The note under the rows table when some of its intervals cover less than the 95% they
+/// aim at: `Note: ... cover 93.75% with 5 rounds ...`, each coverage with its rounds, and
+/// why (the interval is an order statistic of the per-round ratios, and
 /// fewer than 6 rounds cannot reach 95%: oltp/README.md "Comparisons"); `None` when every
 /// interval reaches 95% or there is none.
 pub fn coverage_note(rows: &[Row]) -> Option<String> {
@@ -73,13 +95,13 @@ pub fn coverage_note(rows: &[Row]) -> Option<String> {
         .map(|(n, c)| format!("{c} with {n} rounds"))
         .collect();
     Some(format!(
-        "Note: the intervals of `ours (95% CI)` cover {}, not 95%: each is the k-th smallest to the k-th largest of the n per-round ratios (order statistics), and fewer than 6 rounds cannot reach 95% (oltp/README.md, \"Comparisons\").",
+        "Note: the intervals of `ours` cover {}, not 95%: each is the k-th smallest to the k-th largest of the n per-round ratios (order statistics), and fewer than 6 rounds cannot reach 95% (oltp/README.md, \"Comparisons\").",
         list.join(", ")
     ))
 }
 
-/// A row's cells in the table's order (figure, line, published, ours (95%
-/// CI), verdict, reason), unescaped: each exporter escapes them for its
+/// A row's cells in the table's order (figure, line, published, ours (its
+/// interval), verdict, reason), unescaped: each exporter escapes them for its
 /// format.
 pub fn cells(r: &Row) -> [String; 6] {
     [
@@ -135,7 +157,8 @@ pub fn to_markdown(r: &Reproduction) -> String {
     let _ = writeln!(out, "Verdicts: {}\n", r.tolerance);
     let _ = writeln!(
         out,
-        "| figure | line | published | ours (95% CI) | verdict | reason |"
+        "| figure | line | published | {} | verdict | reason |",
+        ours_header(&r.rows)
     );
     let _ = writeln!(out, "|---|---:|---:|---|---|---|");
     for row in &r.rows {
@@ -288,7 +311,7 @@ mod tests {
         assert_eq!(
             note.as_deref(),
             Some(
-                "Note: the intervals of `ours (95% CI)` cover 50% with 2 rounds, 93.75% with 5 rounds, not 95%: each is the k-th smallest to the k-th largest of the n per-round ratios (order statistics), and fewer than 6 rounds cannot reach 95% (oltp/README.md, \"Comparisons\")."
+                "Note: the intervals of `ours` cover 50% with 2 rounds, 93.75% with 5 rounds, not 95%: each is the k-th smallest to the k-th largest of the n per-round ratios (order statistics), and fewer than 6 rounds cannot reach 95% (oltp/README.md, \"Comparisons\")."
             )
         );
         assert_eq!(coverage_note(&[row(6, Some(96.875))]), None, "95% reached");
@@ -297,6 +320,20 @@ mod tests {
             None,
             "a deterministic figure"
         );
+    }
+
+    #[test]
+    fn the_ours_header_names_the_coverage_the_intervals_have() {
+        assert_eq!(
+            ours_header(&[row(5, Some(93.75)), row(1, None)]),
+            "ours (93.75% CI)"
+        );
+        assert_eq!(
+            ours_header(&[row(2, Some(50.0)), row(5, Some(93.75)), row(5, Some(93.75))]),
+            "ours (93.75% / 50% CI)"
+        );
+        assert_eq!(ours_header(&[row(6, Some(96.875))]), "ours (96.88% CI)");
+        assert_eq!(ours_header(&[row(1, None)]), "ours");
     }
 
     #[test]
@@ -320,6 +357,12 @@ mod tests {
             charts: Vec::new(),
         };
         let md = to_markdown(&r);
+        assert!(
+            md.contains("\n| figure | line | published | ours (93.75% CI) | verdict | reason |\n"),
+            "{md}"
+        );
+        let html = crate::reproduce::html::to_html(&r);
+        assert!(html.contains("<th>ours (93.75% CI)</th>"), "{html}");
         let lines: Vec<&str> = md.lines().collect();
         let last_row = lines
             .iter()
@@ -327,14 +370,13 @@ mod tests {
             .expect("the row");
         assert_eq!(lines[last_row + 1], "");
         assert!(
-            lines[last_row + 2].starts_with(
-                "Note: the intervals of `ours (95% CI)` cover 93.75% with 5 rounds, not 95%"
-            ),
+            lines[last_row + 2]
+                .starts_with("Note: the intervals of `ours` cover 93.75% with 5 rounds, not 95%"),
             "{md}"
         );
         let html = crate::reproduce::html::to_html(&r);
         assert!(
-            html.contains("</tbody></table>\n<p id=\"coverage\">Note: the intervals of ours (95% CI) cover 93.75% with 5 rounds, not 95%"),
+            html.contains("</tbody></table>\n<p id=\"coverage\">Note: the intervals of ours cover 93.75% with 5 rounds, not 95%"),
             "{html}"
         );
         let r = Reproduction {

@@ -59,36 +59,44 @@ pub fn bytes_text(bytes: u64) -> String {
 }
 
 /// Refuses a data set of `need` bytes where `free` bytes are left under
-/// `dir` (10% kept in reserve for the server's logs and temporary files).
+/// `dir` (10% kept in reserve for the server's logs and temporary files);
+/// `quick`: the run is already `--quick`, so the fix does not suggest it.
 ///
 /// # Errors
 /// It does not fit: the message says how much it needs and how much is free.
-pub fn check_disk(need: u64, free: u64, dir: &Path, what: &str) -> Result<()> {
+pub fn check_disk(need: u64, free: u64, dir: &Path, what: &str, quick: bool) -> Result<()> {
     let with_reserve = need + need / 10;
     if with_reserve > free {
         bail!(
-            "{what} needs about {} on {} ({} of data and 10% reserve), only {} is free: free space there, use --base-dir on a larger disk, or run --quick",
+            "{what} needs about {} on {} ({} of data and 10% reserve), only {} is free: free space there{}",
             bytes_text(with_reserve),
             dir.display(),
             bytes_text(need),
-            bytes_text(free)
+            bytes_text(free),
+            if quick {
+                " or use --base-dir on a larger disk"
+            } else {
+                ", use --base-dir on a larger disk, or run --quick"
+            }
         );
     }
     Ok(())
 }
 
 /// Refuses a run at `threads` connections when only `available` bytes of
-/// memory are available.
+/// memory are available; `quick`: the run is already `--quick`, so the fix
+/// does not suggest it.
 ///
 /// # Errors
 /// It does not fit: the message says how much it needs.
-pub fn check_memory(threads: u32, available: u64) -> Result<()> {
+pub fn check_memory(threads: u32, available: u64, quick: bool) -> Result<()> {
     let need = memory_needed(threads);
     if need > available {
         bail!(
-            "{threads} connections need about {} of memory (1 GiB buffer pool + 4 MiB per connection), only {} is available: stop other programs, or run --quick with fewer --threads",
+            "{threads} connections need about {} of memory (1 GiB buffer pool + 4 MiB per connection), only {} is available: stop other programs, or run {}with fewer --threads",
             bytes_text(need),
-            bytes_text(available)
+            bytes_text(available),
+            if quick { "" } else { "--quick " }
         );
     }
     Ok(())
@@ -100,8 +108,8 @@ mod tests {
 
     #[test]
     fn fits_or_says_how_much_it_needs() {
-        assert!(check_disk(1 << 30, 2 << 30, Path::new("/x"), "report 000").is_ok());
-        let e = check_disk(10 << 30, 2 << 30, Path::new("/x"), "report 000")
+        assert!(check_disk(1 << 30, 2 << 30, Path::new("/x"), "report 000", false).is_ok());
+        let e = check_disk(10 << 30, 2 << 30, Path::new("/x"), "report 000", false)
             .expect_err("too big")
             .to_string();
         assert!(
@@ -109,16 +117,45 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("only 2.0 GiB is free"), "{e}");
-        assert!(check_memory(256, 8 << 30).is_ok());
-        let e = check_memory(256, 1 << 30).expect_err("too big").to_string();
+        assert!(
+            e.ends_with(", use --base-dir on a larger disk, or run --quick"),
+            "{e}"
+        );
+        assert!(check_memory(256, 8 << 30, false).is_ok());
+        let e = check_memory(256, 1 << 30, false)
+            .expect_err("too big")
+            .to_string();
         assert!(
             e.starts_with("256 connections need about 2.0 GiB of memory"),
             "{e}"
         );
+        assert!(e.ends_with("or run --quick with fewer --threads"), "{e}");
         assert_eq!(
             parse_mem_available("MemTotal: 10 kB\nMemAvailable:    2048 kB\n"),
             Some(2 << 20)
         );
         assert!(disk_free(Path::new("/tmp/does/not/exist/yet")).expect("free") > 0);
+    }
+
+    #[test]
+    fn a_quick_run_is_not_told_to_run_quick() {
+        let e = check_disk(10 << 30, 2 << 30, Path::new("/x"), "report 000", true)
+            .expect_err("too big")
+            .to_string();
+        assert!(
+            e.ends_with(
+                "only 2.0 GiB is free: free space there or use --base-dir on a larger disk"
+            ),
+            "{e}"
+        );
+        assert!(!e.contains("--quick"), "{e}");
+        let e = check_memory(256, 1 << 30, true)
+            .expect_err("too big")
+            .to_string();
+        assert!(
+            e.ends_with("stop other programs, or run with fewer --threads"),
+            "{e}"
+        );
+        assert!(!e.contains("--quick"), "{e}");
     }
 }

@@ -1,10 +1,14 @@
 //! The reproduction's own chart (plotters, as oltp's `--svg`): our effect
 //! (median paired change, percent) against threads for each series, its
-//! interval as a vertical bar, and the published figures as crosses. The
+//! interval as a vertical bar, and the published figures as crosses; threads
+//! on oltp's log axis labelled at the measured counts, the change in whole
+//! percent (`crate::report::svg::axis_label`). The
 //! curves themselves (QPS and RT medians per mode) are oltp's chart
 //! (`crate::report::svg`).
 
 use plotters::prelude::*;
+
+use crate::report::svg::{axis_label, thread_axis, thread_label};
 
 /// One point of a series: threads, median change, interval (percent).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -53,23 +57,26 @@ pub fn effect_chart(
             .chain([0.0]);
         let (lo, hi) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
         let pad = ((hi - lo) * 0.1).max(1.0);
-        let max_x = series
+        let threads: Vec<u32> = series
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.threads))
             .chain(published.iter().map(|p| p.1))
-            .max()
-            .unwrap_or(1);
+            .collect();
+        let (x_range, x_points) = thread_axis(&threads);
+        let (bottom, top) = (lo - pad, hi + pad);
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 17))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(60)
-            .build_cartesian_2d(0.0..f64::from(max_x) * 1.08, (lo - pad)..(hi + pad))
+            .build_cartesian_2d(x_range.log_scale().with_key_points(x_points), bottom..top)
             .map_err(|e| format!("chart: {e}"))?;
         chart
             .configure_mesh()
-            .x_desc("threads (connections)")
+            .x_desc("threads (connections, log scale)")
             .y_desc(y_desc)
+            .x_label_formatter(&|x| thread_label(*x))
+            .y_label_formatter(&|y| axis_label(*y, top - bottom))
             .draw()
             .map_err(|e| format!("chart: {e}"))?;
         for (i, s) in series.iter().enumerate() {
@@ -175,5 +182,10 @@ mod tests {
             effect_chart("t", "RT change %", &[s], &[("published".into(), 8, 16.9)]).expect("svg");
         assert!(svg.starts_with("<svg"), "{}", &svg[..40]);
         assert!(svg.contains("published") && svg.contains("ours"));
+        // Threads labelled where measured (log axis), whole percents.
+        for label in [">\n1\n<", ">\n8\n<", ">\n20\n<"] {
+            assert!(svg.contains(label), "{label}: {svg}");
+        }
+        assert!(!svg.contains(".0\n<"), "{svg}");
     }
 }
