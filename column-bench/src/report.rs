@@ -259,18 +259,7 @@ fn f2(x: f64) -> String {
 
 /// `1234567.8` as `1,234,568`.
 fn grouped(x: f64) -> String {
-    if !x.is_finite() {
-        return "-".into();
-    }
-    let s = format!("{:.0}", x.abs());
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if x < 0.0 { format!("-{out}") } else { out }
+    encbench_common::number::thousands(x, 0)
 }
 
 impl Report {

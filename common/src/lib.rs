@@ -14,6 +14,7 @@
 //! - [`compare`]: the one comparison method of a variant with the baseline
 //!   over paired, interleaved rounds: median of the paired ratios, its exact
 //!   distribution-free interval (sign test), the verdict and the A/A noise floor.
+//! - [`number`]: numbers grouped by thousands, as every report prints them.
 //! - [`password`]: a server URL's password from `--password-file` or the
 //!   environment instead of argv, and the rule for an `@` in USER:PASS.
 
@@ -23,6 +24,7 @@ pub mod compare;
 pub mod core_dumps;
 pub mod header;
 pub mod machine;
+pub mod number;
 pub mod output;
 #[cfg(unix)]
 pub mod password;

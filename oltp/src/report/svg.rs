@@ -46,30 +46,13 @@ pub fn axis_label(y: f64, span: f64) -> String {
     } else {
         2
     };
-    let s = format!("{:.*}", decimals, y);
-    let s = if s.contains('.') {
+    let s = encbench_common::number::thousands(y, decimals);
+    // Zero has no sign there (`-0.001` is `0.00`), so trimming leaves `0`.
+    if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         s
-    };
-    let (sign, s) = match s.strip_prefix('-') {
-        Some(rest) if rest.chars().any(|c| c.is_ascii_digit() && c != '0') => ("-", rest),
-        Some(rest) => ("", rest),
-        None => ("", s.as_str()),
-    };
-    let (int, frac) = s.split_once('.').map_or((s, None), |(i, f)| (i, Some(f)));
-    let mut out = String::from(sign);
-    for (i, ch) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
     }
-    if let Some(f) = frac {
-        out.push('.');
-        out.push_str(f);
-    }
-    out
 }
 
 /// The chart as an SVG document.

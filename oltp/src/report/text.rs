@@ -458,17 +458,7 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
 
 /// `12345.678` as `12,345.68`, as in the seed report.
 pub fn thousands(x: f64) -> String {
-    let s = format!("{x:.2}");
-    let (int, frac) = s.split_once('.').unwrap_or((&s, "00"));
-    let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    format!("{sign}{out}.{frac}")
+    encbench_common::number::thousands(x, 2)
 }
 
 #[cfg(test)]

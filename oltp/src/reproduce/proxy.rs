@@ -310,15 +310,7 @@ pub fn predict(p: &Published, m: &Measurement) -> Vec<Prediction> {
 
 /// Thousands separators: 1234567 as `1,234,567`.
 fn grouped(v: f64) -> String {
-    let s = format!("{:.0}", v.max(0.0));
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
+    encbench_common::number::thousands(v.max(0.0), 0)
 }
 
 /// The inputs table: what column-bench measured and the mixes.
