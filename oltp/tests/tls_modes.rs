@@ -7,6 +7,8 @@
 //! hand-made MySQL setups have) is refused at every level, naming the real
 //! problem and the fix: rustls checks the handshake's signature with a parser
 //! that refuses v1, whatever the verifier says.
+//!
+//! TLS parameters in `--mysql-url` are refused naming `--tls`, never a panic.
 
 #[allow(dead_code)]
 mod common;
@@ -203,5 +205,40 @@ fn an_x509_v1_certificate_is_named_at_every_level() {
             "--tls {level}: {e}"
         );
         assert!(!e.contains("pass --tls-ca"), "--tls-ca was given: {e}");
+    }
+}
+
+#[test]
+fn tls_parameters_in_the_mysql_url_are_refused_naming_tls_without_a_panic() {
+    // A server with TLS, so that a TLS handshake would start.
+    let dir = common::server_tempdir();
+    let cfg = encbench_oltp::server::server_config(
+        dir.path(),
+        encbench_oltp::at_rest::AtRest::Off,
+        encbench_oltp::server::Profile::Default,
+    )
+    .expect("server config with TLS");
+    let server = start(&cfg);
+    let base = server.url();
+    let home = &dir.path().join("home");
+    for (query, key) in [
+        ("?require_ssl=true&verify_ca=false", "require_ssl"),
+        ("?verify_identity=false", "verify_identity"),
+        ("?built_in_roots=false", "built_in_roots"),
+        ("?ssl-mode=DISABLED", "ssl-mode"),
+    ] {
+        let url = format!("{base}{query}");
+        for command in ["prepare", "run", "cleanup"] {
+            let out = oltp_bin(home, &args(command, &url, home, "sbtest", &[]));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{command} {query}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+            assert!(
+                stderr.contains(&format!("--mysql-url has {key}="))
+                    && stderr.contains("--tls")
+                    && !stderr.contains("panicked"),
+                "{command} {query}: {stderr}"
+            );
+        }
     }
 }

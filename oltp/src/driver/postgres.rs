@@ -73,8 +73,8 @@ pub enum PostgresStatement {
 ///
 /// # Errors
 /// Not a PostgreSQL URL, one with an unescaped `@` in USER:PASS
-/// ([`encbench_common::password::check_at_signs`]), or one with `sslmode` /
-/// `sslnegotiation` (TLS is `--tls`'s).
+/// ([`encbench_common::password::check_at_signs`]), or one with an `ssl*` parameter
+/// (`sslmode`, `sslrootcert`, ...: TLS is `--tls`'s).
 pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
     let url = &opts.url;
     if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
@@ -112,15 +112,11 @@ pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
     Ok(cfg)
 }
 
-/// The first TLS parameter (`sslmode`, `sslnegotiation`) in `url`'s query string.
-fn ssl_parameter(url: &str) -> Option<&'static str> {
-    let (_, query) = url.split_once('?')?;
-    query.split('&').find_map(|kv| {
-        let key = kv.split_once('=').map_or(kv, |(k, _)| k);
-        ["sslmode", "sslnegotiation"]
-            .into_iter()
-            .find(|k| key.eq_ignore_ascii_case(k))
-    })
+/// The first TLS parameter in `url`'s query string: libpq's `ssl*` keys
+/// (`sslmode`, `sslnegotiation`, `sslrootcert`, `sslcert`, `sslkey`, ...), which
+/// `--tls` and `--tls-ca` set instead.
+fn ssl_parameter(url: &str) -> Option<String> {
+    super::tls_url_parameter(url, |key| key.starts_with("ssl"))
 }
 
 /// What `pg_stat_ssl` says of the session: its [`TlsSession`] when `ssl` is true with a
@@ -659,6 +655,8 @@ mod tests {
             "postgres://u:p@h:5432/db?sslmode=require",
             "postgres://u:p@h:5432/db?application_name=x&SSLMODE=disable",
             "postgres://u:p@h:5432/db?sslnegotiation=direct",
+            "postgres://u:p@h:5432/db?sslrootcert=/tmp/ca.pem",
+            "postgres://u:p@h:5432/db?ssl%6Dode=disable",
         ] {
             let e = pg_config(&ConnectOptions::new(url)).expect_err("refused");
             let text = e.to_string();
