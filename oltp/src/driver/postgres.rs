@@ -156,11 +156,16 @@ async fn ssl_session(client: &Client) -> Result<TlsSession, DbError> {
     session_of(row)
 }
 
-/// A failed TLS connect, its cause in the text: a handshake failure (the server declined
+/// A failed TLS connect, its cause in the text: the server's own error (a refused
+/// login) as [`db_error`] gives it; a handshake failure (the server declined
 /// TLS, or rustls refused its certificate) is [`ErrorKind::Other`] (not worth a
 /// reconnect), with rustls' error name in the text for the caller to explain
 /// (`crate::preflight`); anything else (I/O) is classified as usual.
 fn tls_connect_error(e: tokio_postgres::Error) -> DbError {
+    if e.as_db_error().is_some() {
+        // The handshake passed and the server answered (a refused login): its own error.
+        return db_error(e);
+    }
     let rustls = e
         .source()
         .and_then(|s| s.downcast_ref::<std::io::Error>())
