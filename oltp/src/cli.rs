@@ -312,7 +312,8 @@ pub struct DataArgs {
     #[arg(long, value_enum, default_value = "off", value_name = "MODE", num_args = 0..=1,
           default_missing_value = "innodb", value_delimiter = ',')]
     pub at_rest: Vec<AtRest>,
-    /// CA certificate (PEM) that --tls verifies the server against. Default:
+    /// CA certificate (PEM) that --tls verifies the server against (only with
+    /// a TLS --tls). Default:
     /// the private server's own CA (also when --mysql-url / --pgsql-url is a
     /// private server's URL of this --base-dir); for other servers, the
     /// built-in web PKI roots.
@@ -457,6 +458,15 @@ pub struct PrepareArgs {
     #[arg(long, value_name = "PERCENT",
           value_parser = clap::value_parser!(u32).range(10..=100))]
     pub fillfactor: Option<u32>,
+    /// TLS on every connection to the server: off, on (MySQL's
+    /// VERIFY_IDENTITY; with --db-driver pgsql, libpq's sslmode=verify-full),
+    /// verify-ca or required, as `oltp run --help` describes them; the server
+    /// is verified against --tls-ca. A server that refuses plain TCP
+    /// (require_secure_transport=ON, a hostssl-only pg_hba.conf) needs it.
+    #[arg(long, default_value = "off", value_name = "MODE", value_parser = parse_tls)]
+    // The full path keeps clap from reading the Option as "flag optional":
+    // the value itself is off (None) or a TLS level.
+    pub tls: std::option::Option<crate::driver::TlsMode>,
 }
 
 /// Output format of `oltp run`.
@@ -495,7 +505,11 @@ pub struct RunArgs {
     /// With --db-driver pgsql, on is libpq's sslmode=verify-full. Every TLS
     /// connection checks that the server reports it encrypted (MySQL: a
     /// non-empty Ssl_cipher; PostgreSQL: pg_stat_ssl.ssl); the level is
-    /// recorded in the result (`tls.mode`).
+    /// recorded in the result (`tls.mode`). The checks before the runs
+    /// connect with the list's TLS level when it has one (plain TCP when the
+    /// list is off alone), so a server that refuses plain TCP
+    /// (require_secure_transport=ON, a hostssl-only pg_hba.conf) works with
+    /// --tls on, and refuses a list holding off, naming --tls.
     #[arg(long, value_delimiter = ',', default_value = "off", value_name = "LIST",
           value_parser = parse_tls)]
     pub tls: Vec<Option<crate::driver::TlsMode>>,
@@ -623,6 +637,15 @@ pub struct CleanupArgs {
         value_name = "LIST"
     )]
     pub encrypt: Vec<String>,
+    /// TLS on every connection to the server: off, on (MySQL's
+    /// VERIFY_IDENTITY; with --db-driver pgsql, libpq's sslmode=verify-full),
+    /// verify-ca or required, as `oltp run --help` describes them; the server
+    /// is verified against --tls-ca. A server that refuses plain TCP
+    /// (require_secure_transport=ON, a hostssl-only pg_hba.conf) needs it.
+    #[arg(long, default_value = "off", value_name = "MODE", value_parser = parse_tls)]
+    // The full path keeps clap from reading the Option as "flag optional":
+    // the value itself is off (None) or a TLS level.
+    pub tls: std::option::Option<crate::driver::TlsMode>,
 }
 
 /// The command whose `--help` covers the arguments `args` (program name first):

@@ -11,6 +11,7 @@ use crate::at_rest::AtRestInfo;
 use crate::at_rest::{AtRest, check_available};
 use crate::cli::{DataArgs, DbDriver, Output, RunArgs};
 use crate::columns::{ColumnMode, Columns, Encrypt};
+use crate::driver::{TlsMode, TlsOptions};
 use crate::rand::RandType;
 use crate::report::window::parse_rfc3339;
 use crate::schema::{DataSet, ServerFlags};
@@ -395,6 +396,7 @@ pub fn data_set(a: &DataArgs) -> Result<DataSet> {
         columns: Columns::parse(&a.encrypt_columns, &a.deterministic)?,
         at_rest: a.at_rest_mode(),
         server: server_flags(a),
+        tls: None,
     })
 }
 
@@ -484,6 +486,55 @@ pub fn parse_encrypts(list: &[String], columns: Columns) -> Result<Vec<Encrypt>>
     Ok(out)
 }
 
+/// The CA certificate (PEM) TLS verifies the server of `a` against: `--tls-ca`,
+/// else the private server's own CA (also for a `--mysql-url` / `--pgsql-url`
+/// naming a private server of this base directory), else `None` (the web PKI
+/// roots).
+fn default_tls_ca(a: &DataArgs) -> Option<PathBuf> {
+    match (&a.tls_ca, a.url()) {
+        (Some(ca), _) => Some(ca.clone()),
+        // The private PostgreSQL's own CA, for it or a URL naming it.
+        (None, url) if a.db_driver == DbDriver::Pgsql => {
+            let base = base_dir(a);
+            match url {
+                None => Some(PgLayout::new(base).tls_files().ca),
+                Some(url) => PgServer::of_url(url, &base).map(|s| s.layout().tls_files().ca),
+            }
+        }
+        (None, None) => Some(Layout::new(server_base_dir(a)).tls_files().ca),
+        // A URL of the private server (e.g. printed by `oltp server start`):
+        // its own CA.
+        (None, Some(url)) => private_server_of(url, &base_dir(a)).map(|l| l.tls_files().ca),
+    }
+}
+
+/// The TLS of connections to the server of `a` at `mode` (`None`: `--tls off`,
+/// plain TCP), verified against [`default_tls_ca`].
+///
+/// # Errors
+/// `--tls-ca` with `--tls off`, or a `--tls-ca` file that is unreadable or
+/// holds no CA certificate: one line naming the flag and the fix.
+pub fn tls_options(a: &DataArgs, mode: Option<TlsMode>) -> Result<Option<TlsOptions>> {
+    let Some(mode) = mode else {
+        if let Some(ca) = &a.tls_ca {
+            bail!(
+                "--tls-ca {} applies only with a TLS mode, and --tls is off: drop --tls-ca, or pick --tls on, verify-ca or required",
+                ca.display()
+            );
+        }
+        return Ok(None);
+    };
+    if let Some(ca) = &a.tls_ca {
+        // Both drivers' check, before any connection: mysql_async would
+        // only fail at the handshake, as if the server were at fault.
+        crate::driver::pg_tls::roots_of(ca).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    Ok(Some(TlsOptions {
+        ca: default_tls_ca(a),
+        mode,
+    }))
+}
+
 impl RunConfig {
     /// Validates `oltp run`'s flags into a configuration of the first
     /// `--at-rest` mode (see [`crate::cli::DataArgs::with_at_rest`] for the
@@ -493,7 +544,7 @@ impl RunConfig {
     /// # Errors
     /// Any flag that cannot work, with the fix: nothing has started yet.
     pub fn from_args(a: &RunArgs) -> Result<RunConfig> {
-        let data = data_set(&a.data)?;
+        let mut data = data_set(&a.data)?;
         let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
         check_unique(
             "--threads",
@@ -528,19 +579,9 @@ impl RunConfig {
             );
         }
         let tls_mode = modes.first().copied().unwrap_or_default();
-        if let Some(ca) = &a.data.tls_ca
-            && modes.is_empty()
-        {
-            bail!(
-                "--tls-ca {} applies only with a TLS mode, and --tls is off: drop --tls-ca, or pick --tls on, verify-ca or required",
-                ca.display()
-            );
-        }
-        if let Some(ca) = &a.data.tls_ca {
-            // Both drivers' check, before any connection: mysql_async would
-            // only fail at the handshake, as if the server were at fault.
-            crate::driver::pg_tls::roots_of(ca).map_err(|e| anyhow::anyhow!("{e}"))?;
-        }
+        // The grid's one TLS level, when it has one, for the runs with TLS and
+        // for every check's connection (the strictest of the list).
+        let tls = tls_options(&a.data, modes.first().copied())?;
         if !(a.rate.is_finite() && a.rate >= 0.0) {
             bail!("--rate {}: give events per second, 0 or more", a.rate);
         }
@@ -584,6 +625,8 @@ impl RunConfig {
             .as_deref()
             .map(|t| parse_start_at(t, SystemTime::now()))
             .transpose()?;
+        let tls_ca = default_tls_ca(&a.data);
+        data.tls = tls;
         Ok(RunConfig {
             url: a.data.url().unwrap_or_default().into(),
             data,
@@ -603,25 +646,7 @@ impl RunConfig {
             rand_seed: a.rand_seed,
             tls: a.tls.iter().map(Option::is_some).collect(),
             tls_mode,
-            tls_ca: match (&a.data.tls_ca, &a.data.url().map(str::to_string)) {
-                (Some(ca), _) => Some(ca.clone()),
-                // The private PostgreSQL's own CA, for it or a URL naming it.
-                (None, url) if a.data.db_driver == DbDriver::Pgsql => {
-                    let base = base_dir(&a.data);
-                    match url {
-                        None => Some(PgLayout::new(base).tls_files().ca),
-                        Some(url) => {
-                            PgServer::of_url(url, &base).map(|s| s.layout().tls_files().ca)
-                        }
-                    }
-                }
-                (None, None) => Some(Layout::new(server_base_dir(&a.data)).tls_files().ca),
-                // A URL of the private server (e.g. printed by `oltp server start`):
-                // its own CA.
-                (None, Some(url)) => {
-                    private_server_of(url, &base_dir(&a.data)).map(|l| l.tls_files().ca)
-                }
-            },
+            tls_ca,
             at_rest: a.data.at_rest_mode(),
             at_rest_info: crate::at_rest::record(
                 a.data.at_rest_mode(),

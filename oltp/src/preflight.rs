@@ -114,8 +114,14 @@ async fn check_any_prepared<C: Connection>(
 /// The first check that fails, with the fix in the message.
 pub async fn check<C: Connection>(dialect: Dialect, cfg: &RunConfig) -> Result<Checked> {
     // One administrative connection, and one to each database checked, for
-    // every check but TLS's probe.
-    let mut conn: C = connect(&cfg.url, None).await?;
+    // every check but TLS's probe; with TLS when the grid has a TLS level
+    // (`cfg.data.tls`), so a server that refuses plain TCP can be used.
+    let mut conn: C = connect(&cfg.url, cfg.data.tls.as_ref(), None).await?;
+    if cfg.data.tls.is_some() && cfg.tls.contains(&false) {
+        // The grid's plain-TCP runs: their connection is tried first, so a server
+        // that refuses plain TCP fails now, naming --tls.
+        connect::<C>(&cfg.url, None, None).await?.close().await;
+    }
     let info = server_info(&mut conn, dialect).await?;
     check_any_prepared(&mut conn, dialect, cfg).await?;
     let mut codecs = Vec::new();
@@ -219,8 +225,9 @@ async fn probe_tls<C: Connection>(
 }
 
 /// Why a TLS connection failed, named from the TLS library's error, with the
-/// fix that fits it (issue 15, defect 10).
-fn tls_failure(
+/// fix that fits it; also the error of an administrative connection with TLS
+/// ([`crate::schema::connect`]).
+pub(crate) fn tls_failure(
     e: &DbError,
     ca: Option<&std::path::Path>,
     mode: TlsMode,

@@ -54,6 +54,7 @@ async fn prepare_tampered(url: &str, base: &Path, db: &str) {
         columns: Columns::default(),
         at_rest: Default::default(),
         server: Default::default(),
+        tls: None,
     }
     .database(Encrypt::parse(AEAD).expect("algorithm"));
     let mut c = conn(url, Some(&database)).await;
@@ -286,6 +287,7 @@ fn a_null_in_an_encrypted_column_is_a_counted_integrity_failure() {
             columns: Columns::default(),
             at_rest: Default::default(),
             server: Default::default(),
+            tls: None,
         }
         .database(Encrypt::parse(AEAD).expect("algorithm"));
         let mut c = conn(&shared.url, Some(&database)).await;

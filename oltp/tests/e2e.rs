@@ -448,6 +448,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
             columns: Default::default(),
             at_rest: Default::default(),
             server: Default::default(),
+            tls: None,
         },
         workload: encbench_oltp::workload::Workload::OltpReadOnly,
         threads: vec![THREADS],

@@ -4,7 +4,9 @@
 //! server itself reports it (`pg_stat_ssl`); a wrong CA, a certificate for another host
 //! name and a server without TLS are one-line errors naming the fix, and a session that a
 //! proxy ends (TLS to the client, plaintext to the server) is refused; a data directory
-//! from before TLS gets it at its next start. Real servers only (a test that cannot start one
+//! from before TLS gets it at its next start; every connection of `prepare`, `run` and
+//! `cleanup` follows `--tls`, so a server whose `pg_hba.conf` accepts TLS only works with
+//! `--tls on` and is named without it. Real servers only (a test that cannot start one
 //! fails, never skips).
 
 #[allow(dead_code)]
@@ -372,4 +374,104 @@ fn a_data_directory_from_before_tls_gets_it_at_its_next_start() {
     );
     let ca = std::fs::read(layout.tls_files().ca).expect("ca.pem");
     assert!(!ca.is_empty());
+}
+
+#[test]
+fn a_hostssl_only_server_takes_every_connection_over_tls_and_names_tls_without_it() {
+    let dir = pg_tempdir();
+    let server = start_pg(dir.path());
+    let url = server.url();
+    let layout = server.layout().clone();
+    let ca = layout.tls_files().ca;
+    let scratch = pg_tempdir();
+    let base = scratch.path();
+    runtime().block_on(async {
+        // Only the hostssl line for 127.0.0.1 left, and every login logged.
+        let hba = layout.data().join("pg_hba.conf");
+        let text = std::fs::read_to_string(&hba).expect("pg_hba.conf");
+        let ssl_only: String = text
+            .lines()
+            .filter(|l| !l.starts_with("hostnossl"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_ne!(ssl_only, text, "a hostnossl line was removed");
+        std::fs::write(&hba, ssl_only).expect("write pg_hba.conf");
+        let mut c = pg(&url, None).await;
+        c.simple("ALTER SYSTEM SET log_connections = on")
+            .await
+            .expect("log_connections");
+        c.query_text("SELECT pg_reload_conf()")
+            .await
+            .expect("reload");
+        c.close().await;
+        // The postmaster reloads on its signal: wait until plain TCP is refused.
+        let t0 = std::time::Instant::now();
+        while let Ok(c) = PostgresConnection::connect(&ConnectOptions::new(url.as_str())).await {
+            c.close().await;
+            assert!(
+                t0.elapsed() < std::time::Duration::from_secs(60),
+                "the reload never took effect"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    });
+    let log = layout.log();
+    let from = std::fs::metadata(&log).expect("server log").len();
+    let tls_on = ["--tls", "on", "--tls-ca", utf8(&ca)];
+    for (command, extra) in [
+        ("prepare", &[][..]),
+        (
+            "run",
+            &[
+                "--workload",
+                "oltp_point_select",
+                "--time",
+                "1",
+                "--threads",
+                "2",
+            ][..],
+        ),
+        ("cleanup", &[][..]),
+    ] {
+        let args = flags(
+            command,
+            Some(&url),
+            base,
+            "hostssl",
+            &[&tls_on[..], extra].concat(),
+        );
+        assert_eq!(oltp(&args), Ok(true), "{command} --tls on");
+    }
+    let text = std::fs::read(&log).expect("server log");
+    let logins: Vec<String> = String::from_utf8_lossy(&text[from as usize..])
+        .lines()
+        .filter(|l| l.contains("connection authorized"))
+        .map(str::to_string)
+        .collect();
+    // prepare: its checks and loader; run: 2 workers, the probe and the checks.
+    assert!(logins.len() >= 6, "{logins:#?}");
+    for l in &logins {
+        assert!(l.contains("SSL enabled"), "a login without TLS: {l}");
+    }
+    // Without --tls, or with off in a run's list: one line naming --tls.
+    for (command, extra) in [
+        ("prepare", &[][..]),
+        ("run", &["--time", "1"][..]),
+        (
+            "run",
+            &["--time", "1", "--tls", "off,on", "--tls-ca", utf8(&ca)][..],
+        ),
+        ("cleanup", &[][..]),
+    ] {
+        let e = oltp(&flags(command, Some(&url), base, "hostssl", extra))
+            .expect_err("plain TCP is refused");
+        assert_names(
+            &e,
+            &[
+                "refuses connections without TLS",
+                "pg_hba.conf",
+                "give --tls on",
+            ],
+        );
+    }
 }

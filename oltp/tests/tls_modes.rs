@@ -7,6 +7,12 @@
 //! hand-made MySQL setups have) is refused at every level, naming the real
 //! problem and the fix: rustls checks the handshake's signature with a parser
 //! that refuses v1, whatever the verifier says.
+//!
+//! `--tls` end to end: every connection of `prepare`, `run` and `cleanup`
+//! follows it (MariaDB's `Connections` and `Ssl_accepts` grow alike), so a
+//! server with `require_secure_transport=ON` works with `--tls on` and is a
+//! one-line error naming `--tls` without it; TLS parameters in `--mysql-url`
+//! are refused naming `--tls`, never a panic.
 
 #[allow(dead_code)]
 mod common;
@@ -15,6 +21,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::*;
+use mysql_async::prelude::*;
 
 /// Runs `openssl` with `args` in `dir`; panics on failure.
 fn openssl(dir: &Path, args: &[&str]) {
@@ -203,5 +210,149 @@ fn an_x509_v1_certificate_is_named_at_every_level() {
             "--tls {level}: {e}"
         );
         assert!(!e.contains("pass --tls-ca"), "--tls-ca was given: {e}");
+    }
+}
+
+/// `Connections` and `Ssl_accepts` of the server at `url`, read over a TLS
+/// connection verified against `ca` (which counts in both).
+async fn connections_and_ssl_accepts(url: &str, ca: &Path) -> (u64, u64) {
+    use encbench_oltp::driver::{
+        ConnectOptions, Connection as _, MysqlConnection, TlsMode, TlsOptions,
+    };
+    let mut opts = ConnectOptions::new(url);
+    opts.tls = Some(TlsOptions {
+        ca: Some(ca.to_path_buf()),
+        mode: TlsMode::VerifyIdentity,
+    });
+    let mut c = MysqlConnection::connect(&opts)
+        .await
+        .unwrap_or_else(|e| panic!("a TLS connection for the counters: {e}"));
+    let mut counters = [0u64; 2];
+    for (n, name) in counters.iter_mut().zip(["Connections", "Ssl_accepts"]) {
+        let rows = c
+            .query_text(&format!("SHOW GLOBAL STATUS LIKE '{name}'"))
+            .await
+            .expect("SHOW GLOBAL STATUS");
+        *n = rows
+            .first()
+            .and_then(|r| r.get(1).cloned().flatten())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {rows:?}"));
+    }
+    c.close().await;
+    (counters[0], counters[1])
+}
+
+#[test]
+fn every_connection_follows_tls_and_a_server_requiring_it_is_named() {
+    let dir = common::server_tempdir();
+    let cfg = encbench_oltp::server::server_config(
+        dir.path(),
+        encbench_oltp::at_rest::AtRest::Off,
+        encbench_oltp::server::Profile::Default,
+    )
+    .expect("server config with TLS");
+    let server = start(&cfg);
+    let url = server.url();
+    let ca = encbench_oltp::server::Layout::new(encbench_oltp::server::server_base(
+        dir.path(),
+        encbench_oltp::at_rest::AtRest::Off,
+    ))
+    .tls_files()
+    .ca;
+    let home = dir.path().join("home");
+    let with_tls = |command: &str, extra: &[&str]| {
+        let mut flags = strings(&["--tls", "on", "--tls-ca", utf8(&ca)]);
+        flags.extend(strings(extra));
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        args(command, &url, &home, "sbtest", &flags)
+    };
+    runtime().block_on(async {
+        let mut c = conn(&url, None).await;
+        c.query_drop("SET GLOBAL require_secure_transport = ON")
+            .await
+            .expect("require_secure_transport");
+        drop(c);
+        let before = connections_and_ssl_accepts(&url, &ca).await;
+        for (command, extra) in [
+            ("prepare", &["--threads", "2", "--encrypt", "none"][..]),
+            ("run", &["--threads", "2", "--time", "1"][..]),
+            ("cleanup", &[][..]),
+        ] {
+            assert_eq!(
+                cli(&with_tls(command, extra)).await,
+                Ok(true),
+                "{command} --tls on against require_secure_transport=ON"
+            );
+        }
+        let after = connections_and_ssl_accepts(&url, &ca).await;
+        let (connections, accepts) = (after.0 - before.0, after.1 - before.1);
+        // prepare: 2 loaders and its checks; run: 2 workers, probe and checks.
+        assert!(connections >= 8, "{connections} connections");
+        assert_eq!(
+            connections, accepts,
+            "every connection of prepare, run and cleanup is TLS ({before:?} -> {after:?})"
+        );
+    });
+    // Without TLS, or with off in a run's list: one line naming --tls, before
+    // anything is done.
+    for (command, tls) in [
+        ("prepare", None),
+        ("run", None),
+        ("run", Some("off,on")),
+        ("cleanup", None),
+    ] {
+        let mut extra = vec!["--time", "1"];
+        if command != "run" {
+            extra.clear();
+        }
+        if let Some(list) = tls {
+            extra.extend(["--tls", list, "--tls-ca", utf8(&ca)]);
+        }
+        let out = oltp_bin(&home, &args(command, &url, &home, "sbtest", &extra));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{command} {tls:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+        assert!(
+            stderr.contains("refuses connections without TLS")
+                && stderr.contains("give --tls on")
+                && !stderr.contains("check --mysql-url"),
+            "{command} {tls:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn tls_parameters_in_the_mysql_url_are_refused_naming_tls_without_a_panic() {
+    // A server with TLS, so that a TLS handshake would start.
+    let dir = common::server_tempdir();
+    let cfg = encbench_oltp::server::server_config(
+        dir.path(),
+        encbench_oltp::at_rest::AtRest::Off,
+        encbench_oltp::server::Profile::Default,
+    )
+    .expect("server config with TLS");
+    let server = start(&cfg);
+    let base = server.url();
+    let home = &dir.path().join("home");
+    for (query, key) in [
+        ("?require_ssl=true&verify_ca=false", "require_ssl"),
+        ("?verify_identity=false", "verify_identity"),
+        ("?built_in_roots=false", "built_in_roots"),
+        ("?ssl-mode=DISABLED", "ssl-mode"),
+    ] {
+        let url = format!("{base}{query}");
+        for command in ["prepare", "run", "cleanup"] {
+            let out = oltp_bin(home, &args(command, &url, home, "sbtest", &[]));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{command} {query}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+            assert!(
+                stderr.contains(&format!("--mysql-url has {key}="))
+                    && stderr.contains("--tls")
+                    && !stderr.contains("panicked"),
+                "{command} {query}: {stderr}"
+            );
+        }
     }
 }

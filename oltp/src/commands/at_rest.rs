@@ -9,7 +9,7 @@ use crate::at_rest::{AtRest, Store, verify_after_prepare, verify_in};
 use crate::cli::{DbDriver, PrepareArgs};
 use crate::columns::Encrypt;
 use crate::config::{data_set, engine_dir, parse_encrypts, server_base_dir};
-use crate::driver::{Connection, MysqlConnection};
+use crate::driver::{Connection, MysqlConnection, TlsOptions};
 use crate::schema::connect;
 use crate::schema::plaintext_canary;
 use crate::server::Layout;
@@ -40,7 +40,8 @@ pub async fn verify(a: &PrepareArgs, url: &str, off_as_control: bool) -> Result<
         );
         return Ok(());
     }
-    let data = data_set(&a.data)?;
+    let mut data = data_set(&a.data)?;
+    data.tls = crate::config::tls_options(&a.data, a.tls)?;
     let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
     if !encrypts.iter().any(|e| matches!(e, Encrypt::None)) {
         eprintln!(
@@ -54,7 +55,7 @@ pub async fn verify(a: &PrepareArgs, url: &str, off_as_control: bool) -> Result<
     let canary = plaintext_canary(a.seed, data.table_size);
     let what = format!("{}.sbtest1 row 1 c (seed {})", data.db, a.seed);
     let v = if engine_search {
-        flush_for_search(url, &data.database(Encrypt::None)).await?;
+        flush_for_search(url, data.tls.as_ref(), &data.database(Encrypt::None)).await?;
         let layout = Layout::new(server_base_dir(&a.data));
         verify_in(&store, layout.data(), &canary, &what)?
     } else {
@@ -72,7 +73,7 @@ pub async fn verify(a: &PrepareArgs, url: &str, off_as_control: bool) -> Result<
     Ok(())
 }
 
-/// Makes InnoDB write `db.sbtest1`'s pages to its `.ibd` file: `FLUSH TABLES sbtest1 FOR
+/// Makes InnoDB write `db.sbtest1`'s pages to its `.ibd` file (connecting with `tls`): `FLUSH TABLES sbtest1 FOR
 /// EXPORT` (which flushes the table's dirty pages and stops purge on it until `UNLOCK
 /// TABLES`), then `UNLOCK TABLES`. The redo log needs no flush: a commit has written it
 /// (with the profile's `innodb_flush_log_at_trx_commit` at 0 or 2, within a second, to
@@ -81,8 +82,8 @@ pub async fn verify(a: &PrepareArgs, url: &str, off_as_control: bool) -> Result<
 ///
 /// # Errors
 /// The server cannot be reached or refuses the statements.
-async fn flush_for_search(url: &str, db: &str) -> Result<()> {
-    let mut conn: MysqlConnection = connect(url, Some(db)).await?;
+async fn flush_for_search(url: &str, tls: Option<&TlsOptions>, db: &str) -> Result<()> {
+    let mut conn: MysqlConnection = connect(url, tls, Some(db)).await?;
     conn.simple("FLUSH TABLES sbtest1 FOR EXPORT")
         .await
         .with_context(|| {

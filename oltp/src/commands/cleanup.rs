@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::cli::CleanupArgs;
-use crate::config::{data_set, parse_encrypts};
+use crate::config::{data_set, parse_encrypts, tls_options};
 use crate::schema;
 
 /// Runs `oltp cleanup` against `url`.
@@ -11,7 +11,8 @@ use crate::schema;
 /// # Errors
 /// The server refuses the DROP.
 pub async fn cleanup(a: &CleanupArgs, url: &str) -> Result<()> {
-    let data = data_set(&a.data)?;
+    let mut data = data_set(&a.data)?;
+    data.tls = tls_options(&a.data, a.tls)?;
     let dbs = if a.encrypt.iter().any(|e| e.eq_ignore_ascii_case("all")) {
         schema::cleanup_all(url, &data).await?
     } else {

@@ -29,6 +29,8 @@ pub use output::write_atomically;
 /// # Errors
 /// Anything that prevents the command from doing its job; messages name the fix.
 pub async fn execute(mut cli: Cli) -> Result<bool> {
+    // Before any connection, so that no TLS configuration can panic for want of one.
+    crate::driver::install_tls_provider();
     if let Some(data) = cli.command.data_mut() {
         // Validate everything before starting anything.
         check_iops_limit(

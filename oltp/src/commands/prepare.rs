@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::cli::PrepareArgs;
 use crate::columns::keys::{active_key_id, create_key_file, default_key_file, load_codec};
 use crate::columns::{Codec, Encrypt};
-use crate::config::{base_dir, data_set, parse_encrypts};
+use crate::config::{base_dir, data_set, parse_encrypts, tls_options};
 use crate::schema::{self, PrepareOptions};
 
 /// Runs `oltp prepare` against `url`.
@@ -24,7 +24,8 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
     if a.workload.is_pgbench() {
         return super::prepare_pgbench::prepare(a, url).await;
     }
-    let data = data_set(&a.data)?;
+    let mut data = data_set(&a.data)?;
+    data.tls = tls_options(&a.data, a.tls)?;
     let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
     let base = base_dir(&a.data);
     // Every check before anything is created: the databases are free, given

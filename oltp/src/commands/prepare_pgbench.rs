@@ -20,7 +20,8 @@ use super::prepare::{check_key_file, count_bar, create_default_key_file};
 /// # Errors
 /// A check fails, or loading fails.
 pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
-    let data = data_set(&a.data)?;
+    let mut data = data_set(&a.data)?;
+    data.tls = crate::config::tls_options(&a.data, a.tls)?;
     let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
     let fillers = if encrypts.iter().any(|e| e.algorithm().is_some()) {
         Fillers::of(data.columns)?

@@ -410,7 +410,7 @@ async fn measure(
         let pa = prepare_args(plan, a, step)?;
         let (data, e) = data_set_of(&pa)?;
         if schema::database_exists(
-            &mut schema::connect::<MysqlConnection>(&url, None).await?,
+            &mut schema::connect::<MysqlConnection>(&url, None, None).await?,
             Dialect::Mysql,
             &data.database(e),
         )
@@ -611,6 +611,7 @@ async fn measure_steps(
                 let ca = CleanupArgs {
                     data: pa.data.clone(),
                     encrypt: vec![step.encrypt.clone()],
+                    tls: pa.tls,
                 };
                 super::cleanup::cleanup(&ca, &url).await?;
                 let t0 = std::time::Instant::now();
@@ -952,7 +953,7 @@ async fn verify_pgbench(
 ) -> Result<std::result::Result<String, String>> {
     let data = data_set(&pa.data)?;
     let db = data.database(crate::columns::Encrypt::None);
-    let mut admin: PostgresConnection = schema::connect(url, None).await?;
+    let mut admin: PostgresConnection = schema::connect(url, None, None).await?;
     let got = pgbench::check_prepared(
         &mut admin,
         url,
@@ -1170,7 +1171,7 @@ fn data_set_of(pa: &PrepareArgs) -> Result<(crate::schema::DataSet, Encrypt)> {
 /// reuse it, `Err(why)` to (re)load it.
 async fn verify(url: &str, pa: &PrepareArgs) -> Result<std::result::Result<String, String>> {
     let (data, e) = data_set_of(pa)?;
-    let mut admin: MysqlConnection = schema::connect(url, None).await?;
+    let mut admin: MysqlConnection = schema::connect(url, None, None).await?;
     let got = schema::check_prepared(Dialect::Mysql, &mut admin, url, &data, e).await;
     admin.close().await;
     Ok(match got {

@@ -221,6 +221,33 @@ pub fn parse_ps_mode(s: &str) -> Result<PsMode, String> {
     }
 }
 
+/// Makes rustls' aws-lc-rs provider the process's default, once (later calls
+/// do nothing). rustls is built with two providers (aws-lc-rs and ring, for
+/// tls-bench), so a TLS configuration built without naming one (as
+/// `mysql_async` builds its own) would otherwise panic: "Could not
+/// automatically determine the process-level CryptoProvider". Called first by
+/// [`crate::commands::execute`] and again before each TLS connection.
+pub fn install_tls_provider() {
+    // An error means a provider is installed already: the first one stays.
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+}
+
+/// The first parameter of `url`'s query string (its key percent-decoded, as
+/// the drivers decode it) that `is_tls` says sets TLS: such a parameter would
+/// bypass `--tls`, so the drivers refuse it, naming it. `None`: no query, or
+/// no such key.
+pub(crate) fn tls_url_parameter(url: &str, is_tls: impl Fn(&str) -> bool) -> Option<String> {
+    let query = url.split_once('?')?.1;
+    let query = query.split_once('#').map_or(query, |(q, _)| q);
+    query.split('&').find_map(|kv| {
+        let key = kv.split_once('=').map_or(kv, |(k, _)| k);
+        let key = percent_encoding::percent_decode_str(key)
+            .decode_utf8_lossy()
+            .to_ascii_lowercase();
+        is_tls(&key).then_some(key)
+    })
+}
+
 /// TLS on a connection: verified against `ca` (PEM) when given, else against
 /// the built-in web PKI roots, as far as `mode` asks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

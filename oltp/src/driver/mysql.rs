@@ -48,6 +48,14 @@ pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
     // tokio-postgres as host ss@h: one rule for both drivers, the libpq advice.
     encbench_common::password::check_at_signs(url)
         .map_err(|e| DbError::new(ErrorKind::Other, format!("--mysql-url: {e}")))?;
+    if let Some(key) = tls_parameter(url) {
+        return Err(DbError::new(
+            ErrorKind::Other,
+            format!(
+                "--mysql-url has {key}=: oltp sets TLS with --tls (off, on, verify-ca, required) and --tls-ca FILE; remove {key} from the URL"
+            ),
+        ));
+    }
     // The URL itself is not repeated: it may hold the password (found by
     // fuzz/fuzz_targets/cli_parsers.rs).
     let parsed = Opts::from_url(url).map_err(|e| {
@@ -76,7 +84,7 @@ pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
         .stmt_cache_size(opts.statements.max(16))
         .db_name(opts.database.clone());
     if let Some(tls) = &opts.tls {
-        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+        super::install_tls_provider();
         let mut ssl = SslOpts::default();
         match tls.mode {
             super::TlsMode::Required => ssl = ssl.with_danger_accept_invalid_certs(true),
@@ -91,6 +99,24 @@ pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
         b = b.ssl_opts(ssl);
     }
     Ok(b.into())
+}
+
+/// The first TLS parameter in `url`'s query string: `mysql_async`'s
+/// `require_ssl`, `verify_ca`, `verify_identity` and `built_in_roots` (its
+/// `Opts::from_url`), or any other key naming ssl or tls (`ssl-mode`,
+/// `ssl_ca`, ... of other clients), which `--tls` and `--tls-ca` set instead.
+pub fn tls_parameter(url: &str) -> Option<String> {
+    super::tls_url_parameter(url, |key| {
+        [
+            "require_ssl",
+            "verify_ca",
+            "verify_identity",
+            "built_in_roots",
+        ]
+        .contains(&key)
+            || key.contains("ssl")
+            || key.contains("tls")
+    })
 }
 
 /// What is wrong with a URL `mysql_async` refused, in fixed words: its own
@@ -411,6 +437,38 @@ mod tests {
 #[cfg(test)]
 mod url_tests {
     use super::*;
+
+    /// mysql_async's TLS parameters would bypass --tls (and `require_ssl` made
+    /// it build a rustls configuration with no provider chosen: a panic).
+    #[test]
+    fn tls_parameters_are_refused_naming_tls() {
+        for (query, key) in [
+            ("require_ssl=true&verify_ca=false", "require_ssl"),
+            ("verify_ca=false", "verify_ca"),
+            ("stmt_cache_size=8&verify_identity=false", "verify_identity"),
+            ("built_in_roots=false", "built_in_roots"),
+            ("require%5Fssl=true", "require_ssl"),
+            ("REQUIRE_SSL=true", "require_ssl"),
+            ("ssl-mode=DISABLED", "ssl-mode"),
+        ] {
+            let url = format!("mysql://u:secretpass@127.0.0.1:3306/?{query}");
+            let e = mysql_opts(&ConnectOptions::new(url.as_str()))
+                .expect_err("refused")
+                .to_string();
+            assert_eq!(
+                e,
+                format!(
+                    "--mysql-url has {key}=: oltp sets TLS with --tls (off, on, verify-ca, required) and --tls-ca FILE; remove {key} from the URL"
+                )
+            );
+        }
+        assert!(
+            mysql_opts(&ConnectOptions::new(
+                "mysql://u@127.0.0.1:3306/?stmt_cache_size=8"
+            ))
+            .is_ok()
+        );
+    }
 
     #[test]
     fn a_refused_url_is_described_without_echoing_it() {

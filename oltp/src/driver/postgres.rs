@@ -73,8 +73,8 @@ pub enum PostgresStatement {
 ///
 /// # Errors
 /// Not a PostgreSQL URL, one with an unescaped `@` in USER:PASS
-/// ([`encbench_common::password::check_at_signs`]), or one with `sslmode` /
-/// `sslnegotiation` (TLS is `--tls`'s).
+/// ([`encbench_common::password::check_at_signs`]), or one with an `ssl*` parameter
+/// (`sslmode`, `sslrootcert`, ...: TLS is `--tls`'s).
 pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
     let url = &opts.url;
     if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
@@ -112,15 +112,11 @@ pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
     Ok(cfg)
 }
 
-/// The first TLS parameter (`sslmode`, `sslnegotiation`) in `url`'s query string.
-fn ssl_parameter(url: &str) -> Option<&'static str> {
-    let (_, query) = url.split_once('?')?;
-    query.split('&').find_map(|kv| {
-        let key = kv.split_once('=').map_or(kv, |(k, _)| k);
-        ["sslmode", "sslnegotiation"]
-            .into_iter()
-            .find(|k| key.eq_ignore_ascii_case(k))
-    })
+/// The first TLS parameter in `url`'s query string: libpq's `ssl*` keys
+/// (`sslmode`, `sslnegotiation`, `sslrootcert`, `sslcert`, `sslkey`, ...), which
+/// `--tls` and `--tls-ca` set instead.
+fn ssl_parameter(url: &str) -> Option<String> {
+    super::tls_url_parameter(url, |key| key.starts_with("ssl"))
 }
 
 /// What `pg_stat_ssl` says of the session: its [`TlsSession`] when `ssl` is true with a
@@ -160,11 +156,16 @@ async fn ssl_session(client: &Client) -> Result<TlsSession, DbError> {
     session_of(row)
 }
 
-/// A failed TLS connect, its cause in the text: a handshake failure (the server declined
+/// A failed TLS connect, its cause in the text: the server's own error (a refused
+/// login) as [`db_error`] gives it; a handshake failure (the server declined
 /// TLS, or rustls refused its certificate) is [`ErrorKind::Other`] (not worth a
 /// reconnect), with rustls' error name in the text for the caller to explain
 /// (`crate::preflight`); anything else (I/O) is classified as usual.
 fn tls_connect_error(e: tokio_postgres::Error) -> DbError {
+    if e.as_db_error().is_some() {
+        // The handshake passed and the server answered (a refused login): its own error.
+        return db_error(e);
+    }
     let rustls = e
         .source()
         .and_then(|s| s.downcast_ref::<std::io::Error>())
@@ -659,6 +660,8 @@ mod tests {
             "postgres://u:p@h:5432/db?sslmode=require",
             "postgres://u:p@h:5432/db?application_name=x&SSLMODE=disable",
             "postgres://u:p@h:5432/db?sslnegotiation=direct",
+            "postgres://u:p@h:5432/db?sslrootcert=/tmp/ca.pem",
+            "postgres://u:p@h:5432/db?ssl%6Dode=disable",
         ] {
             let e = pg_config(&ConnectOptions::new(url)).expect_err("refused");
             let text = e.to_string();

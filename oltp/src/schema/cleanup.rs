@@ -63,7 +63,7 @@ async fn drop_all<C: Connection>(
     data: &DataSet,
 ) -> Result<Vec<String>> {
     let mut dropped = drop_some::<C>(dialect, url, data, &[Encrypt::None]).await?;
-    let mut conn: C = connect(url, None).await?;
+    let mut conn: C = connect(url, data.tls.as_ref(), None).await?;
     for db in encrypted_databases(&mut conn, dialect, &data.db).await? {
         conn.simple(&dialect.drop_database_sql(&db)).await?;
         dropped.push(db);
@@ -89,7 +89,7 @@ async fn drop_some<C: Connection>(
     data: &DataSet,
     encrypts: &[Encrypt],
 ) -> Result<Vec<String>> {
-    let mut admin: C = connect(url, None).await?;
+    let mut admin: C = connect(url, data.tls.as_ref(), None).await?;
     let mut dropped: Vec<String> = Vec::new();
     for e in encrypts {
         let db = data.database(*e);
@@ -101,7 +101,7 @@ async fn drop_some<C: Connection>(
         } else {
             // The plaintext database is shared (sysbench's own tables live
             // there too): it counts as touched only if it held tables of ours.
-            let mut conn: C = connect(url, Some(&db)).await?;
+            let mut conn: C = connect(url, data.tls.as_ref(), Some(&db)).await?;
             let tables = existing_tables(&mut conn, dialect).await?;
             let meta = read_meta(&mut conn, dialect).await?;
             // pgbench's tables (oltp's or stock pgbench -i's) go too.

@@ -72,14 +72,14 @@ async fn prepare_with<C: Connection + 'static>(
     let db = data.database(encrypt);
     check_not_prepared(url, data, &[encrypt]).await?;
     let loading = async {
-        let mut server: C = connect(url, None).await?;
+        let mut server: C = connect(url, data.tls.as_ref(), None).await?;
         if !database_exists(&mut server, dialect, &db).await? {
             server
                 .simple(&format!("CREATE DATABASE {}", dialect.ident(&db)))
                 .await?;
         }
         server.close().await;
-        let mut admin: C = connect(url, Some(&db)).await?;
+        let mut admin: C = connect(url, data.tls.as_ref(), Some(&db)).await?;
         // The mark first: until it says done, run and prepare refuse these tables.
         admin.simple(&dialect.create_meta_sql()).await?;
         let insert = "INSERT INTO encbench_meta (name, value) VALUES (?, ?)";
@@ -93,8 +93,9 @@ async fn prepare_with<C: Connection + 'static>(
         let mut tasks = Vec::new();
         for t in 0..threads {
             let tables: Vec<u32> = (t + 1..=data.tables).step_by(threads as usize).collect();
-            let (url, db, codec, progress, seed, size) = (
+            let (url, tls, db, codec, progress, seed, size) = (
                 url.to_string(),
+                data.tls.clone(),
                 db.clone(),
                 codec.clone(),
                 progress.clone(),
@@ -105,7 +106,7 @@ async fn prepare_with<C: Connection + 'static>(
             let alg = encrypt.algorithm();
             let columns = data.columns;
             tasks.push(tokio::spawn(async move {
-                let mut conn: C = connect(&url, Some(&db)).await?;
+                let mut conn: C = connect(&url, tls.as_ref(), Some(&db)).await?;
                 for n in tables {
                     load_table(
                         &mut conn,

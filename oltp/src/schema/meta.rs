@@ -50,11 +50,12 @@ impl Meta {
 /// as a user types it (with the flags that chose the server, [`DataSet::server`]).
 pub fn cleanup_command(dialect: Dialect, data: &DataSet, encrypt: Encrypt) -> String {
     format!(
-        "oltp cleanup --encrypt {}{}{}{}{}",
+        "oltp cleanup --encrypt {}{}{}{}{}{}",
         encrypt.name(),
         layout_flags(data, encrypt),
         dialect.flags(&data.db),
         data.server,
+        tls_flags(data),
         at_rest_flag(data.at_rest)
     )
 }
@@ -68,13 +69,14 @@ pub fn prepare_command(dialect: Dialect, data: &DataSet, encrypts: &[Encrypt]) -
         .find(|e| e.algorithm().is_some())
         .map_or_else(String::new, |e| layout_flags(data, *e));
     format!(
-        "oltp prepare --tables {} --table-size {} --encrypt {}{}{}{}{}",
+        "oltp prepare --tables {} --table-size {} --encrypt {}{}{}{}{}{}",
         data.tables,
         data.table_size,
         encrypt_list(encrypts),
         layout,
         dialect.flags(&data.db),
         data.server,
+        tls_flags(data),
         at_rest_flag(data.at_rest)
     )
 }
@@ -94,6 +96,26 @@ pub(crate) fn at_rest_flag(mode: AtRest) -> String {
     match mode {
         AtRest::Off => String::new(),
         mode => format!(" --at-rest {}", mode.name()),
+    }
+}
+
+/// ` --tls MODE --tls-ca FILE` of the TLS `data`'s connections use
+/// ([`DataSet::tls`]), as the suggested commands carry them (a server that
+/// refuses plain TCP needs them); empty without TLS.
+pub(crate) fn tls_flags(data: &DataSet) -> String {
+    let Some(tls) = &data.tls else {
+        return String::new();
+    };
+    let mode = match tls.mode {
+        crate::driver::TlsMode::VerifyIdentity => "on",
+        other => other.name(),
+    };
+    match &tls.ca {
+        Some(ca) => format!(
+            " --tls {mode} --tls-ca {}",
+            super::server_flags::shell_word(&ca.to_string_lossy())
+        ),
+        None => format!(" --tls {mode}"),
     }
 }
 
@@ -239,7 +261,7 @@ pub async fn check_prepared<C: Connection>(
     if !database_exists(admin, dialect, &db).await? {
         bail!("{db}.{} not found: run `{prepare}` first", table_name(1));
     }
-    let mut conn: C = connect(url, Some(&db)).await?;
+    let mut conn: C = connect(url, data.tls.as_ref(), Some(&db)).await?;
     let meta = read_meta(&mut conn, dialect).await?;
     if meta.as_ref().is_some_and(Meta::is_loading) {
         bail!("{db} is half loaded (a prepare did not finish): run `{cleanup}`, then `{prepare}`");
@@ -321,14 +343,14 @@ async fn not_prepared<C: Connection>(
     data: &DataSet,
     encrypts: &[Encrypt],
 ) -> Result<()> {
-    let mut admin: C = connect(url, None).await?;
+    let mut admin: C = connect(url, data.tls.as_ref(), None).await?;
     for e in encrypts {
         let db = data.database(*e);
         if !database_exists(&mut admin, dialect, &db).await? {
             continue;
         }
         let cleanup = cleanup_command(dialect, data, *e);
-        let mut conn: C = connect(url, Some(&db)).await?;
+        let mut conn: C = connect(url, data.tls.as_ref(), Some(&db)).await?;
         let existing = existing_tables(&mut conn, dialect).await?;
         let meta = read_meta(&mut conn, dialect).await?;
         let problem = match &meta {
@@ -369,6 +391,7 @@ mod tests {
             columns: Columns::default(),
             at_rest: AtRest::Off,
             server: Default::default(),
+            tls: None,
         };
         assert_eq!(
             prepare_command(Dialect::Mysql, &data, &[Encrypt::None]),
@@ -400,6 +423,7 @@ mod tests {
                 None,
                 Some(std::path::Path::new("/srv/e")),
             ),
+            tls: None,
         };
         let aead = Encrypt::parse("openssl:aes-256-gcm").expect("compiled in");
         assert_eq!(
@@ -409,6 +433,34 @@ mod tests {
         assert_eq!(
             cleanup_command(Dialect::Mysql, &data, aead),
             "oltp cleanup --encrypt openssl:aes-256-gcm --mysql-db s1 --mysql-url mysql://u:PASSWORD@db1:3306/ --base-dir /srv/e"
+        );
+    }
+
+    #[test]
+    fn the_commands_carry_the_tls_the_connections_use() {
+        let mut data = DataSet {
+            db: "sbtest".into(),
+            tables: 1,
+            table_size: 10,
+            columns: Columns::default(),
+            at_rest: AtRest::Off,
+            server: Default::default(),
+            tls: Some(crate::driver::TlsOptions {
+                ca: Some("/srv/my ca.pem".into()),
+                mode: crate::driver::TlsMode::VerifyIdentity,
+            }),
+        };
+        assert_eq!(
+            cleanup_command(Dialect::Mysql, &data, Encrypt::None),
+            "oltp cleanup --encrypt none --tls on --tls-ca '/srv/my ca.pem'"
+        );
+        data.tls = Some(crate::driver::TlsOptions {
+            ca: None,
+            mode: crate::driver::TlsMode::Required,
+        });
+        assert_eq!(
+            prepare_command(Dialect::Postgres, &data, &[Encrypt::None]),
+            "oltp prepare --tables 1 --table-size 10 --encrypt none --db-driver pgsql --tls required"
         );
     }
 }

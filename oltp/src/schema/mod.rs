@@ -22,7 +22,7 @@ use encbench_crypto::Algorithm;
 
 use crate::at_rest::AtRest;
 use crate::columns::{Columns, Encrypt};
-use crate::driver::{ConnectOptions, Connection, mysql, postgres};
+use crate::driver::{ConnectOptions, Connection, DbError, TlsOptions, mysql, postgres};
 
 mod cleanup;
 mod dialect;
@@ -69,6 +69,10 @@ pub struct DataSet {
     /// `--password-file`, `--base-dir`) as typed, password hidden: the
     /// suggested commands carry them, so they act on the same server.
     pub server: ServerFlags,
+    /// The TLS of every administrative connection to the server (`--tls` of
+    /// `prepare` and `cleanup`; with `run`, its TLS level when `--tls` lists
+    /// one); `None`: plain TCP.
+    pub tls: Option<TlsOptions>,
 }
 
 impl DataSet {
@@ -123,15 +127,22 @@ macro_rules! by_driver {
 pub(crate) use by_driver;
 
 /// An administrative connection of driver `C` to `url` (database `db`, if
-/// any; else the URL's own), with an error that names the server (never the
+/// any; else the URL's own), with TLS when `tls` is given (checked encrypted
+/// as every TLS connection is), with an error that names the server (never the
 /// password) and the fix.
 ///
 /// # Errors
-/// `url` is not a valid URL of the driver, or the server cannot be reached or
-/// refuses the login.
-pub async fn connect<C: Connection>(url: &str, db: Option<&str>) -> Result<C> {
+/// `url` is not a valid URL of the driver, the server cannot be reached or
+/// refuses the login, refuses plain TCP (without `tls`: the error names
+/// `--tls`), or TLS fails (the cause and fix, as `run`'s TLS probe names them).
+pub async fn connect<C: Connection>(
+    url: &str,
+    tls: Option<&TlsOptions>,
+    db: Option<&str>,
+) -> Result<C> {
     let mut opts = ConnectOptions::new(url);
     opts.database = db.map(str::to_string);
+    opts.tls = tls.cloned();
     let dialect = Dialect::of_url(url);
     let target = match dialect {
         Dialect::Mysql => {
@@ -143,27 +154,99 @@ pub async fn connect<C: Connection>(url: &str, db: Option<&str>) -> Result<C> {
             postgres::target(url)
         }
     };
-    C::connect(&opts).await.map_err(|e| {
-        if refused(&e) {
-            // Nothing listens there: the one cause worth naming alone.
-            let at = target.rsplit_once('@').map_or(target.as_str(), |(_, h)| h);
-            let at = at.split('/').next().unwrap_or(at);
-            return anyhow::anyhow!(
-                "connection refused at {at}: is {} running there? correct {}, or omit it to use the private server",
-                match dialect {
-                    Dialect::Mysql => "MariaDB (or MySQL)",
-                    Dialect::Postgres => "PostgreSQL",
-                },
-                dialect.url_flag()
-            );
-        }
-        let within = db.map(|d| format!(" (database {d})")).unwrap_or_default();
-        anyhow::anyhow!(
-            "cannot connect to {} server {target}{within}: {e}: check {} (host, port, user, password), or omit it to use the private server",
-            dialect.server_name(),
+    let e = match C::connect(&opts).await {
+        Ok(conn) => return Ok(conn),
+        Err(e) => e,
+    };
+    if refused(&e) {
+        // Nothing listens there: the one cause worth naming alone.
+        let at = target.rsplit_once('@').map_or(target.as_str(), |(_, h)| h);
+        let at = at.split('/').next().unwrap_or(at);
+        anyhow::bail!(
+            "connection refused at {at}: is {} running there? correct {}, or omit it to use the private server",
+            match dialect {
+                Dialect::Mysql => "MariaDB (or MySQL)",
+                Dialect::Postgres => "PostgreSQL",
+            },
             dialect.url_flag()
-        )
-    })
+        );
+    }
+    let postgres = dialect == Dialect::Postgres;
+    let mut why = plaintext_refused(&e, postgres);
+    if why.is_none() && tls.is_none() && !postgres && e.to_string().contains("ERROR 1045 ") {
+        // MariaDB refuses a plain-TCP login under require_secure_transport=ON
+        // with the error of a wrong password (1045), as MySQL does for a user
+        // created with REQUIRE SSL: the same login over TLS tells them apart.
+        why = logs_in_with_tls::<C>(&opts).await.then_some(
+            "it accepts the login over TLS only: require_secure_transport=ON, or a user with REQUIRE SSL",
+        );
+    }
+    if let Some(why) = why {
+        let at = target.split('/').next().unwrap_or(&target);
+        anyhow::bail!(
+            "{} server {at} refuses connections without TLS ({why}): give --tls on (or verify-ca, or required), with --tls-ca FILE holding its CA unless it is the private server, and no off in a --tls list",
+            dialect.server_name()
+        );
+    }
+    if let Some(t) = tls
+        && !server_error(&e)
+    {
+        return Err(crate::preflight::tls_failure(
+            &e,
+            t.ca.as_deref(),
+            t.mode,
+            postgres,
+        ));
+    }
+    let within = db.map(|d| format!(" (database {d})")).unwrap_or_default();
+    anyhow::bail!(
+        "cannot connect to {} server {target}{within}: {e}: check {} (host, port, user, password), or omit it to use the private server",
+        dialect.server_name(),
+        dialect.url_flag()
+    )
+}
+
+/// Whether the login of `opts` succeeds over TLS (`--tls required`: the
+/// certificate not checked, as nothing is sent but the login, which the plain-TCP
+/// attempt sent already): asked only after a plain-TCP login was refused.
+async fn logs_in_with_tls<C: Connection>(opts: &ConnectOptions) -> bool {
+    let mut tls = opts.clone();
+    tls.tls = Some(TlsOptions {
+        ca: None,
+        mode: crate::driver::TlsMode::Required,
+    });
+    match C::connect(&tls).await {
+        Ok(conn) => {
+            conn.close().await;
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Why the server refused a plain-TCP login, when that is what `e` says:
+/// MySQL's error 3159 (`require_secure_transport=ON`; MariaDB answers 1045
+/// instead, see [`connect`]), or a
+/// PostgreSQL `pg_hba.conf` with no line for an unencrypted connection (its
+/// "no pg_hba.conf entry ... no encryption", SQLSTATE 28000). `None` for any
+/// other error.
+fn plaintext_refused(e: &DbError, postgres: bool) -> Option<&'static str> {
+    let text = e.to_string();
+    if postgres {
+        (text.contains("no pg_hba.conf entry") && text.contains("no encryption"))
+            .then_some("pg_hba.conf has no line for connections without TLS")
+    } else {
+        (text.contains("ERROR 3159 ") || text.contains("require_secure_transport"))
+            .then_some("require_secure_transport=ON")
+    }
+}
+
+/// Whether `e` is an error the server sent (a refused login, an unknown
+/// database: `mysql_async`'s "Server error" with a code, PostgreSQL's
+/// SQLSTATE), as opposed to a failure to reach it or to set TLS up.
+fn server_error(e: &DbError) -> bool {
+    let text = e.to_string();
+    text.contains("Server error: `ERROR ") || text.contains("(SQLSTATE ")
 }
 
 /// Whether `e` is a refused TCP connection (`ECONNREFUSED`: no server listens

@@ -91,7 +91,7 @@ fn printable_url(url: &str) -> String {
 
 /// `s` as one shell word: as is when made only of characters no shell
 /// treats specially, else in single quotes (`'` as `'\''`).
-fn shell_word(s: &str) -> String {
+pub(crate) fn shell_word(s: &str) -> String {
     let plain = !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b));

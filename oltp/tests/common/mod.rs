@@ -289,6 +289,7 @@ pub fn data_set(db: &str, columns: Columns) -> DataSet {
         columns,
         at_rest: Default::default(),
         server: Default::default(),
+        tls: None,
     }
 }
 

@@ -78,13 +78,13 @@ async fn existing<C: Connection>(conn: &mut C) -> Result<Vec<Table>> {
 /// The database holds pgbench tables, finished or half loaded (the message
 /// names the cleanup command).
 pub async fn check_not_prepared<C: Connection>(url: &str, p: &PgbenchPrepare) -> Result<()> {
-    let mut admin: C = connect(url, None).await?;
+    let mut admin: C = connect(url, p.data.tls.as_ref(), None).await?;
     let exists = database_exists(&mut admin, Dialect::Postgres, &p.db).await?;
     admin.close().await;
     if !exists {
         return Ok(());
     }
-    let mut conn: C = connect(url, Some(&p.db)).await?;
+    let mut conn: C = connect(url, p.data.tls.as_ref(), Some(&p.db)).await?;
     let tables = existing(&mut conn).await?;
     let meta = read_meta(&mut conn).await?;
     conn.close().await;
@@ -138,7 +138,7 @@ pub async fn check_prepared<C: Connection>(
     if !database_exists(admin, Dialect::Postgres, db).await? {
         bail!("{db} has no pgbench tables: run `{prepare}` first");
     }
-    let mut conn: C = connect(url, Some(db)).await?;
+    let mut conn: C = connect(url, data.tls.as_ref(), Some(db)).await?;
     let meta = read_meta(&mut conn).await?;
     let tables = existing(&mut conn).await?;
     if let Some(m) = &meta {

@@ -80,7 +80,7 @@ pub async fn prepare(
     let cleanup = cleanup_command(&p.data, p.encrypt, p.fillers);
     let loading = async {
         let t = Instant::now();
-        let mut server: PostgresConnection = connect(url, None).await?;
+        let mut server: PostgresConnection = connect(url, p.data.tls.as_ref(), None).await?;
         if !database_exists(&mut server, Dialect::Postgres, &p.db).await? {
             server
                 .simple(&format!(
@@ -91,7 +91,7 @@ pub async fn prepare(
         }
         server.close().await;
         let create_database_s = t.elapsed().as_secs_f64();
-        let mut conn: PostgresConnection = connect(url, Some(&p.db)).await?;
+        let mut conn: PostgresConnection = connect(url, p.data.tls.as_ref(), Some(&p.db)).await?;
         let times = load(&mut conn, p, codec, progress).await?;
         conn.close().await;
         anyhow::Ok(LoadTimes {

@@ -279,10 +279,10 @@ pub fn cleanup_command(data: &DataSet, encrypt: Encrypt, fillers: Fillers) -> St
 }
 
 /// What both commands end with: the fillers' flag (encrypted only), the
-/// driver and database, the flags that chose the server, the at-rest mode.
+/// driver and database, the flags that chose the server and its TLS, the at-rest mode.
 fn tail(data: &DataSet, encrypt: Encrypt, fillers: Fillers) -> String {
     format!(
-        "{}{}{}{}",
+        "{}{}{}{}{}",
         if encrypt.algorithm().is_some() {
             fillers.flags()
         } else {
@@ -290,6 +290,7 @@ fn tail(data: &DataSet, encrypt: Encrypt, fillers: Fillers) -> String {
         },
         super::Dialect::Postgres.flags(&data.db),
         data.server,
+        super::meta::tls_flags(data),
         super::meta::at_rest_flag(data.at_rest)
     )
 }
