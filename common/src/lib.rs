@@ -15,6 +15,8 @@
 //!   over paired, interleaved rounds: median of the paired ratios, its exact
 //!   distribution-free interval (sign test), the verdict and the A/A noise floor.
 //! - [`number`]: numbers grouped by thousands, as every report prints them.
+//! - [`pki`]: a CA and a server certificate it signs, made on the spot, for the
+//!   private servers and tls-bench.
 //! - [`password`]: a server URL's password from `--password-file` or the
 //!   environment instead of argv, and the rule for an `@` in USER:PASS.
 
@@ -28,6 +30,7 @@ pub mod number;
 pub mod output;
 #[cfg(unix)]
 pub mod password;
+pub mod pki;
 
 pub use header::{ResultHeader, ToolInfo};
 pub use machine::Machine;

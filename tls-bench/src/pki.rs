@@ -2,10 +2,7 @@
 //! signs (RSA-2048 leaf under an RSA-2048 CA, ECDSA P-256 leaf under an ECDSA
 //! P-256 CA, as in rustls' test-ca). Clients verify the chain against the CA.
 
-use rcgen::{
-    BasicConstraints, CertificateParams, DistinguishedName, DnType, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose, PKCS_ECDSA_P256_SHA256, PKCS_RSA_SHA256, RsaKeySize,
-};
+use encbench_common::pki;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 use crate::config::CertType;
@@ -44,36 +41,22 @@ impl Chain {
     /// # Errors
     /// [`Error::Setup`] if key generation or signing fails.
     pub fn generate(cert: CertType) -> Result<Chain> {
-        let err = |e: rcgen::Error| Error::setup(format!("{} certificates", cert.name()), e);
-        let new_key = || match cert {
-            CertType::Rsa2048 => KeyPair::generate_rsa_for(&PKCS_RSA_SHA256, RsaKeySize::_2048),
-            CertType::EcdsaP256 => KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256),
-        };
-        let ca_key = new_key().map_err(err)?;
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-        let mut dn = DistinguishedName::new();
-        dn.push(
-            DnType::CommonName,
-            format!("tls-bench test CA {}", cert.name()),
-        );
-        ca_params.distinguished_name = dn;
-        let ca_cert = ca_params.self_signed(&ca_key).map_err(err)?;
-        let issuer = Issuer::new(ca_params, ca_key);
-
-        let leaf_key = new_key().map_err(err)?;
-        let mut leaf_params = CertificateParams::new(vec![SERVER_NAME.to_string()]).map_err(err)?;
-        let mut dn = DistinguishedName::new();
-        dn.push(DnType::CommonName, SERVER_NAME);
-        leaf_params.distinguished_name = dn;
-        let leaf = leaf_params.signed_by(&leaf_key, &issuer).map_err(err)?;
+        let chain = pki::Chain::generate(&pki::ChainSpec {
+            key_type: match cert {
+                CertType::Rsa2048 => pki::KeyType::Rsa2048,
+                CertType::EcdsaP256 => pki::KeyType::EcdsaP256,
+            },
+            ca_name: &format!("tls-bench test CA {}", cert.name()),
+            server_name: SERVER_NAME,
+            hosts: &[SERVER_NAME],
+        })
+        .map_err(|e| Error::setup(format!("{} certificates", cert.name()), e))?;
         Ok(Chain {
             cert,
-            ca: ca_cert.der().clone(),
-            ca_pem: ca_cert.pem(),
-            leaf: leaf.der().clone(),
-            leaf_key: leaf_key.serialize_der(),
+            ca: CertificateDer::from(chain.ca_der),
+            ca_pem: chain.ca_pem,
+            leaf: CertificateDer::from(chain.cert_der),
+            leaf_key: chain.key_pkcs8_der,
         })
     }
 

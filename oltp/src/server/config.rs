@@ -168,37 +168,20 @@ pub fn ensure_tls_files(files: &TlsFiles, engine: &str) -> Result<()> {
 /// [`ServerError::Generate`] when certificate generation fails (e.g. a host that is no
 /// valid name), [`ServerError::Io`] when a file cannot be written.
 pub fn write_tls_files(files: &TlsFiles, engine: &str, hosts: &[&str]) -> Result<()> {
-    let generate = || -> std::result::Result<(String, String, String), rcgen::Error> {
-        let ca_key = rcgen::KeyPair::generate()?;
-        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new())?;
-        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        ca_params.distinguished_name.push(
-            rcgen::DnType::CommonName,
-            format!("encbench private {engine} CA"),
-        );
-        ca_params.key_usages = vec![
-            rcgen::KeyUsagePurpose::KeyCertSign,
-            rcgen::KeyUsagePurpose::CrlSign,
-        ];
-        let ca_cert = ca_params.self_signed(&ca_key)?;
-        let issuer = rcgen::Issuer::new(ca_params, ca_key);
-        let key = rcgen::KeyPair::generate()?;
-        let mut params =
-            rcgen::CertificateParams::new(hosts.iter().map(|h| h.to_string()).collect::<Vec<_>>())?;
-        params.distinguished_name.push(
-            rcgen::DnType::CommonName,
-            format!("encbench private {engine}"),
-        );
-        let cert = params.signed_by(&key, &issuer)?;
-        Ok((ca_cert.pem(), cert.pem(), key.serialize_pem()))
-    };
-    let (ca, cert, key) = generate().map_err(|e| ServerError::Generate {
+    use encbench_common::pki::{Chain, ChainSpec, KeyType};
+    let chain = Chain::generate(&ChainSpec {
+        key_type: KeyType::EcdsaP256,
+        ca_name: &format!("encbench private {engine} CA"),
+        server_name: &format!("encbench private {engine}"),
+        hosts,
+    })
+    .map_err(|e| ServerError::Generate {
         what: "the private server's TLS certificates",
         detail: e.to_string(),
     })?;
-    write_private(&files.key, key.as_bytes(), 0o600)?;
-    write_private(&files.cert, cert.as_bytes(), 0o644)?;
-    write_private(&files.ca, ca.as_bytes(), 0o644)?;
+    write_private(&files.key, chain.key_pem.as_bytes(), 0o600)?;
+    write_private(&files.cert, chain.cert_pem.as_bytes(), 0o644)?;
+    write_private(&files.ca, chain.ca_pem.as_bytes(), 0o644)?;
     Ok(())
 }
 
