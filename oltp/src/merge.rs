@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 
 use crate::report::json::{self, check_schema};
 use crate::report::{
@@ -32,13 +32,19 @@ pub struct ClientReport {
     pub runs: Vec<RunResult>,
 }
 
-/// Reads one client's `--json-out` file.
+/// What `oltp merge` reads, in errors.
+const REPORT_FILE: &str = "the --json-out report of an oltp run";
+
+/// Reads one client's `--json-out` file: a regular file of at most
+/// [`MAX_RESULT_JSON`](encbench_common::files::MAX_RESULT_JSON) bytes.
 ///
 /// # Errors
-/// The file cannot be read, is not an `oltp run` JSON report, or has another
-/// `schema_version` than this oltp writes.
+/// The file cannot be read, is not a regular file or is larger than the cap,
+/// is not an `oltp run` JSON report, or has another `schema_version` than this
+/// oltp writes.
 pub fn read_runs(path: &Path) -> Result<ClientReport> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    use encbench_common::files::{MAX_RESULT_JSON, read_capped};
+    let bytes = read_capped(path, MAX_RESULT_JSON, REPORT_FILE, "oltp merge")?;
     let file = json::parse(&bytes).map_err(|e| anyhow!("{} {e}", path.display()))?;
     Ok(ClientReport {
         file: path.to_path_buf(),
