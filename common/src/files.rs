@@ -5,8 +5,8 @@
 //! without waiting on it, and reads at most a cap suited to what the file holds,
 //! so a wrong path costs one line of error, never the machine's memory.
 //!
-//! `--password-file` keeps its own reader ([`crate::password`]), which checks
-//! the file's mode as well.
+//! `--password-file` is read through it too ([`crate::password`], which then
+//! checks the file's mode and that it holds one line).
 
 use std::io::Read as _;
 use std::os::unix::fs::{FileTypeExt as _, OpenOptionsExt as _};
