@@ -124,10 +124,22 @@ impl OltpRuns {
     }
 }
 
+/// Reads one `--oltp-result` file: a regular file of at most
+/// [`MAX_RESULT_JSON`](encbench_common::files::MAX_RESULT_JSON) bytes.
 fn read_one(path: &Path) -> Result<Vec<OltpRun>> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        context: format!("cannot read --oltp-result {}", path.display()),
-        source,
+    use encbench_common::files::{MAX_RESULT_JSON, read_capped};
+    let bytes = read_capped(
+        path,
+        MAX_RESULT_JSON,
+        "the --json-out report of an oltp run",
+        "--oltp-result",
+    )
+    .map_err(|e| Error::Invalid(e.to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        Error::Invalid(format!(
+            "--oltp-result {} is not UTF-8 text: give the --json-out report of an oltp run",
+            path.display()
+        ))
     })?;
     parse(&text, path)
 }

@@ -151,12 +151,15 @@ impl Shape {
     /// The file cannot be read, or an entry is malformed (as [`Shape::parse_columns`];
     /// the message names the file).
     pub fn from_schema_file(path: &Path) -> Result<Shape> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            context: format!(
-                "cannot read schema file {}: check --schema-file",
+        use encbench_common::files::{MAX_SCHEMA_FILE, read_capped};
+        let what = "a schema file of NAME:LENGTHS lines";
+        let bytes = read_capped(path, MAX_SCHEMA_FILE, what, "--schema-file")
+            .map_err(|e| Error::Invalid(e.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            Error::Invalid(format!(
+                "--schema-file {} is not UTF-8 text: give {what}",
                 path.display()
-            ),
-            source,
+            ))
         })?;
         Shape::parse_schema(&text, &format!("schema file {}", path.display()))
     }

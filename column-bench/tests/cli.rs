@@ -644,6 +644,15 @@ fn bad_input_is_a_one_line_error_with_the_fix() {
             vec!["--oltp-result", "/nonexistent/r.json"],
             "--oltp-result",
         ),
+        // New-user finding: files named by a flag were read without bound.
+        (
+            vec!["--schema-file", "/dev/zero"],
+            "--schema-file /dev/zero is a character device, not a regular file: give a schema file of NAME:LENGTHS lines",
+        ),
+        (
+            vec!["--oltp-result", "/dev/zero"],
+            "--oltp-result /dev/zero is a character device, not a regular file: give the --json-out report of an oltp run",
+        ),
         (
             vec!["--oltp-result", oltp_garbage.to_str().expect("utf-8")],
             "oltp run --json-out",

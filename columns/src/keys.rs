@@ -20,23 +20,32 @@ pub fn default_key_file(base_dir: &Path, algorithm: Algorithm) -> PathBuf {
         .join(format!("{}.keys", algorithm.name()))
 }
 
+/// What a key file holds, in the messages of [`read_key_file`].
+const KEY_FILE: &str = "a key file of ID;HEX lines (--key-file)";
+
 /// Reads a key file (`ID;HEX` lines) and returns `(id, key)` pairs sorted by id.
+/// At most [`MAX_KEY_FILE`](encbench_common::files::MAX_KEY_FILE) bytes are read,
+/// of a regular file only ([`read_capped`](encbench_common::files::read_capped));
+/// the bytes read are zeroized when dropped.
 ///
 /// # Errors
-/// Unreadable file; a malformed line (the message gives file and line number),
-/// a key of the wrong length for `algorithm`, duplicate ids, or no key at all
-/// (all checked first); then a file of keys open to group or others (the
+/// Unreadable file, not a regular file (a FIFO, a device, a directory), larger
+/// than the cap, or not UTF-8; a malformed line (the message gives file and line
+/// number), a key of the wrong length for `algorithm`, duplicate ids, or no key
+/// at all (all checked first); then a file of keys open to group or others (the
 /// `chmod` to run).
 pub fn read_key_file(path: &Path, algorithm: Algorithm) -> Result<Vec<(KeyId, Key)>> {
-    let unreadable = |e| {
-        anyhow::Error::new(e).context(format!(
-            "cannot read key file {}: check --key-file",
+    use encbench_common::files::{MAX_KEY_FILE, read_capped};
+    let bytes = zeroize::Zeroizing::new(read_capped(path, MAX_KEY_FILE, KEY_FILE, "key file")?);
+    let text = std::str::from_utf8(&bytes).map_err(|_| {
+        anyhow::anyhow!(
+            "key file {} is not UTF-8 text: give {KEY_FILE}",
             path.display()
-        ))
-    };
-    encbench_crypto::read_key_file(path, unreadable, |text| {
-        parse_key_file(text, &path.display().to_string(), algorithm)
-    })
+        )
+    })?;
+    let keys = parse_key_file(text, &path.display().to_string(), algorithm)?;
+    encbench_crypto::check_private_file(path)?;
+    Ok(keys)
 }
 
 /// Parses the text of a key file (`ID;HEX` lines, `#` comments, blank lines

@@ -19,11 +19,16 @@
 //!   private servers and tls-bench.
 //! - [`password`]: a server URL's password from `--password-file` or the
 //!   environment instead of argv, and the rule for an `@` in USER:PASS.
+//! - [`files`]: every other file a user names (key files, a CA's PEM file,
+//!   result JSON), read whole with a cap suited to what it holds, and refused in
+//!   one line when it is not a regular file.
 
 pub mod cli_error;
 pub mod compare;
 #[cfg(unix)]
 pub mod core_dumps;
+#[cfg(unix)]
+pub mod files;
 pub mod header;
 pub mod machine;
 pub mod number;

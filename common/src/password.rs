@@ -26,7 +26,6 @@
 //! documentation gives too: percent-encode it.
 
 use std::fmt;
-use std::io::Read as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
@@ -114,22 +113,37 @@ impl Secret {
 /// told to `chmod`. The bytes read are zeroized when dropped.
 ///
 /// # Errors
-/// One line naming the file and the fix: it cannot be read, is larger than
-/// [`MAX_PASSWORD_FILE`], is empty, holds more than one line or is not UTF-8; it
+/// One line naming the file and the fix: it cannot be read, is not a regular
+/// file (a FIFO, a device, a directory: [`read_capped`](crate::files::read_capped),
+/// which never waits on one), is larger than [`MAX_PASSWORD_FILE`], is empty, holds more than one line or is not UTF-8; it
 /// is not owned by this user (root may read any user's file), or its mode is not
 /// 0600 or 0400 (`chmod 600 FILE`).
 pub fn read_password_file(path: &Path) -> Result<Zeroizing<String>, String> {
+    use crate::files::{FileError, read_capped};
     let shown = path.display();
     let read_error = |e: std::io::Error| {
         format!(
             "cannot read --password-file {shown}: {e}; give a readable file holding the password on one line"
         )
     };
-    let file = std::fs::File::open(path).map_err(read_error)?;
-    let mut bytes = Zeroizing::new(Vec::new());
-    file.take(MAX_PASSWORD_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(read_error)?;
+    let not_one_line = || {
+        format!(
+            "--password-file {shown} does not hold a password: give a file holding the password alone on one line (at most {MAX_PASSWORD_FILE} bytes)"
+        )
+    };
+    // A regular file only: a FIFO would block the open, a device never end.
+    let bytes = Zeroizing::new(
+        read_capped(
+            path,
+            MAX_PASSWORD_FILE,
+            "a readable file holding the password on one line",
+            "--password-file",
+        )
+        .map_err(|e| match e {
+            FileError::TooLarge { .. } => not_one_line(),
+            other => other.to_string(),
+        })?,
+    );
     let not_one_line = || {
         format!(
             "--password-file {shown} does not hold a password: give a file holding the password alone on one line (at most {MAX_PASSWORD_FILE} bytes)"
@@ -454,5 +468,33 @@ mod tests {
         }
         let e = read_password_file(&dir.path().join("missing")).expect_err("refused");
         assert!(e.starts_with("cannot read --password-file"), "{e}");
+    }
+
+    /// New-user finding: a FIFO as a file to read blocked forever. The read runs
+    /// on a thread of its own, so that a blocked open fails the test, not hangs it.
+    #[test]
+    fn a_password_file_that_is_no_regular_file_is_refused_without_waiting() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+        for (path, kind) in [
+            (fifo.clone(), "a FIFO"),
+            (PathBuf::from("/dev/zero"), "a character device"),
+            (dir.path().to_path_buf(), "a directory"),
+        ] {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let p = path.clone();
+            std::thread::spawn(move || tx.send(read_password_file(&p).map(|_| ())));
+            let got = rx
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("reading {} still blocked after 60 s", path.display()));
+            assert_eq!(
+                got,
+                Err(format!(
+                    "--password-file {} is {kind}, not a regular file: give a readable file holding the password on one line",
+                    path.display()
+                ))
+            );
+        }
     }
 }

@@ -55,7 +55,7 @@ pub const EXIT_CODES: &str = "Exit codes:
   0  every run completed
   1  the command failed (bad input, server unreachable, checks before the runs)
   2  usage error (unknown flag or value)
-  3  a run stopped early (server lost, decryption failure with --on-decrypt-error stop, Ctrl-C); its partial report was printed";
+  3  a run stopped early (server lost, decryption failure with --on-decrypt-error stop, Ctrl-C) or every event of a run failed to decrypt; its partial report was printed";
 
 /// Subcommands, as sysbench's.
 #[derive(Debug, Subcommand)]

@@ -149,7 +149,8 @@ pub struct Aggregate {
     /// Events cut short by the error that ended a worker (a lost server, a
     /// decryption failure under `--on-decrypt-error stop`): their statements
     /// so far count in read/write/other and in `statements`, not in `events`
-    /// (so BEGIN can outnumber COMMIT by this many).
+    /// (so BEGIN can outnumber COMMIT by this many), except those of an attempt
+    /// that failed to decrypt ([`Aggregate::drop_attempt`]).
     pub interrupted: u64,
     /// `--latency-limit` (pgbench's `-L`): counted events that lasted longer
     /// than the limit (pgbench's `latency_late`); 0 without a limit.
@@ -193,6 +194,8 @@ pub struct Mark {
     errors: u64,
     decrypt_errors: u64,
     reconnects: u64,
+    /// Statements pending then ([`Aggregate::drop_attempt`]).
+    pending: usize,
 }
 
 impl Default for Aggregate {
@@ -236,7 +239,19 @@ impl Aggregate {
             errors: self.errors,
             decrypt_errors: self.decrypt_errors,
             reconnects: self.reconnects,
+            pending: self.pending.len(),
         }
+    }
+
+    /// Takes back the queries and statements of an attempt at an event since
+    /// `mark` (taken when the attempt began), keeping the error counters: a
+    /// value of it failed to decrypt, so its statements (its BEGIN included)
+    /// did no work a result may count.
+    pub fn drop_attempt(&mut self, mark: &Mark) {
+        self.read = mark.read;
+        self.write = mark.write;
+        self.other = mark.other;
+        self.pending.truncate(mark.pending);
     }
 
     /// Takes back everything recorded since `mark` (counters and the pending

@@ -8,10 +8,13 @@
 //! [`report::json`](crate::report::json), and runs are matched by
 //! [`RunKey`] and round.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use anyhow::{Context, Result, anyhow, bail};
+use hdrhistogram::Histogram;
+
+use anyhow::{Result, anyhow, bail};
 
 use crate::report::json::{self, check_schema};
 use crate::report::{
@@ -32,13 +35,19 @@ pub struct ClientReport {
     pub runs: Vec<RunResult>,
 }
 
-/// Reads one client's `--json-out` file.
+/// What `oltp merge` reads, in errors.
+const REPORT_FILE: &str = "the --json-out report of an oltp run";
+
+/// Reads one client's `--json-out` file: a regular file of at most
+/// [`MAX_RESULT_JSON`](encbench_common::files::MAX_RESULT_JSON) bytes.
 ///
 /// # Errors
-/// The file cannot be read, is not an `oltp run` JSON report, or has another
-/// `schema_version` than this oltp writes.
+/// The file cannot be read, is not a regular file or is larger than the cap,
+/// is not an `oltp run` JSON report, or has another `schema_version` than this
+/// oltp writes.
 pub fn read_runs(path: &Path) -> Result<ClientReport> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    use encbench_common::files::{MAX_RESULT_JSON, read_capped};
+    let bytes = read_capped(path, MAX_RESULT_JSON, REPORT_FILE, "oltp merge")?;
     let file = json::parse(&bytes).map_err(|e| anyhow!("{} {e}", path.display()))?;
     Ok(ClientReport {
         file: path.to_path_buf(),
@@ -47,12 +56,54 @@ pub fn read_runs(path: &Path) -> Result<ClientReport> {
     })
 }
 
-/// What a run is matched by across clients: its combination of the grid and
-/// its round of `--repeat`, and whether it is the baseline's `--control` run.
-type MergeKey = (RunKey, u32, bool);
+/// What a run is matched by across clients: its combination of the grid (the
+/// fields of its [`RunKey`], borrowed), its round of `--repeat`, and whether it
+/// is the baseline's `--control` run.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct MergeKey<'a> {
+    workload: &'a str,
+    threads: u32,
+    encrypt: &'a str,
+    encrypted_columns: &'a str,
+    tls: bool,
+    at_rest: &'a str,
+    round: u32,
+    control: bool,
+}
 
-fn merge_key(r: &RunResult) -> MergeKey {
-    (RunKey::of(r), r.round, r.control)
+fn merge_key(r: &RunResult) -> MergeKey<'_> {
+    let s = &r.settings;
+    MergeKey {
+        workload: &s.workload,
+        threads: s.threads,
+        encrypt: &s.encrypt,
+        encrypted_columns: &s.encrypted_columns,
+        tls: s.tls.is_some(),
+        at_rest: s.at_rest.as_ref().map_or("", |a| a.mechanism.as_str()),
+        round: r.round,
+        control: r.control,
+    }
+}
+
+/// A client's runs by [`MergeKey`]: the index of each in `runs`. Built once
+/// per client, so matching runs across clients is linear, not quadratic (a
+/// merge of 19,000 runs spent its time comparing every run with every other).
+///
+/// # Errors
+/// The report holds one combination and round twice (named at its second run).
+fn index_runs(c: &ClientReport) -> Result<HashMap<MergeKey<'_>, usize>> {
+    let mut index = HashMap::with_capacity(c.runs.len());
+    for (i, r) in c.runs.iter().enumerate() {
+        if index.insert(merge_key(r), i).is_some() {
+            bail!(
+                "{} holds two runs of {} (round {}): give the report of one `oltp run`",
+                c.file.display(),
+                RunKey::of(r),
+                r.round
+            );
+        }
+    }
+    Ok(index)
 }
 
 /// Pools (count, mean, population stddev) groups into one.
@@ -87,6 +138,7 @@ pub fn merge(clients: &[ClientReport]) -> Result<Vec<RunResult>> {
     let (Some((first, rest)), 2..) = (clients.split_first(), clients.len()) else {
         bail!("oltp merge needs at least two JSON reports (one per client)");
     };
+    let mut indexes = Vec::with_capacity(clients.len());
     for c in clients {
         check_schema(c.schema_version).map_err(|e| anyhow!("{} {e}", c.file.display()))?;
         if c.runs.is_empty() {
@@ -95,17 +147,18 @@ pub fn merge(clients: &[ClientReport]) -> Result<Vec<RunResult>> {
                 c.file.display()
             );
         }
-        check_unique_runs(c)?;
+        indexes.push(index_runs(c)?);
     }
     for (i, a) in clients.iter().enumerate() {
         for b in &clients[i + 1..] {
             check_not_the_same(a, b)?;
         }
     }
-    for c in rest {
+    let (first_index, rest_indexes) = indexes.split_first().expect("two clients or more");
+    for (c, index) in rest.iter().zip(rest_indexes) {
         check_same_workload(first, c)?;
         check_same_data_set(first, c)?;
-        check_same_grid(first, c)?;
+        check_same_grid((first, first_index), (c, index))?;
     }
     let groups: Vec<Vec<(&Path, &RunResult)>> = first
         .runs
@@ -113,12 +166,11 @@ pub fn merge(clients: &[ClientReport]) -> Result<Vec<RunResult>> {
         .map(|base| {
             let key = merge_key(base);
             let mut group = vec![(first.file.as_path(), base)];
-            group.extend(rest.iter().filter_map(|c| {
-                c.runs
-                    .iter()
-                    .find(|r| merge_key(r) == key)
-                    .map(|r| (c.file.as_path(), r))
-            }));
+            group.extend(
+                rest.iter()
+                    .zip(rest_indexes)
+                    .filter_map(|(c, index)| Some((c.file.as_path(), &c.runs[*index.get(&key)?]))),
+            );
             group
         })
         .collect();
@@ -167,21 +219,6 @@ fn check_windows_overlap(group: &[(&Path, &RunResult)]) -> Result<()> {
     );
 }
 
-/// Refuses a report that holds one combination and round twice.
-fn check_unique_runs(c: &ClientReport) -> Result<()> {
-    for (i, r) in c.runs.iter().enumerate() {
-        if c.runs[..i].iter().any(|p| merge_key(p) == merge_key(r)) {
-            bail!(
-                "{} holds two runs of {} (round {}): give the report of one `oltp run`",
-                c.file.display(),
-                RunKey::of(r),
-                r.round
-            );
-        }
-    }
-    Ok(())
-}
-
 /// Refuses a file given twice, and two files with identical runs (a copy).
 fn check_not_the_same(a: &ClientReport, b: &ClientReport) -> Result<()> {
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
@@ -202,7 +239,7 @@ fn check_not_the_same(a: &ClientReport, b: &ClientReport) -> Result<()> {
 }
 
 /// The distinct values of `f` over the runs, in first-run order.
-fn distinct<T: PartialEq>(runs: &[RunResult], f: impl Fn(&RunResult) -> T) -> Vec<T> {
+fn distinct<'a, T: PartialEq>(runs: &'a [RunResult], f: impl Fn(&'a RunResult) -> T) -> Vec<T> {
     let mut out = Vec::new();
     for r in runs {
         let v = f(r);
@@ -281,18 +318,24 @@ fn check_same_data_set(a: &ClientReport, b: &ClientReport) -> Result<()> {
             shape(a).join("; ")
         );
     }
-    // The columns an encryption choice encrypted (empty for plaintext).
+    // The columns an encryption choice encrypted (empty for plaintext): b's
+    // distinct (encrypt, columns) pairs, in b's order, against each of a's runs.
+    let b_columns = distinct(&b.runs, |r| {
+        (
+            r.settings.encrypt.as_str(),
+            r.settings.encrypted_columns.as_str(),
+        )
+    });
     for ra in &a.runs {
-        let other = b.runs.iter().find(|rb| {
-            rb.settings.encrypt == ra.settings.encrypt
-                && rb.settings.encrypted_columns != ra.settings.encrypted_columns
+        let other = b_columns.iter().find(|(encrypt, columns)| {
+            *encrypt == ra.settings.encrypt && *columns != ra.settings.encrypted_columns
         });
-        if let Some(rb) = other {
+        if let Some((encrypt, columns)) = other {
             bail!(
                 "{}'s {} runs encrypted columns [{}] where {}'s encrypted [{}]: merge reports of clients on the same data set (the same --encrypt-columns and --deterministic)",
                 b.file.display(),
-                rb.settings.encrypt,
-                rb.settings.encrypted_columns,
+                encrypt,
+                columns,
                 a.file.display(),
                 ra.settings.encrypted_columns
             );
@@ -301,8 +344,12 @@ fn check_same_data_set(a: &ClientReport, b: &ClientReport) -> Result<()> {
     Ok(())
 }
 
-/// Refuses another grid: every (combination, round) of one file must be in the other.
-fn check_same_grid(a: &ClientReport, b: &ClientReport) -> Result<()> {
+/// Refuses another grid: every (combination, round) of one file must be in
+/// the other (each client with its [`index_runs`]).
+fn check_same_grid(
+    (a, a_index): (&ClientReport, &HashMap<MergeKey<'_>, usize>),
+    (b, b_index): (&ClientReport, &HashMap<MergeKey<'_>, usize>),
+) -> Result<()> {
     let threads = |c: &ClientReport| {
         let mut t = distinct(&c.runs, |r| r.settings.threads);
         t.sort_unstable();
@@ -317,20 +364,20 @@ fn check_same_grid(a: &ClientReport, b: &ClientReport) -> Result<()> {
             threads(a)
         );
     }
-    let missing = |from: &ClientReport, to: &ClientReport| {
+    let missing = |from: &ClientReport, to: &HashMap<MergeKey<'_>, usize>| {
         from.runs
             .iter()
-            .find(|r| !to.runs.iter().any(|t| merge_key(t) == merge_key(r)))
+            .find(|r| !to.contains_key(&merge_key(r)))
             .map(|r| (RunKey::of(r), r.round))
     };
-    if let Some((key, round)) = missing(a, b) {
+    if let Some((key, round)) = missing(a, b_index) {
         bail!(
             "{} has no run of {key} (round {round}) that {} has: merge reports of the same grid (--threads, --encrypt, --tls, --repeat)",
             b.file.display(),
             a.file.display()
         );
     }
-    if let Some((key, round)) = missing(b, a) {
+    if let Some((key, round)) = missing(b, a_index) {
         bail!(
             "{} has a run of {key} (round {round}) that {} has not: merge reports of the same grid (--threads, --encrypt, --tls, --repeat)",
             b.file.display(),
@@ -353,26 +400,35 @@ fn merge_group(group: &[&RunResult]) -> Result<RunResult> {
             .add(&h)
             .map_err(|e| anyhow::anyhow!("histograms do not merge: {e:?}"))?;
     }
-    let mut statements: Vec<StatementLatency> = Vec::new();
+    // Each statement kind's histograms decoded once and added up; encoded once
+    // at the end, for a kind more than one client ran.
+    let mut statements: Vec<(StatementLatency, Histogram<u64>, bool)> = Vec::new();
     for r in group {
         for st in &r.statements {
             let h = histogram_from_hex(&st.histogram)
                 .map_err(|e| anyhow::anyhow!("{} statements: {e}", st.kind))?;
-            match statements.iter_mut().find(|s| s.kind == st.kind) {
-                Some(m) => {
-                    let mut merged = histogram_from_hex(&m.histogram)
-                        .map_err(|e| anyhow::anyhow!("{} statements: {e}", m.kind))?;
+            match statements.iter_mut().find(|(s, _, _)| s.kind == st.kind) {
+                Some((m, merged, added)) => {
                     merged
                         .add(&h)
                         .map_err(|e| anyhow::anyhow!("histograms do not merge: {e:?}"))?;
                     m.count += st.count;
-                    m.latency_ms = LatencyMs::from_histogram(&merged, 1e-3);
-                    m.histogram = histogram_to_hex(&merged);
+                    *added = true;
                 }
-                None => statements.push(st.clone()),
+                None => statements.push((st.clone(), h, false)),
             }
         }
     }
+    let statements: Vec<StatementLatency> = statements
+        .into_iter()
+        .map(|(mut m, merged, added)| {
+            if added {
+                m.latency_ms = LatencyMs::from_histogram(&merged, 1e-3);
+                m.histogram = histogram_to_hex(&merged);
+            }
+            m
+        })
+        .collect();
     let sum_u = |f: &dyn Fn(&RunResult) -> u64| group.iter().map(|r| f(r)).sum::<u64>();
     let sum_f = |f: &dyn Fn(&RunResult) -> f64| group.iter().map(|r| f(r)).sum::<f64>();
     let queries = Queries {

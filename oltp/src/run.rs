@@ -427,6 +427,14 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     if first_error.is_none() && interrupted.load(Ordering::SeqCst) {
         first_error = Some("interrupted (Ctrl-C or SIGTERM)".to_string());
     }
+    // `--on-decrypt-error count` restarts a failed event: when none ever
+    // succeeded, nothing was measured but failures, which is no result.
+    if first_error.is_none() && total.events == 0 && total.decrypt_errors > 0 {
+        first_error = Some(format!(
+            "every event failed to decrypt ({} decryption failures, 0 transactions): the key file does not open this data set; give --key-file the key file its tables were prepared with, and the --encrypt they were prepared with",
+            total.decrypt_errors
+        ));
+    }
     let settings = RunSettings {
         workload: cfg.workload.name().to_string(),
         threads,

@@ -24,7 +24,8 @@ pub enum OnDecryptError {
     #[default]
     Stop,
     /// Count the failure in `decrypt_errors`, roll the event's transaction
-    /// back and restart the event, as an ignorable error; the run goes on.
+    /// back and restart the event, as an ignorable error; the run goes on. A
+    /// run whose every event failed is incomplete (exit 3).
     Count,
 }
 
@@ -75,8 +76,9 @@ impl Limits {
 /// (deadlock, lock wait timeout) rolls back and restarts the event, a lost
 /// connection reconnects (re-preparing every statement) and restarts it; each
 /// is counted. A value that fails authentication is counted in
-/// `decrypt_errors`, then stops the worker or, with [`OnDecryptError::Count`],
-/// restarts the event as an ignorable error. Returns false when `stop` or the
+/// `decrypt_errors` (the statements of that attempt are not counted), then
+/// stops the worker or, with [`OnDecryptError::Count`], restarts the event as
+/// an ignorable error. Returns false when `stop` or the
 /// deadline cut a restart loop short. `lost_at` is set when the connection is
 /// lost and cleared when a reconnect succeeds: after a failed reconnect it says
 /// when the worker stopped doing work.
@@ -92,6 +94,7 @@ async fn one_event<C: Connection>(
     lost_at: &mut Option<Instant>,
 ) -> Result<bool, QueryError> {
     loop {
+        let attempt = agg.mark();
         match crate::workload::scripts::event!(&mut *session, &mut *rng, &mut *agg) {
             Ok(()) => return Ok(true),
             Err(e) if e.is_ignorable() => {
@@ -102,6 +105,9 @@ async fn one_event<C: Connection>(
                 let _ = session.text("ROLLBACK").await;
             }
             Err(e) if e.is_decrypt_failure() => {
+                // The attempt's statements served an event that failed: none
+                // of them is a query of the result.
+                agg.drop_attempt(&attempt);
                 agg.decrypt_errors += 1;
                 if on_decrypt == OnDecryptError::Stop {
                     return Err(e);

@@ -442,6 +442,92 @@ fn a_missing_tls_ca_is_named_before_connecting_with_either_driver() {
     }
 }
 
+/// New-user finding: `--tls-ca /dev/zero` aborted (SIGABRT) after a 1 GiB
+/// allocation failed, `oltp merge /dev/zero x.json` grew without bound, a FIFO
+/// blocked forever. Every file oltp reads is a regular file read up to a cap:
+/// anything else is one line naming the flag, the file and the fix, exit 1.
+#[test]
+fn a_named_file_that_is_no_regular_file_or_too_large_is_one_line() {
+    use encbench_common::files::{MAX_PEM_FILE, MAX_RESULT_JSON};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let fifo = d.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success(), "mkfifo");
+    // Sparse: over the cap without writing it.
+    let sparse = |name: &str, len: u64| {
+        let p = d.join(name);
+        std::fs::File::create(&p)
+            .and_then(|f| f.set_len(len))
+            .expect("sparse file");
+        p.to_str().expect("utf-8").to_string()
+    };
+    let (big_json, big_pem) = (
+        sparse("big.json", MAX_RESULT_JSON + 1),
+        sparse("big.pem", MAX_PEM_FILE + 1),
+    );
+    let (fifo, dir_s) = (fifo.to_str().expect("utf-8"), d.to_str().expect("utf-8"));
+    let report = "give the --json-out report of an oltp run";
+    let ca = "give the PEM file of the CA that signed the server's certificate";
+    let mut cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["merge", "/dev/zero", "x.json"],
+            format!(
+                "Error: oltp merge /dev/zero is a character device, not a regular file: {report}"
+            ),
+        ),
+        (
+            vec!["merge", fifo, "x.json"],
+            format!("Error: oltp merge {fifo} is a FIFO, not a regular file: {report}"),
+        ),
+        (
+            vec!["merge", dir_s, "x.json"],
+            format!("Error: oltp merge {dir_s} is a directory, not a regular file: {report}"),
+        ),
+        (
+            vec!["merge", &big_json, "x.json"],
+            format!(
+                "Error: oltp merge {big_json} is larger than 1 GiB, too large for the --json-out report of an oltp run: {report}"
+            ),
+        ),
+    ];
+    for (driver, url) in [
+        ("mysql", "--mysql-url=mysql://u:p@127.0.0.1:1/db"),
+        ("pgsql", "--pgsql-url=postgres://u:p@127.0.0.1:1/postgres"),
+    ] {
+        for (file, is) in [
+            ("/dev/zero", "is a character device, not a regular file"),
+            (fifo, "is a FIFO, not a regular file"),
+            (
+                &big_pem,
+                "is larger than 1 MiB, too large for the PEM file of the CA that signed the server's certificate",
+            ),
+        ] {
+            cases.push((
+                vec![
+                    "run",
+                    "--db-driver",
+                    driver,
+                    url,
+                    "--tls",
+                    "on",
+                    "--tls-ca",
+                    file,
+                ],
+                format!("Error: --tls-ca {file} {is}: {ca}"),
+            ));
+        }
+    }
+    for (args, want) in cases {
+        let out = common::oltp_bin_within(d, &args, std::time::Duration::from_secs(60));
+        assert_eq!(one_error_line(&args, &out), want, "{args:?}");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+    }
+}
+
 #[test]
 fn a_pgbench_count_that_does_not_split_across_clients_is_refused() {
     // --time 0 --events N is pgbench's -t, which counts per client.

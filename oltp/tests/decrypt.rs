@@ -41,9 +41,10 @@ fn flags(command: &str, url: &str, base: &Path, db: &str) -> Vec<String> {
     ])
 }
 
-/// Prepares `db` under AEAD and copies id 1's sealed `c` into id 6: a value
-/// sealed for another row, which must fail authentication (the AAD binds the id).
-async fn prepare_tampered(url: &str, base: &Path, db: &str) {
+/// Prepares `db` under AEAD and copies id 1's sealed `c` into each row of
+/// `ids`: a value sealed for another row, which must fail authentication (the
+/// AAD binds the id).
+async fn prepare_tampered(url: &str, base: &Path, db: &str, ids: &[u32]) {
     let mut args = flags("prepare", url, base, db);
     args.extend(strings(&["--encrypt", AEAD]));
     assert_eq!(cli(&args).await, Ok(true), "prepare {db}");
@@ -63,10 +64,12 @@ async fn prepare_tampered(url: &str, base: &Path, db: &str) {
         .await
         .expect("select")
         .expect("row 1");
-    c.exec_drop("UPDATE sbtest1 SET c = ? WHERE id = 6", (other,))
-        .await
-        .expect("tamper");
-    assert_eq!(c.affected_rows(), 1, "id 6 must exist and change");
+    for id in ids {
+        c.exec_drop("UPDATE sbtest1 SET c = ? WHERE id = ?", (&other, id))
+            .await
+            .expect("tamper");
+        assert_eq!(c.affected_rows(), 1, "id {id} must exist and change");
+    }
     c.disconnect().await.expect("disconnect");
 }
 
@@ -143,7 +146,7 @@ fn tampered() -> &'static PathBuf {
     once(&CELL, async {
         let shared = default_server();
         let base = shared.dir().join("decrypt-home");
-        prepare_tampered(shared.url(), &base, DB).await;
+        prepare_tampered(shared.url(), &base, DB, &[6]).await;
         base
     })
 }
@@ -253,9 +256,11 @@ fn count_rolls_back_a_transaction_and_restarts_it() {
     assert!(failures >= 1, "{run}");
     assert_eq!(u(&run["transactions"]), 50, "{run}");
     assert_eq!(kind_count(&run, "commit"), 50, "{run}");
-    // Every attempt began; only the completed ones committed.
-    assert_eq!(kind_count(&run, "begin"), 50 + failures, "{run}");
+    // The statements of a failed attempt, its BEGIN included, are no queries
+    // (they inflated QPS): BEGIN, SELECT, UPDATE, COMMIT per completed event.
+    assert_eq!(kind_count(&run, "begin"), 50, "{run}");
     assert_eq!(kind_count(&run, "index_update"), 50, "{run}");
+    assert_eq!(u(&run["queries"]["total"]), 4 * 50, "{run}");
     assert_counts_agree(&run);
     // CSV: a decrypt_errors column (the server's CPU and the window follow).
     let mut csv = csv::Reader::from_reader(stdout.as_bytes());
@@ -266,6 +271,66 @@ fn count_rolls_back_a_transaction_and_restarts_it() {
         .position(|h| h == "decrypt_errors")
         .unwrap_or_else(|| panic!("{header:?}"));
     assert_eq!(&row[i], failures.to_string(), "{row:?}");
+}
+
+/// New-user finding: under `count`, a run with 0 transactions and thousands of
+/// decryption failures printed its failed events' BEGINs as QPS, `complete:
+/// true`, exit 0. Every row but id 1 (the one the check before the run opens)
+/// is tampered, and oltp_read_only's simple range (from a random id up to the
+/// table's end) reads one of them in every event, so no event ever succeeds:
+/// the run is incomplete, exit 3, one line naming the likely fix, and no query
+/// is counted.
+#[test]
+fn a_run_whose_every_event_failed_to_decrypt_is_incomplete_and_exits_3() {
+    const ALL_DB: &str = "decall";
+    let shared = shared_server();
+    let base = shared.file("decall-home");
+    runtime().block_on(prepare_tampered(
+        &shared.url,
+        &base,
+        ALL_DB,
+        &[2, 3, 4, 5, 6, 7, 8, 9, 10],
+    ));
+    let json = shared.file("all-failed.json");
+    let mut args = flags("run", &shared.url, &base, ALL_DB);
+    args.extend(strings(&[
+        "--encrypt",
+        AEAD,
+        "--workload",
+        "oltp_read_only",
+        "--time",
+        "1",
+        "--rand-type",
+        "uniform",
+        "--rand-seed",
+        "7",
+        "--on-decrypt-error",
+        "count",
+        "--no-progress",
+        "--json-out",
+        utf8(&json),
+    ]));
+    let out = oltp_bin(&base, &args);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("every event failed to decrypt")
+            && stderr.contains("give --key-file the key file its tables were prepared with"),
+        "{stderr}"
+    );
+    let report = read_json(&json);
+    assert_eq!(report["complete"], false, "{report}");
+    let run = only_run(&json);
+    assert_eq!(run["complete"], false, "{run}");
+    assert_eq!(u(&run["transactions"]), 0, "{run}");
+    assert!(u(&run["decrypt_errors"]) >= 1, "{run}");
+    assert_eq!(u(&run["queries"]["total"]), 0, "{run}");
+    assert_eq!(run["qps"].as_f64(), Some(0.0), "{run}");
+    assert_counts_agree(&run);
 }
 
 /// Issue 15 defect 5: NULL in an encrypted column (the column altered to allow

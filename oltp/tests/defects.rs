@@ -6,6 +6,7 @@
 #[allow(dead_code)]
 mod common;
 
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::*;
@@ -230,6 +231,63 @@ fn prepare_refuses_prepared_tables_before_creating_a_key_file() {
             Ok(true)
         );
     });
+}
+
+/// New-user finding: `--key-file /dev/zero` read 3.7 GB before running out of
+/// memory, a FIFO as key file blocked forever. A key file is a regular file of
+/// at most 64 KiB: a device, a FIFO, a directory or a larger file is one line
+/// naming it and the fix, exit 1, before anything is created.
+#[test]
+fn a_key_file_that_is_no_regular_file_or_too_large_is_one_line() {
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success(), "mkfifo");
+    // 64 KiB + 1 of comment lines, mode 0600: a key file in every way but its size.
+    let big = dir.path().join("big.keys");
+    write_key_file(
+        &big,
+        &"#".repeat(usize::try_from(encbench_common::files::MAX_KEY_FILE).expect("small") + 1),
+    );
+    let fix = "give a key file of ID;HEX lines (--key-file)";
+    for (file, is) in [
+        (
+            Path::new("/dev/zero"),
+            "is a character device, not a regular file".to_string(),
+        ),
+        (fifo.as_path(), "is a FIFO, not a regular file".to_string()),
+        (dir.path(), "is a directory, not a regular file".to_string()),
+        (
+            big.as_path(),
+            "is larger than 64 KiB, too large for a key file of ID;HEX lines (--key-file)"
+                .to_string(),
+        ),
+    ] {
+        let args = [
+            "prepare",
+            "--mysql-url",
+            &url,
+            "--base-dir",
+            utf8(&base),
+            "--mysql-db",
+            "dfcap",
+            "--encrypt",
+            AEAD,
+            "--key-file",
+            utf8(file),
+        ];
+        let out = oltp_bin_within(&base, &args, std::time::Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        let want = format!("key file {} {is}: {fix}", file.display());
+        assert!(
+            stderr.starts_with("Error: ") && stderr.trim_end().ends_with(&want),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]

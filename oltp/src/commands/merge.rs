@@ -25,6 +25,8 @@ pub fn merge(a: &MergeArgs) -> Result<bool> {
         .collect::<Result<Vec<_>>>()?;
     let mut header = Report::begin();
     let runs = crate::merge::merge(&clients)?;
+    // The inputs are as large as the output: gone before it is written.
+    drop(clients);
     header.end();
     let report = Report::new(header, runs);
     print_report(&report, a.output, true);

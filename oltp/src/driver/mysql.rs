@@ -41,7 +41,8 @@ pub enum MysqlStatement {
 ///
 /// # Errors
 /// `opts.url` is not a valid `mysql://` URL, has an unescaped `@` in USER:PASS
-/// ([`encbench_common::password::check_at_signs`]), or names a Unix socket.
+/// ([`encbench_common::password::check_at_signs`]), or names a Unix socket;
+/// `--tls-ca` cannot be read ([`super::pg_tls::read_ca`]).
 pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
     let url = &opts.url;
     // mysql_async (the url crate) would read u:p@ss@h as user u, host h, but
@@ -92,8 +93,11 @@ pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
             super::TlsMode::VerifyIdentity => {}
         }
         if let Some(ca) = &tls.ca {
+            // Read here, bounded: given the path, mysql_async would read it whole
+            // at every connection.
+            let pem = super::pg_tls::read_ca(ca)?;
             ssl = ssl
-                .with_root_certs(vec![ca.clone().into()])
+                .with_root_certs(vec![pem.into()])
                 .with_disable_built_in_roots(true);
         }
         b = b.ssl_opts(ssl);

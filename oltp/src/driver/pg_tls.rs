@@ -63,25 +63,40 @@ pub fn connector(tls: &TlsOptions) -> Result<MakeRustlsConnect, DbError> {
     Ok(MakeRustlsConnect::new(config))
 }
 
-/// The certificates of PEM file `ca` (`--tls-ca`; also checked by
-/// [`crate::config::RunConfig::from_args`] for MySQL before connecting).
+/// What `--tls-ca` names, in errors.
+const CA_FILE: &str = "the PEM file of the CA that signed the server's certificate";
+
+/// The bytes of PEM file `ca` (`--tls-ca`): a regular file of at most
+/// [`MAX_PEM_FILE`](encbench_common::files::MAX_PEM_FILE) bytes
+/// ([`read_capped`](encbench_common::files::read_capped)). Both drivers read it
+/// so: rustls parses them ([`roots_of`]), mysql_async is given them.
 ///
 /// # Errors
-/// The file is missing or unreadable, or holds no CA certificate
-/// ([`ErrorKind::Tls`]: one line naming the file and the fix).
+/// The file is missing or unreadable, not a regular file (a FIFO, a device, a
+/// directory) or larger than the cap ([`ErrorKind::Tls`]: one line naming the
+/// file and the fix).
+pub fn read_ca(ca: &Path) -> Result<Vec<u8>, DbError> {
+    use encbench_common::files::{MAX_PEM_FILE, read_capped};
+    read_capped(ca, MAX_PEM_FILE, CA_FILE, "--tls-ca")
+        .map_err(|e| DbError::new(ErrorKind::Tls, e.to_string()))
+}
+
+/// The certificates of PEM file `ca` (`--tls-ca`, read by [`read_ca`]; also
+/// checked by [`crate::config::RunConfig::from_args`] for MySQL before connecting).
+///
+/// # Errors
+/// As [`read_ca`], or the file holds no CA certificate ([`ErrorKind::Tls`]: one
+/// line naming the file and the fix).
 pub fn roots_of(ca: &Path) -> Result<RootCertStore, DbError> {
     let bad = |why: String| {
         DbError::new(
             ErrorKind::Tls,
-            format!(
-                "--tls-ca {}: {why}: give the PEM file of the CA that signed the server's certificate",
-                ca.display()
-            ),
+            format!("--tls-ca {}: {why}: give {CA_FILE}", ca.display()),
         )
     };
+    let pem = read_ca(ca)?;
     let mut roots = RootCertStore::empty();
-    let certs = CertificateDer::pem_file_iter(ca).map_err(|e| bad(e.to_string()))?;
-    for cert in certs {
+    for cert in CertificateDer::pem_slice_iter(&pem) {
         let cert = cert.map_err(|e| bad(e.to_string()))?;
         roots
             .add(cert)

@@ -302,7 +302,8 @@ pub struct RunResult {
     /// Events cut short by the error that stopped the run (one per worker it
     /// stopped mid-event): their statements so far are in `queries` and
     /// `statements` (so `begin` can exceed `commit` by this many, beside
-    /// ignored-error restarts), not in `transactions`. 0 for a complete run
+    /// ignored-error restarts), not in `transactions`; the statements of an
+    /// attempt that failed to decrypt are in neither. 0 for a complete run
     /// and in results written before the field.
     #[serde(default)]
     pub interrupted_events: u64,

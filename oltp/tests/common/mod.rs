@@ -72,6 +72,40 @@ pub fn oltp_bin<S: AsRef<std::ffi::OsStr>>(home: &Path, args: &[S]) -> Output {
         .expect("run the oltp binary")
 }
 
+/// Runs the `oltp` binary as [`oltp_bin`] does, killed if it has not ended
+/// after `limit`: for inputs that used to block it (a FIFO never written). The
+/// limit is a hang detector, far above the time the command takes.
+///
+/// # Panics
+/// The binary is still running after `limit` (it is killed first).
+pub fn oltp_bin_within<S: AsRef<std::ffi::OsStr>>(
+    home: &Path,
+    args: &[S],
+    limit: std::time::Duration,
+) -> Output {
+    let mut child = oltp_command(home, args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the oltp binary");
+    let until = std::time::Instant::now() + limit;
+    while child.try_wait().expect("wait for oltp").is_none() {
+        if std::time::Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "oltp {:?} still ran after {limit:?}",
+                args.iter()
+                    .map(|a| a.as_ref().to_owned())
+                    .collect::<Vec<_>>()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().expect("oltp output")
+}
+
 /// `path` as UTF-8 (every path in these tests is).
 pub fn utf8(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
