@@ -523,10 +523,22 @@ fn negative_numbers_are_value_errors_naming_the_range() {
         ),
         (
             &["run", "--rand-seed", "-1"],
-            "Error: invalid value '-1' for '--rand-seed <RAND_SEED>': -1 is not in 0..=9223372036854775807; see oltp run --help",
+            "Error: invalid value '-1' for '--rand-seed <RAND_SEED>': the seed must be 0 or a positive integer (at most 9223372036854775807); see oltp run --help",
+        ),
+        (
+            &["run", "--rand-seed=-1"],
+            "Error: invalid value '-1' for '--rand-seed <RAND_SEED>': the seed must be 0 or a positive integer (at most 9223372036854775807); see oltp run --help",
+        ),
+        (
+            &["prepare", "--seed", "-1"],
+            "Error: invalid value '-1' for '--seed <SEED>': the seed must be 0 or a positive integer (at most 18446744073709551615); see oltp prepare --help",
         ),
         (
             &["run", "--rate", "-5"],
+            "Error: invalid value '-5' for '--rate <PER_SECOND>': give events per second, 0 or more (0: closed loop); see oltp run --help",
+        ),
+        (
+            &["run", "--rate=-5"],
             "Error: invalid value '-5' for '--rate <PER_SECOND>': give events per second, 0 or more (0: closed loop); see oltp run --help",
         ),
         (
