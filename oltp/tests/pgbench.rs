@@ -842,6 +842,11 @@ fn latency_limit_counts_reach_the_csv_and_markdown_exports() {
         let run = read_json(&json)["runs"][0].clone();
         let l = &run["latency_limit"];
         assert_eq!((u(&l["late"]), u(&l["skipped"])), (300, 0), "{run}");
+        // New-user finding: pgbench results carried sysbench's data set.
+        for field in ["tables", "table_size", "range_size"] {
+            assert!(run.get(field).is_none(), "{field}: {run}");
+        }
+        assert_eq!(run["pgbench"]["scale"], 1, "{run}");
         if output == "csv" {
             let mut r = csv::Reader::from_reader(stdout.as_bytes());
             let header = r.headers().expect("header").clone();
@@ -857,6 +862,12 @@ fn latency_limit_counts_reach_the_csv_and_markdown_exports() {
             assert_eq!(col("latency_limit_late"), "300");
             assert_eq!(col("latency_limit_skipped"), "0");
             assert_eq!(col("transactions"), "300");
+            assert_eq!(col("scale"), "1");
+            assert_eq!(col("script"), "select-only");
+            assert_eq!(
+                (col("tables"), col("table_size")),
+                (String::new(), String::new())
+            );
         } else {
             assert!(
                 stdout.contains(
