@@ -149,6 +149,62 @@ fn a_killed_prepare_leaves_tables_that_run_refuses() {
     });
 }
 
+/// Sends `signal` to process `pid` (a child of the test).
+fn signal(pid: u32, signal: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), signal)
+        .unwrap_or_else(|e| panic!("{signal} to {pid}: {e}"));
+}
+
+#[test]
+fn a_second_prepare_while_one_loads_says_so_and_never_advises_cleanup() {
+    // New-user finding: the second prepare called the first's database half
+    // loaded and advised the cleanup that would destroy it under the first.
+    use nix::sys::signal::Signal::{SIGCONT, SIGSTOP};
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let db = "dfconcurrent";
+    let size = "500000";
+    let prepare_args = sized_args("prepare", &url, &b, db, ("1", size), &[]);
+    let first = Command::new(env!("CARGO_BIN_EXE_oltp"))
+        .args(&prepare_args)
+        .env("ENCBENCH_HOME", &base)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start oltp prepare");
+    runtime().block_on(async {
+        wait_until_loading(&url, db).await;
+        // Paused mid-load (its lock and connections held), so the checks
+        // below run while it loads, however fast or slow the machine.
+        signal(first.id(), SIGSTOP);
+        let e = cli(&prepare_args).await.expect_err("another prepare");
+        assert_eq!(
+            e,
+            "dfconcurrent is being loaded by another prepare running now: wait for it to finish, then use its tables (they are ready when it ends)"
+        );
+        let e = run_plain(&url, &b, db, "1", size).await.expect_err("loading");
+        assert_eq!(
+            e,
+            "dfconcurrent is being loaded by a prepare running now: wait for it to finish, then run again"
+        );
+        signal(first.id(), SIGCONT);
+    });
+    let out = first.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the first prepare: {stderr}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("prepared dfconcurrent: 1 table x 500000 rows"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    runtime().block_on(async {
+        assert_eq!(run_plain(&url, &b, db, "1", size).await, Ok(true), "intact");
+        assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
+    });
+}
+
 #[test]
 fn a_lost_connection_during_prepare_names_the_database_and_cleanup() {
     let t = shared_server();

@@ -53,7 +53,7 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
             encrypt: e,
             key_id: 0,
         };
-        pgbench::check_not_prepared::<crate::driver::PostgresConnection>(url, &p).await?;
+        pgbench::check_not_prepared::<crate::driver::PostgresConnection>(url, &p, false).await?;
         plans.push((p, e));
     }
     for (mut p, e) in plans {
