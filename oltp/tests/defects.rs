@@ -149,6 +149,129 @@ fn a_killed_prepare_leaves_tables_that_run_refuses() {
     });
 }
 
+#[test]
+fn cleanup_refuses_a_bad_encrypt_list_before_it_drops_anything() {
+    // scripts/quickstart drops only ENCRYPT's databases, through this check.
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let db = "dfbadlist";
+    runtime().block_on(async {
+        assert_eq!(prepare_plain(&url, &b, db).await, Ok(true));
+        let e = cli(&args("cleanup", &url, &b, db, &["--encrypt", "none,bogus"]))
+            .await
+            .expect_err("a bad choice");
+        assert!(e.contains("bogus"), "{e}");
+        assert_eq!(
+            run_plain(&url, &b, db, &TABLES.to_string(), &ROWS.to_string()).await,
+            Ok(true),
+            "still there"
+        );
+        assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
+    });
+}
+
+/// A file system of `mib` MiB (ext4 in a loop-mounted image) at `dir/mnt`,
+/// unmounted when dropped.
+struct TinyFs {
+    mnt: std::path::PathBuf,
+}
+
+impl TinyFs {
+    fn new(dir: &std::path::Path, mib: u32) -> TinyFs {
+        let (image, mnt) = (dir.join("fs.img"), dir.join("mnt"));
+        let file = std::fs::File::create(&image).expect("create the image");
+        file.set_len(u64::from(mib) << 20).expect("size the image");
+        std::fs::create_dir(&mnt).expect("mount point");
+        let run = |cmd: &mut Command| {
+            let out = cmd.output().expect("run");
+            assert!(
+                out.status.success(),
+                "{cmd:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        run(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image));
+        // As root (mount needs it): the servers run as mysql, which must enter it.
+        run(Command::new("mount")
+            .args(["-o", "loop"])
+            .arg(&image)
+            .arg(&mnt));
+        let fs = TinyFs { mnt };
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&fs.mnt, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        fs
+    }
+}
+
+impl Drop for TinyFs {
+    fn drop(&mut self) {
+        if !Command::new("umount")
+            .arg(&self.mnt)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let _ = Command::new("umount").arg("-l").arg(&self.mnt).status();
+        }
+    }
+}
+
+#[test]
+fn prepare_refuses_a_load_its_disk_cannot_hold_before_loading() {
+    // New-user finding: on a 250 MB file system prepare failed mid-load with
+    // "The table 'sbtest3' is full", never naming the disk.
+    let dir = server_tempdir();
+    let fs = TinyFs::new(dir.path(), 300);
+    let base = fs.mnt.join("encbench");
+    let b = utf8(&base).to_string();
+    let prepare = |tables: &str, size: &str| {
+        oltp_bin(
+            &base,
+            &[
+                "prepare",
+                "--base-dir",
+                &b,
+                "--mysql-db",
+                "dfdisk",
+                "--tables",
+                tables,
+                "--table-size",
+                size,
+            ],
+        )
+    };
+    // 2 x 500,000 plaintext rows: about 530 MiB, on a file system of 300 MiB.
+    let out = prepare("2", "500000");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let line = stderr.lines().last().unwrap_or_default();
+    let data = base.join("mariadb").join("data");
+    let mnt = utf8(&fs.mnt);
+    assert!(
+        line.starts_with(&format!(
+            "Error: prepare of dfdisk (2 tables x 500000 rows each) needs about 588 MiB on the file system at {mnt} (the server's data directory {}) (535 MiB of data and 10% reserve), only ",
+            data.display()
+        )),
+        "{line}"
+    );
+    assert!(
+        line.ends_with(" MiB is free: give fewer --tables or a smaller --table-size, free space there, or use --base-dir on a larger disk"),
+        "{line}"
+    );
+    assert!(
+        !data.join("dfdisk").exists(),
+        "refused before creating the database"
+    );
+    // One that fits loads on the same file system.
+    let out = prepare("1", "1000");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(data.join("dfdisk").exists());
+}
+
 /// Sends `signal` to process `pid` (a child of the test).
 fn signal(pid: u32, signal: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), signal)
