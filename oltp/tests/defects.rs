@@ -221,6 +221,34 @@ fn prepare_refuses_a_load_its_disk_cannot_hold_before_loading() {
     // New-user finding: on a 250 MB file system prepare failed mid-load with
     // "The table 'sbtest3' is full", never naming the disk.
     let dir = server_tempdir();
+    if !nix::unistd::geteuid().is_root() {
+        // No loop mount without root: a load larger than any disk instead.
+        let base = dir.path().join("encbench");
+        let b = utf8(&base).to_string();
+        let args = [
+            "prepare",
+            "--base-dir",
+            &b,
+            "--tables",
+            "100000",
+            "--table-size",
+            "1000000000",
+        ];
+        let out = oltp_bin(&base, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(
+                "Error: prepare of sbtest (100000 tables x 1000000000 rows each) needs about "
+            ) && stderr.contains(" on the file system at "),
+            "{stderr}"
+        );
+        assert!(
+            !base.join("mariadb/data/sbtest").exists(),
+            "refused before loading"
+        );
+        return;
+    }
     let fs = TinyFs::new(dir.path(), 300);
     let base = fs.mnt.join("encbench");
     let b = utf8(&base).to_string();
