@@ -339,6 +339,12 @@ fn a_second_prepare_while_one_loads_says_so_and_never_advises_cleanup() {
             e,
             "dfconcurrent is being loaded by a prepare running now: wait for it to finish, then run again"
         );
+        // Nor does cleanup drop the tables under it.
+        let e = cleanup_plain(&url, &b, db).await.expect_err("loading");
+        assert_eq!(
+            e,
+            "dfconcurrent is being loaded by a prepare running now: wait for it to finish (or stop it with Ctrl-C), then clean up"
+        );
         signal(first.id(), SIGCONT);
     });
     let out = first.wait_with_output().expect("wait");
