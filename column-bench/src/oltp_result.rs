@@ -28,7 +28,9 @@ pub struct OltpRun {
     pub threads: u32,
     /// `none` or `BACKEND:ALGORITHM`.
     pub encrypt: String,
-    /// Rows per range query.
+    /// Rows per range query; 0 for a run of pgbench's workloads, whose
+    /// results leave the field out (no range queries, no built-in mix).
+    #[serde(default)]
     pub range_size: u32,
     /// Measured wall time, s.
     pub time_s: f64,

@@ -35,6 +35,18 @@ fn events_per_second(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A seed's parser: an unsigned integer up to `max` (sysbench's
+/// `--rand-seed` is unsigned), refused as a usage error (exit 2) that says
+/// so, instead of clap's "invalid digit found in string" for `-1`.
+fn seed_up_to(max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync + 'static {
+    move |s: &str| match s.parse::<u64>() {
+        Ok(v) if v <= max => Ok(v),
+        _ => Err(format!(
+            "the seed must be 0 or a positive integer (at most {max})"
+        )),
+    }
+}
+
 /// sysbench-compatible OLTP load generator with column encryption.
 ///
 /// Without --mysql-url, oltp starts (and stops) a private MariaDB server from the
@@ -429,7 +441,7 @@ pub struct PrepareArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
     /// Seed of the row generator (every database gets the same rows).
-    #[arg(long, default_value_t = schema::DEFAULT_SEED)]
+    #[arg(long, default_value_t = schema::DEFAULT_SEED, value_parser = seed_up_to(u64::MAX))]
     pub seed: u64,
     /// id as AUTO_INCREMENT (sysbench's --auto-inc); off: plain INTEGER.
     #[arg(long, default_value = "on", value_name = "on|off", num_args = 0..=1,
@@ -584,7 +596,7 @@ pub struct RunArgs {
     pub rand_type: RandType,
     /// Seed of the random numbers (worker i uses seed + i, so a 1-thread run
     /// repeats exactly); 0: from the operating system.
-    #[arg(long, default_value_t = 0, value_parser = u64_in(0, i64::MAX))]
+    #[arg(long, default_value_t = 0, value_parser = seed_up_to(i64::MAX as u64))]
     pub rand_seed: u64,
     /// Output on stdout.
     #[arg(long, value_enum, default_value = "text")]

@@ -27,6 +27,7 @@ pub mod run;
 pub mod schema;
 pub mod server;
 pub mod server_cpu;
+pub mod space;
 mod worker;
 pub mod workload;
 

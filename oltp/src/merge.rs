@@ -302,11 +302,17 @@ fn check_same_workload(a: &ClientReport, b: &ClientReport) -> Result<()> {
 /// Refuses another data set: database, tables, rows per table, encrypted columns.
 fn check_same_data_set(a: &ClientReport, b: &ClientReport) -> Result<()> {
     let shape = |c: &ClientReport| {
-        distinct(&c.runs, |r| {
-            format!(
+        distinct(&c.runs, |r| match &r.settings.pgbench {
+            Some(p) => format!(
+                "database {}, pgbench tables of scale {}",
+                r.settings.database, p.scale
+            ),
+            None => format!(
                 "database {}, {} tables x {} rows",
-                r.settings.database, r.settings.tables, r.settings.table_size
-            )
+                r.settings.database,
+                r.settings.tables.unwrap_or_default(),
+                r.settings.table_size.unwrap_or_default()
+            ),
         })
     };
     if shape(a) != shape(b) {
@@ -789,7 +795,7 @@ mod tests {
     #[test]
     fn another_data_set_is_refused() {
         let a = client("a.json", &[1, 8], same, 10, 0);
-        let b = client("b.json", &[1, 8], |s| s.table_size = 2000, 10, 0);
+        let b = client("b.json", &[1, 8], |s| s.table_size = Some(2000), 10, 0);
         let e = refused(&[a, b]);
         assert!(
             e.contains("b.json ran on database sbtest, 2 tables x 2000 rows"),

@@ -450,9 +450,10 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             String::new()
         },
         database: db,
-        tables: cfg.data.tables,
-        table_size: cfg.data.table_size,
-        range_size: cfg.options.range_size,
+        // sysbench's data set and ranges; a pgbench workload has its scale.
+        tables: (!cfg.workload.is_pgbench()).then_some(cfg.data.tables),
+        table_size: (!cfg.workload.is_pgbench()).then_some(cfg.data.table_size),
+        range_size: (!cfg.workload.is_pgbench()).then_some(cfg.options.range_size),
         options: workload_options(&cfg.options),
         rand_type: format!("{:?}", cfg.rand_type).to_lowercase(),
         rand_seed: cfg.rand_seed,

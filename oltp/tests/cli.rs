@@ -609,10 +609,22 @@ fn negative_numbers_are_value_errors_naming_the_range() {
         ),
         (
             &["run", "--rand-seed", "-1"],
-            "Error: invalid value '-1' for '--rand-seed <RAND_SEED>': -1 is not in 0..=9223372036854775807; see oltp run --help",
+            "Error: invalid value '-1' for '--rand-seed <RAND_SEED>': the seed must be 0 or a positive integer (at most 9223372036854775807); see oltp run --help",
+        ),
+        (
+            &["run", "--rand-seed=-1"],
+            "Error: invalid value '-1' for '--rand-seed <RAND_SEED>': the seed must be 0 or a positive integer (at most 9223372036854775807); see oltp run --help",
+        ),
+        (
+            &["prepare", "--seed", "-1"],
+            "Error: invalid value '-1' for '--seed <SEED>': the seed must be 0 or a positive integer (at most 18446744073709551615); see oltp prepare --help",
         ),
         (
             &["run", "--rate", "-5"],
+            "Error: invalid value '-5' for '--rate <PER_SECOND>': give events per second, 0 or more (0: closed loop); see oltp run --help",
+        ),
+        (
+            &["run", "--rate=-5"],
             "Error: invalid value '-5' for '--rate <PER_SECOND>': give events per second, 0 or more (0: closed loop); see oltp run --help",
         ),
         (
@@ -692,4 +704,58 @@ fn a_base_dir_the_server_user_cannot_enter_is_refused_and_not_created() {
         );
         assert!(!home.exists(), "{driver}: {} was created", home.display());
     }
+}
+
+#[test]
+fn quickstart_checks_its_settings_before_it_installs_builds_or_drops() {
+    // New-user finding: scripts/quickstart dropped the earlier tables before
+    // a bad ENCRYPT or TIME was refused. A real run builds the release binary
+    // (minutes), so: the numbers are refused by the script itself, first, and
+    // ENCRYPT reaches oltp's check in the drop itself (`cleanup --encrypt`,
+    // which refuses a bad list before it drops anything: defects.rs).
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/quickstart");
+    for (var, value, want) in [
+        (
+            "TIME",
+            "abc",
+            "error: TIME=abc: give a whole number, 1 or more",
+        ),
+        ("TIME", "0", "error: TIME=0: give a whole number, 1 or more"),
+        (
+            "REPEAT",
+            "-1",
+            "error: REPEAT=-1: give a whole number, 1 or more",
+        ),
+        (
+            "TABLES",
+            "two",
+            "error: TABLES=two: give a whole number, 1 or more",
+        ),
+        (
+            "TABLE_SIZE",
+            "1e4",
+            "error: TABLE_SIZE=1e4: give a whole number, 1 or more",
+        ),
+        (
+            "THREADS",
+            "1,,8",
+            "error: THREADS=1,,8: give thread counts, 1 or more, separated by commas (e.g. 1,8)",
+        ),
+    ] {
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .env(var, value)
+            .output()
+            .expect("run scripts/quickstart");
+        assert_eq!(out.status.code(), Some(2), "{var}={value}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end(), want);
+        assert!(out.stdout.is_empty(), "nothing installed, built or dropped");
+    }
+    let text = std::fs::read_to_string(&script).expect("read the script");
+    let drops: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("\"$OLTP\" cleanup"))
+        .collect();
+    assert_eq!(drops.len(), 1, "{drops:?}");
+    assert!(drops[0].contains("--encrypt \"$ENCRYPT\""), "{}", drops[0]);
 }

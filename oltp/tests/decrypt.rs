@@ -386,3 +386,57 @@ fn a_null_in_an_encrypted_column_is_a_counted_integrity_failure() {
     assert_eq!(u(&run["decrypt_errors"]), 1, "{run}");
     assert_counts_agree(&run);
 }
+
+/// New-user finding: a value whose envelope version byte was changed (1 to 2)
+/// was reported as a column "prepared with --deterministic", to be fixed with
+/// a flag, though encbench_meta records the column as the run reads it: the
+/// value was changed.
+#[test]
+fn a_changed_envelope_version_is_named_a_changed_value_not_a_flag() {
+    const VERSION_DB: &str = "decversion";
+    let shared = shared_server();
+    let base = shared.file("decversion-home");
+    runtime().block_on(async {
+        let mut args = flags("prepare", &shared.url, &base, VERSION_DB);
+        args.extend(strings(&["--encrypt", AEAD]));
+        assert_eq!(cli(&args).await, Ok(true), "prepare {VERSION_DB}");
+        let database = encbench_oltp::schema::DataSet {
+            db: VERSION_DB.into(),
+            tables: 1,
+            table_size: 10,
+            columns: Columns::default(),
+            at_rest: Default::default(),
+            server: Default::default(),
+            tls: None,
+        }
+        .database(Encrypt::parse(AEAD).expect("algorithm"));
+        let mut c = conn(&shared.url, Some(&database)).await;
+        // The first byte of c's randomized envelope: version 1 made 2.
+        c.query_drop("UPDATE sbtest1 SET c = CONCAT(x'02', SUBSTRING(c, 2)) WHERE id = 6")
+            .await
+            .expect("tamper");
+        assert_eq!(c.affected_rows(), 1, "id 6 must exist and change");
+        c.disconnect().await.expect("disconnect");
+    });
+    let json = shared.file("decversion.json");
+    let out = run_bin(
+        &shared.url,
+        &base,
+        VERSION_DB,
+        "oltp_point_select",
+        "stop",
+        &json,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(
+            "sbtest1.c id=6: envelope version 2 (deterministic) where a randomized envelope (version 1) was expected: the stored value was changed, or the column holds deterministic envelopes (sealed with --deterministic); encbench_meta records the column's envelopes as this run reads them, so the stored value was changed after prepare (a changed byte, or written around oltp)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("give the same --deterministic"),
+        "{stderr}"
+    );
+}

@@ -151,6 +151,219 @@ fn a_killed_prepare_leaves_tables_that_run_refuses() {
 }
 
 #[test]
+fn cleanup_refuses_a_bad_encrypt_list_before_it_drops_anything() {
+    // scripts/quickstart drops only ENCRYPT's databases, through this check.
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let db = "dfbadlist";
+    runtime().block_on(async {
+        assert_eq!(prepare_plain(&url, &b, db).await, Ok(true));
+        let e = cli(&args("cleanup", &url, &b, db, &["--encrypt", "none,bogus"]))
+            .await
+            .expect_err("a bad choice");
+        assert!(e.contains("bogus"), "{e}");
+        assert_eq!(
+            run_plain(&url, &b, db, &TABLES.to_string(), &ROWS.to_string()).await,
+            Ok(true),
+            "still there"
+        );
+        assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
+    });
+}
+
+/// A file system of `mib` MiB (ext4 in a loop-mounted image) at `dir/mnt`,
+/// unmounted when dropped.
+struct TinyFs {
+    mnt: std::path::PathBuf,
+}
+
+impl TinyFs {
+    fn new(dir: &std::path::Path, mib: u32) -> TinyFs {
+        let (image, mnt) = (dir.join("fs.img"), dir.join("mnt"));
+        let file = std::fs::File::create(&image).expect("create the image");
+        file.set_len(u64::from(mib) << 20).expect("size the image");
+        std::fs::create_dir(&mnt).expect("mount point");
+        let run = |cmd: &mut Command| {
+            let out = cmd.output().expect("run");
+            assert!(
+                out.status.success(),
+                "{cmd:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        run(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image));
+        // As root (mount needs it): the servers run as mysql, which must enter it.
+        run(Command::new("mount")
+            .args(["-o", "loop"])
+            .arg(&image)
+            .arg(&mnt));
+        let fs = TinyFs { mnt };
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&fs.mnt, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        fs
+    }
+}
+
+impl Drop for TinyFs {
+    fn drop(&mut self) {
+        if !Command::new("umount")
+            .arg(&self.mnt)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let _ = Command::new("umount").arg("-l").arg(&self.mnt).status();
+        }
+    }
+}
+
+#[test]
+fn prepare_refuses_a_load_its_disk_cannot_hold_before_loading() {
+    // New-user finding: on a 250 MB file system prepare failed mid-load with
+    // "The table 'sbtest3' is full", never naming the disk.
+    let dir = server_tempdir();
+    if !nix::unistd::geteuid().is_root() {
+        // No loop mount without root: a load larger than any disk instead.
+        let base = dir.path().join("encbench");
+        let b = utf8(&base).to_string();
+        let args = [
+            "prepare",
+            "--base-dir",
+            &b,
+            "--tables",
+            "100000",
+            "--table-size",
+            "1000000000",
+        ];
+        let out = oltp_bin(&base, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(
+                "Error: prepare of sbtest (100000 tables x 1000000000 rows each) needs about "
+            ) && stderr.contains(" on the file system at "),
+            "{stderr}"
+        );
+        assert!(
+            !base.join("mariadb/data/sbtest").exists(),
+            "refused before loading"
+        );
+        return;
+    }
+    let fs = TinyFs::new(dir.path(), 300);
+    let base = fs.mnt.join("encbench");
+    let b = utf8(&base).to_string();
+    let prepare = |tables: &str, size: &str| {
+        oltp_bin(
+            &base,
+            &[
+                "prepare",
+                "--base-dir",
+                &b,
+                "--mysql-db",
+                "dfdisk",
+                "--tables",
+                tables,
+                "--table-size",
+                size,
+            ],
+        )
+    };
+    // 2 x 500,000 plaintext rows: about 530 MiB, on a file system of 300 MiB.
+    let out = prepare("2", "500000");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let line = stderr.lines().last().unwrap_or_default();
+    let data = base.join("mariadb").join("data");
+    let mnt = utf8(&fs.mnt);
+    assert!(
+        line.starts_with(&format!(
+            "Error: prepare of dfdisk (2 tables x 500000 rows each) needs about 588 MiB on the file system at {mnt} (the server's data directory {}) (535 MiB of data and 10% reserve), only ",
+            data.display()
+        )),
+        "{line}"
+    );
+    assert!(
+        line.ends_with(" MiB is free: give fewer --tables or a smaller --table-size, free space there, or use --base-dir on a larger disk"),
+        "{line}"
+    );
+    assert!(
+        !data.join("dfdisk").exists(),
+        "refused before creating the database"
+    );
+    // One that fits loads on the same file system.
+    let out = prepare("1", "1000");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(data.join("dfdisk").exists());
+}
+
+/// Sends `signal` to process `pid` (a child of the test).
+fn signal(pid: u32, signal: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), signal)
+        .unwrap_or_else(|e| panic!("{signal} to {pid}: {e}"));
+}
+
+#[test]
+fn a_second_prepare_while_one_loads_says_so_and_never_advises_cleanup() {
+    // New-user finding: the second prepare called the first's database half
+    // loaded and advised the cleanup that would destroy it under the first.
+    use nix::sys::signal::Signal::{SIGCONT, SIGSTOP};
+    let t = shared_server();
+    let (url, base) = (t.url.clone(), t.base());
+    let b = utf8(&base).to_string();
+    let db = "dfconcurrent";
+    let size = "500000";
+    let prepare_args = sized_args("prepare", &url, &b, db, ("1", size), &[]);
+    let first = Command::new(env!("CARGO_BIN_EXE_oltp"))
+        .args(&prepare_args)
+        .env("ENCBENCH_HOME", &base)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start oltp prepare");
+    runtime().block_on(async {
+        wait_until_loading(&url, db).await;
+        // Paused mid-load (its lock and connections held), so the checks
+        // below run while it loads, however fast or slow the machine.
+        signal(first.id(), SIGSTOP);
+        let e = cli(&prepare_args).await.expect_err("another prepare");
+        assert_eq!(
+            e,
+            "dfconcurrent is being loaded by another prepare running now: wait for it to finish, then use its tables (they are ready when it ends)"
+        );
+        let e = run_plain(&url, &b, db, "1", size).await.expect_err("loading");
+        assert_eq!(
+            e,
+            "dfconcurrent is being loaded by a prepare running now: wait for it to finish, then run again"
+        );
+        // Nor does cleanup drop the tables under it.
+        let e = cleanup_plain(&url, &b, db).await.expect_err("loading");
+        assert_eq!(
+            e,
+            "dfconcurrent is being loaded by a prepare running now: wait for it to finish (or stop it with Ctrl-C), then clean up"
+        );
+        signal(first.id(), SIGCONT);
+    });
+    let out = first.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the first prepare: {stderr}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("prepared dfconcurrent: 1 table x 500000 rows"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    runtime().block_on(async {
+        assert_eq!(run_plain(&url, &b, db, "1", size).await, Ok(true), "intact");
+        assert_eq!(cleanup_plain(&url, &b, db).await, Ok(true));
+    });
+}
+
+#[test]
 fn a_lost_connection_during_prepare_names_the_database_and_cleanup() {
     let t = shared_server();
     let (url, base) = (t.url.clone(), t.base());

@@ -842,6 +842,11 @@ fn latency_limit_counts_reach_the_csv_and_markdown_exports() {
         let run = read_json(&json)["runs"][0].clone();
         let l = &run["latency_limit"];
         assert_eq!((u(&l["late"]), u(&l["skipped"])), (300, 0), "{run}");
+        // New-user finding: pgbench results carried sysbench's data set.
+        for field in ["tables", "table_size", "range_size"] {
+            assert!(run.get(field).is_none(), "{field}: {run}");
+        }
+        assert_eq!(run["pgbench"]["scale"], 1, "{run}");
         if output == "csv" {
             let mut r = csv::Reader::from_reader(stdout.as_bytes());
             let header = r.headers().expect("header").clone();
@@ -857,6 +862,12 @@ fn latency_limit_counts_reach_the_csv_and_markdown_exports() {
             assert_eq!(col("latency_limit_late"), "300");
             assert_eq!(col("latency_limit_skipped"), "0");
             assert_eq!(col("transactions"), "300");
+            assert_eq!(col("scale"), "1");
+            assert_eq!(col("script"), "select-only");
+            assert_eq!(
+                (col("tables"), col("table_size")),
+                (String::new(), String::new())
+            );
         } else {
             assert!(
                 stdout.contains(
@@ -929,4 +940,117 @@ fn latency_limit_under_rate_adds_skipped_to_the_progress_line_as_pgbench_15() {
     }
     let skipped = run["latency_limit"]["skipped"].as_u64().expect("skipped");
     assert!(skipped > 0 && sum <= skipped, "{sum} of {skipped}: {text}");
+}
+
+/// Waits (up to 120 s) until the prepare of `db` on `url` has marked it
+/// loading in its record table.
+async fn wait_until_pgbench_loading(url: &str, db: &str) {
+    let mut opts = encbench_oltp::driver::ConnectOptions::new(url);
+    opts.database = Some(db.to_string());
+    let t0 = std::time::Instant::now();
+    loop {
+        if let Ok(mut c) = PostgresConnection::connect(&opts).await {
+            let state = c
+                .query_text("SELECT value FROM encbench_pgbench WHERE name = 'state'")
+                .await
+                .ok()
+                .and_then(|rows| rows.into_iter().next())
+                .and_then(|r| r.into_iter().next().flatten());
+            c.close().await;
+            if state.as_deref() == Some("loading") {
+                return;
+            }
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(120),
+            "{db}: prepare never started loading"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// Sends `signal` to process `pid` (a child of the test).
+fn signal(pid: u32, signal: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), signal)
+        .unwrap_or_else(|e| panic!("{signal} to {pid}: {e}"));
+}
+
+#[test]
+fn a_second_prepare_while_one_loads_says_so_and_a_dead_ones_hint_keeps_its_scale() {
+    // New-user findings: the second prepare called the first's database half
+    // loaded and advised the cleanup that would destroy it under the first;
+    // the hint after an interrupted prepare named --scale 1, not the scale given.
+    use nix::sys::signal::Signal::{SIGCONT, SIGKILL, SIGSTOP};
+    let s = shared_pg();
+    let base = pg_tempdir();
+    let db = "pgb_concurrent";
+    let spawn = |scale: &str| {
+        let args = oltp_args(
+            "prepare",
+            s.url(),
+            base.path(),
+            db,
+            &["--workload", "pgbench_select_only", "--scale", scale],
+        );
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_oltp"))
+            .args(&args)
+            .env("ENCBENCH_HOME", base.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start oltp prepare");
+        (child, args)
+    };
+    let run_args = oltp_args(
+        "run",
+        s.url(),
+        base.path(),
+        db,
+        &["--workload", "pgbench_select_only", "--time", "1"],
+    );
+    let (first, args) = spawn("3");
+    runtime().block_on(async {
+        wait_until_pgbench_loading(s.url(), db).await;
+        // Paused mid-load (its lock and connections held), so the checks
+        // below run while it loads, however fast or slow the machine.
+        signal(first.id(), SIGSTOP);
+        let e = cli(&args).await.expect_err("another prepare");
+        assert_eq!(
+            e,
+            "pgb_concurrent is being loaded by another prepare running now: wait for it to finish, then use its tables (they are ready when it ends)"
+        );
+        let e = cli(&run_args).await.expect_err("loading");
+        assert_eq!(
+            e,
+            "pgb_concurrent is being loaded by a prepare running now: wait for it to finish, then run again"
+        );
+        signal(first.id(), SIGCONT);
+    });
+    let out = first.wait_with_output().expect("wait");
+    assert!(
+        out.status.success(),
+        "the first prepare: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cleanup = oltp_args("cleanup", s.url(), base.path(), db, &[]);
+    runtime().block_on(async {
+        assert_eq!(cli(&run_args).await, Ok(true), "intact");
+        assert_eq!(cli(&cleanup).await, Ok(true));
+    });
+    // A prepare of scale 3 killed mid-load: the hint prepares scale 3 again.
+    let (first, _) = spawn("3");
+    runtime().block_on(async {
+        wait_until_pgbench_loading(s.url(), db).await;
+        signal(first.id(), SIGKILL);
+    });
+    first.wait_with_output().expect("wait");
+    runtime().block_on(async {
+        let e = cli(&run_args).await.expect_err("half loaded");
+        assert!(
+            e.starts_with("pgb_concurrent is half loaded (a prepare of pgbench's tables did not finish): run `oltp cleanup --encrypt none --db-driver pgsql --pgsql-db pgb_concurrent")
+                && e.contains("`oltp prepare --workload pgbench_select_only --scale 3 --encrypt none --db-driver pgsql --pgsql-db pgb_concurrent"),
+            "{e}"
+        );
+        assert_eq!(cli(&cleanup).await, Ok(true));
+    });
 }

@@ -714,11 +714,13 @@ fn unknown_key_id(key_id: KeyId, known: impl Iterator<Item = KeyId>) -> Envelope
 }
 
 /// The message of [`EnvelopeError::Version`]: which kind of envelope was found
-/// where the other was expected, or that the version is unknown.
+/// where the other was expected, and the two causes this code cannot tell
+/// apart (a caller that knows how the column was sealed can), or that the
+/// version is unknown.
 fn version_text(found: u8) -> String {
     match found {
-        VERSION => "envelope version 1 (randomized) where a deterministic envelope (version 2) was expected: the column was prepared without --deterministic; give the same --deterministic it was prepared with".to_string(),
-        DETERMINISTIC_VERSION => "envelope version 2 (deterministic) where a randomized envelope (version 1) was expected: the column was prepared with --deterministic; give the same --deterministic it was prepared with".to_string(),
+        VERSION => "envelope version 1 (randomized) where a deterministic envelope (version 2) was expected: the stored value was changed, or the column holds randomized envelopes (sealed without --deterministic)".to_string(),
+        DETERMINISTIC_VERSION => "envelope version 2 (deterministic) where a randomized envelope (version 1) was expected: the stored value was changed, or the column holds deterministic envelopes (sealed with --deterministic)".to_string(),
         other => format!("envelope version {other} is unknown (1 is randomized, 2 deterministic): the value was not written by encbench, or by a newer version"),
     }
 }

@@ -92,7 +92,8 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
                     ..a.clone()
                 };
                 let server = open_lease(&a.data).await?;
-                let outcome = match prepare::prepare(&a, &server.url).await {
+                let data_dir = server.data_dir();
+                let outcome = match prepare::prepare(&a, &server.url, data_dir.as_deref()).await {
                     Ok(()) => at_rest::verify(&a, &server.url, off_as_control).await,
                     Err(e) => Err(e),
                 };

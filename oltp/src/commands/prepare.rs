@@ -16,13 +16,15 @@ use crate::columns::{Codec, Encrypt};
 use crate::config::{base_dir, data_set, parse_encrypts, tls_options};
 use crate::schema::{self, PrepareOptions};
 
-/// Runs `oltp prepare` against `url`.
+/// Runs `oltp prepare` against `url`; `data_dir`: the private server's data
+/// directory, whose file system must have room for the load (`None`: a
+/// server given by URL, whose disk is not known here: not checked).
 ///
 /// # Errors
 /// A check fails, or loading fails.
-pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
+pub async fn prepare(a: &PrepareArgs, url: &str, data_dir: Option<&Path>) -> Result<()> {
     if a.workload.is_pgbench() {
-        return super::prepare_pgbench::prepare(a, url).await;
+        return super::prepare_pgbench::prepare(a, url, data_dir).await;
     }
     let mut data = data_set(&a.data)?;
     data.tls = tls_options(&a.data, a.tls)?;
@@ -52,6 +54,30 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
             }
         }
     }
+    let rows = u64::from(data.tables) * u64::from(data.table_size);
+    check_room(
+        data_dir,
+        choices
+            .iter()
+            .map(|(e, _)| {
+                rows * match e {
+                    Encrypt::None => crate::space::PLAIN_BYTES_PER_ROW,
+                    Encrypt::Aead(_) => crate::space::SEALED_BYTES_PER_ROW,
+                }
+            })
+            .sum(),
+        &format!(
+            "prepare of {} ({} x {} each)",
+            choices
+                .iter()
+                .map(|(_, db)| db.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            crate::report::count(u64::from(data.tables), "table", "tables"),
+            crate::report::count(u64::from(data.table_size), "row", "rows"),
+        ),
+        "give fewer --tables or a smaller --table-size, free space there, or use --base-dir on a larger disk",
+    )?;
     // Then the missing default key files, and every cipher keyed.
     let mut plan: Vec<(Encrypt, String, Codec)> = Vec::new();
     for (e, db) in choices {
@@ -120,6 +146,28 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Refuses a load (`what`) of about `need` bytes where the file system of
+/// the private server's `data_dir` has less free (and a 10% reserve), before
+/// anything is created, as `oltp reproduce` checks its data sets; `fix` ends
+/// the message. A server given by URL (`None`) is not checked: its disk is
+/// not known here.
+///
+/// # Errors
+/// It does not fit (the message names the file system, the space needed and
+/// free, and `fix`), or the free space cannot be read.
+pub(super) fn check_room(data_dir: Option<&Path>, need: u64, what: &str, fix: &str) -> Result<()> {
+    let Some(dir) = data_dir else {
+        return Ok(());
+    };
+    let free = crate::space::disk_free(dir)?;
+    let on = format!(
+        "the file system at {} (the server's data directory {})",
+        crate::space::mount_point(dir).display(),
+        dir.display()
+    );
+    crate::space::check_disk(need, free, &on, what, fix)
 }
 
 /// Refuses a `--key-file` that does not exist (it is never created).

@@ -2,6 +2,7 @@
 //! encryption choice (its own database each, as sysbench's tables), every
 //! check first, then the missing default key files, then the loads.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -13,13 +14,14 @@ use crate::columns::{Codec, Encrypt};
 use crate::config::{base_dir, data_set, parse_encrypts};
 use crate::schema::pgbench::{self, ACCOUNTS_PER_SCALE, Fillers, PgbenchPrepare};
 
-use super::prepare::{check_key_file, count_bar, create_default_key_file};
+use super::prepare::{check_key_file, check_room, count_bar, create_default_key_file};
 
-/// Runs `oltp prepare` of pgbench's tables against `url`.
+/// Runs `oltp prepare` of pgbench's tables against `url`; `data_dir` as
+/// [`super::prepare::prepare`] checks it.
 ///
 /// # Errors
 /// A check fails, or loading fails.
-pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
+pub async fn prepare(a: &PrepareArgs, url: &str, data_dir: Option<&Path>) -> Result<()> {
     let mut data = data_set(&a.data)?;
     data.tls = crate::config::tls_options(&a.data, a.tls)?;
     let encrypts = parse_encrypts(&a.encrypt, data.columns)?;
@@ -54,9 +56,23 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
             encrypt: e,
             key_id: 0,
         };
-        pgbench::check_not_prepared::<crate::driver::PostgresConnection>(url, &p).await?;
+        pgbench::check_not_prepared::<crate::driver::PostgresConnection>(url, &p, false).await?;
         plans.push((p, e));
     }
+    let rows = u64::from(scale) * u64::from(ACCOUNTS_PER_SCALE);
+    check_room(
+        data_dir,
+        plans.len() as u64 * rows * crate::space::PGBENCH_BYTES_PER_ROW,
+        &format!(
+            "prepare of {} (pgbench's tables of scale {scale}, {rows} accounts each)",
+            plans
+                .iter()
+                .map(|(p, _)| p.db.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        "give a smaller --scale, free space there, or use --base-dir on a larger disk",
+    )?;
     for (mut p, e) in plans {
         let codec = match e {
             Encrypt::None => Codec::plaintext(),
@@ -68,7 +84,6 @@ pub async fn prepare(a: &PrepareArgs, url: &str) -> Result<()> {
             }
         };
         p.key_id = active_key_id(&codec);
-        let rows = u64::from(scale) * u64::from(ACCOUNTS_PER_SCALE);
         let bar = count_bar(rows, &format!("prepare {}", p.db));
         let progress: Arc<dyn Fn(u64) + Send + Sync> = {
             let bar = bar.clone();

@@ -419,7 +419,8 @@ async fn measure(
             println!("dropping the unfinished or different {}", data.database(e));
             schema::cleanup(&url, &data, &[e]).await?;
         }
-        super::prepare::prepare(&pa, &url).await?;
+        // Its disk was checked for every data set of the plan at once.
+        super::prepare::prepare(&pa, &url, None).await?;
     }
     for grid in &plan.grids {
         if interrupted.load(Ordering::SeqCst) {
@@ -615,7 +616,7 @@ async fn measure_steps(
                 };
                 super::cleanup::cleanup(&ca, &url).await?;
                 let t0 = std::time::Instant::now();
-                super::prepare::prepare(&pa, &url).await?;
+                super::prepare::prepare(&pa, &url, None).await?;
                 super::at_rest::verify(&pa, &url, false).await?;
                 t0
             }
@@ -863,7 +864,13 @@ fn check_missing_fit(
         return Ok(());
     }
     let free = resources::disk_free(base)?;
-    resources::check_disk(plan.disk_bytes(missing), free, base, what, quick)
+    crate::space::check_disk(
+        plan.disk_bytes(missing),
+        free,
+        &base.display().to_string(),
+        what,
+        resources::disk_fix(quick),
+    )
 }
 
 /// One in-process `oltp` command (`argv` from `oltp` on); false when a run

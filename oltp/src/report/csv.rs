@@ -5,7 +5,8 @@ use super::Report;
 impl Report {
     /// CSV: one row per run with its settings and figures (latencies in ms,
     /// CPU in µs per query; a figure not measured is an empty field), a
-    /// header first. The header is the same for every run: the
+    /// header first. The data set is sysbench's `tables` and `table_size`,
+    /// or pgbench's `scale` and `script` (the other pair empty). The header is the same for every run: the
     /// `--latency-limit` columns (`latency_limit_ms`, `latency_limit_late`,
     /// `latency_limit_skipped`, last, as in the JSON's `latency_limit`) are
     /// empty for a run without a limit.
@@ -25,6 +26,8 @@ impl Report {
             "round",
             "tables",
             "table_size",
+            "scale",
+            "script",
             "time_s",
             "transactions",
             "tps",
@@ -64,6 +67,7 @@ impl Report {
             let l = &r.latency_ms;
             let at_rest = r.settings.at_rest.as_ref();
             let limit = r.latency_limit.as_ref();
+            let pgbench = r.settings.pgbench.as_ref();
             w.write_record([
                 r.settings.workload.clone(),
                 r.settings.threads.to_string(),
@@ -80,8 +84,13 @@ impl Report {
                     .as_ref()
                     .map_or("off".to_string(), |a| a.mechanism.clone()),
                 r.round.to_string(),
-                r.settings.tables.to_string(),
-                r.settings.table_size.to_string(),
+                r.settings.tables.map(|n| n.to_string()).unwrap_or_default(),
+                r.settings
+                    .table_size
+                    .map(|n| n.to_string())
+                    .unwrap_or_default(),
+                pgbench.map(|p| p.scale.to_string()).unwrap_or_default(),
+                pgbench.map(|p| p.script.clone()).unwrap_or_default(),
                 format!("{:.4}", r.time_s),
                 r.transactions.to_string(),
                 format!("{:.2}", r.tps),

@@ -25,10 +25,18 @@ impl Report {
                 ),
                 None => format!(
                     "{} x {}, server {}, range size {}, rand-type {}",
-                    super::text::count(u64::from(r.settings.tables), "table", "tables"),
-                    super::text::count(u64::from(r.settings.table_size), "row", "rows"),
+                    super::text::count(
+                        u64::from(r.settings.tables.unwrap_or_default()),
+                        "table",
+                        "tables"
+                    ),
+                    super::text::count(
+                        u64::from(r.settings.table_size.unwrap_or_default()),
+                        "row",
+                        "rows"
+                    ),
                     r.settings.server_version,
-                    r.settings.range_size,
+                    r.settings.range_size.unwrap_or_default(),
                     r.settings.rand_type
                 ),
             };

@@ -101,12 +101,17 @@ pub struct RunSettings {
     pub encrypted_columns: String,
     /// Database the tables were in.
     pub database: String,
-    /// Tables.
-    pub tables: u32,
-    /// Rows per table.
-    pub table_size: u32,
-    /// Rows per range query (the same as `options.range_size`).
-    pub range_size: u32,
+    /// sysbench's tables; absent for a pgbench workload, whose tables are
+    /// sized by `pgbench.scale`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables: Option<u32>,
+    /// sysbench's rows per table; absent for a pgbench workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_size: Option<u32>,
+    /// sysbench's rows per range query (the same as `options.range_size`);
+    /// absent for a pgbench workload, which has no range queries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range_size: Option<u32>,
     /// sysbench's workload options used (point_selects, skip_trx, ...).
     pub options: WorkloadOptions,
     /// Id distribution (`--rand-type`), e.g. `uniform`.
@@ -571,9 +576,9 @@ pub(crate) mod fixtures {
                 "c, pad".to_string()
             },
             database: "sbtest".to_string(),
-            tables: 2,
-            table_size: 1000,
-            range_size: 100,
+            tables: Some(2),
+            table_size: Some(1000),
+            range_size: Some(100),
             options: options(),
             rand_type: "uniform".to_string(),
             rand_seed: 0,
@@ -602,6 +607,7 @@ pub(crate) mod fixtures {
     ) -> RunSettings {
         let mut st = settings(threads, "none");
         st.workload = "pgbench_select_only".into();
+        (st.tables, st.table_size, st.range_size) = (None, None, None);
         st.pgbench = Some(super::PgbenchRun {
             script: "select-only".into(),
             scale,

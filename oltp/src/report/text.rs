@@ -26,7 +26,7 @@ impl RunResult {
         };
         let _ = writeln!(
             s,
-            "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} x {} rows | {}server {}{}{}",
+            "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} | {}server {}{}{}",
             self.settings.workload,
             self.settings.threads,
             if self.settings.encrypted_columns.is_empty() {
@@ -59,8 +59,18 @@ impl RunResult {
                     };
                     format!("{} ({}{check})", a.mechanism, a.crypto_driver)
                 }),
-            self.settings.tables,
-            self.settings.table_size,
+            match (
+                &self.settings.pgbench,
+                self.settings.tables,
+                self.settings.table_size
+            ) {
+                (Some(p), _, _) => format!("pgbench scale {}", p.scale),
+                (None, tables, rows) => format!(
+                    "{} x {} rows",
+                    tables.unwrap_or_default(),
+                    rows.unwrap_or_default()
+                ),
+            },
             if self.settings.engine.is_empty() {
                 String::new()
             } else {

@@ -89,11 +89,7 @@ pub struct DataSetStep {
     pub rows: Option<u64>,
 }
 
-/// Plaintext bytes per row on disk (3.2 GiB / 6.25 M rows, rounded up).
-pub const PLAIN_BYTES_PER_ROW: u64 = 560;
-/// Bytes per row with every column sealed with AES-GCM (3.7 GiB / 6.25 M
-/// rows for `c, pad`, plus `k`'s 37-byte envelope in the row and its index).
-pub const SEALED_BYTES_PER_ROW: u64 = 720;
+pub use crate::space::{PLAIN_BYTES_PER_ROW, SEALED_BYTES_PER_ROW};
 
 /// One `oltp run` grid.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -42,9 +42,7 @@ pub const CACHED_SCALE: u32 = 10;
 /// (30 GB) would take 5 x 30 GB of disk and hours of loading here.
 pub const LARGE_SCALE: u32 = 200;
 
-/// Bytes on disk per pgbench account row, estimated (pgbench's tables with
-/// their indexes: about 15 MiB per scale unit of 100,000 accounts, plus WAL).
-pub const PGBENCH_BYTES_PER_ROW: u64 = 200;
+pub use crate::space::PGBENCH_BYTES_PER_ROW;
 
 /// Connections, as the report (line 10).
 pub const CONNECTIONS: u32 = 10;

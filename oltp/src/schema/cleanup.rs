@@ -1,12 +1,32 @@
 //! sysbench's `cleanup`: the databases and tables `prepare` created.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use encbench_crypto::Algorithm;
 
 use crate::columns::Encrypt;
 use crate::driver::Connection;
 
+use super::lock::prepare_running;
 use super::{DataSet, Dialect, by_driver, connect, database_exists, existing_tables, read_meta};
+
+/// Refuses to drop `db` while a prepare is loading it (it holds the prepare
+/// lock): the drop would destroy the tables under it.
+///
+/// # Errors
+/// A prepare is loading `db` now, or the lock cannot be asked for.
+async fn check_no_prepare<C: Connection>(
+    dialect: Dialect,
+    url: &str,
+    data: &DataSet,
+    db: &str,
+) -> Result<()> {
+    if prepare_running::<C>(dialect, url, data.tls.as_ref(), db).await? {
+        bail!(
+            "{db} is being loaded by a prepare running now: wait for it to finish (or stop it with Ctrl-C), then clean up"
+        );
+    }
+    Ok(())
+}
 
 /// The encrypted databases under base name `db` (any algorithm and column
 /// layout, finished or not) on the server `conn` is connected to: databases
@@ -52,7 +72,7 @@ fn is_encrypted_database(db: &str, name: &str) -> bool {
 /// encrypted database under it ([`encrypted_databases`]). Returns the databases touched.
 ///
 /// # Errors
-/// Database errors.
+/// A prepare is loading one of the databases now, or database errors.
 pub async fn cleanup_all(url: &str, data: &DataSet) -> Result<Vec<String>> {
     by_driver!(url, drop_all(url, data))
 }
@@ -65,6 +85,7 @@ async fn drop_all<C: Connection>(
     let mut dropped = drop_some::<C>(dialect, url, data, &[Encrypt::None]).await?;
     let mut conn: C = connect(url, data.tls.as_ref(), None).await?;
     for db in encrypted_databases(&mut conn, dialect, &data.db).await? {
+        check_no_prepare::<C>(dialect, url, data, &db).await?;
         conn.simple(&dialect.drop_database_sql(&db)).await?;
         dropped.push(db);
     }
@@ -78,7 +99,8 @@ async fn drop_all<C: Connection>(
 /// tables or `encbench_meta` is not).
 ///
 /// # Errors
-/// Database errors.
+/// A prepare is loading one of the databases now (nothing of it is
+/// dropped), or database errors.
 pub async fn cleanup(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<Vec<String>> {
     by_driver!(url, drop_some(url, data, encrypts))
 }
@@ -96,6 +118,7 @@ async fn drop_some<C: Connection>(
         if dropped.contains(&db) || !database_exists(&mut admin, dialect, &db).await? {
             continue;
         }
+        check_no_prepare::<C>(dialect, url, data, &db).await?;
         if e.algorithm().is_some() {
             admin.simple(&dialect.drop_database_sql(&db)).await?;
         } else {

@@ -154,6 +154,39 @@ impl Dialect {
         }
     }
 
+    /// Takes the prepare lock of database `db` (`lock.rs`) without waiting:
+    /// one row, one column, `1` when this session holds it now. MySQL's `GET_LOCK` is server-wide; PostgreSQL's session
+    /// advisory lock is keyed by `hashtext` of the same name, within the
+    /// connection's database.
+    pub fn try_prepare_lock_sql(self, db: &str) -> String {
+        let name = self.prepare_lock_name(db);
+        match self {
+            Dialect::Mysql => format!("SELECT GET_LOCK({name}, 0)"),
+            Dialect::Postgres => format!("SELECT pg_try_advisory_lock(hashtext({name}))::int"),
+        }
+    }
+
+    /// Releases the prepare lock of database `db` that this session holds.
+    pub fn prepare_unlock_sql(self, db: &str) -> String {
+        let name = self.prepare_lock_name(db);
+        match self {
+            Dialect::Mysql => format!("SELECT RELEASE_LOCK({name})"),
+            Dialect::Postgres => format!("SELECT pg_advisory_unlock(hashtext({name}))"),
+        }
+    }
+
+    /// The prepare lock's name as an SQL expression: `'encbench prepare DB'`;
+    /// on MySQL, whose lock names have at most 64 characters, the MD5 of
+    /// `DB` in its place when it would be longer.
+    fn prepare_lock_name(self, db: &str) -> String {
+        let name = format!("encbench prepare {db}");
+        if self == Dialect::Mysql && name.chars().count() > 64 {
+            format!("CONCAT('encbench prepare ', MD5({}))", self.literal(db))
+        } else {
+            self.literal(&name)
+        }
+    }
+
     /// `CREATE TABLE encbench_meta` (name, value) in the connection's database.
     pub fn create_meta_sql(self) -> String {
         let engine = match self {

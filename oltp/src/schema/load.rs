@@ -12,9 +12,11 @@ use crate::columns::{Codec, Column, ColumnMode, Columns, Encrypt, TableAad, k_pl
 use crate::driver::{Connection, DbError, ErrorKind, Param};
 use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
+use super::lock::{PrepareLock, another_prepare};
+use super::meta::not_prepared;
 use super::{
-    DataSet, Dialect, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, by_driver, check_not_prepared,
-    cleanup_command, connect, database_exists, table_name,
+    DataSet, Dialect, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, by_driver, cleanup_command,
+    connect, database_exists, table_name,
 };
 
 /// Options of `prepare`.
@@ -39,7 +41,8 @@ pub struct PrepareOptions {
 /// by each batch.
 ///
 /// # Errors
-/// A table already exists (run `cleanup`), or any database or sealing error;
+/// A table already exists (run `cleanup`), another prepare of the database
+/// is running (wait for it), or any database or sealing error;
 /// once loading began, the error says the database is half loaded and names
 /// the cleanup command (and that the server went away when the connection
 /// was lost).
@@ -70,7 +73,15 @@ async fn prepare_with<C: Connection + 'static>(
     progress: Arc<dyn Fn(u64) + Send + Sync>,
 ) -> Result<()> {
     let db = data.database(encrypt);
-    check_not_prepared(url, data, &[encrypt]).await?;
+    // Held until the last step: another prepare of `db` waits for it, then
+    // refuses, and a `loading` mark found meanwhile is told from a dead one.
+    let Some(lock) = PrepareLock::<C>::take(dialect, url, data.tls.as_ref(), &db).await? else {
+        return Err(another_prepare(&db));
+    };
+    if let Err(e) = not_prepared::<C>(dialect, url, data, &[encrypt], true).await {
+        lock.release().await;
+        return Err(e);
+    }
     let loading = async {
         let mut server: C = connect(url, data.tls.as_ref(), None).await?;
         if !database_exists(&mut server, dialect, &db).await? {
@@ -170,9 +181,9 @@ async fn prepare_with<C: Connection + 'static>(
         admin.close().await;
         anyhow::Ok(())
     };
-    loading
-        .await
-        .map_err(|e| half_loaded(&e, &db, &cleanup_command(dialect, data, encrypt)))
+    let loaded = loading.await;
+    lock.release().await;
+    loaded.map_err(|e| half_loaded(&e, &db, &cleanup_command(dialect, data, encrypt)))
 }
 
 /// `e`, a failure after loading began, as one line naming the half-loaded

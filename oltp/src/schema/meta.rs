@@ -9,6 +9,7 @@ use crate::at_rest::AtRest;
 use crate::columns::{Columns, Encrypt};
 use crate::driver::Connection;
 
+use super::lock::{another_prepare, prepare_running};
 use super::{
     DEFAULT_SEED, DataSet, Dialect, by_driver, connect, database_exists, scalar, table_name,
 };
@@ -262,7 +263,16 @@ pub async fn check_prepared<C: Connection>(
         bail!("{db}.{} not found: run `{prepare}` first", table_name(1));
     }
     let mut conn: C = connect(url, data.tls.as_ref(), Some(&db)).await?;
-    let meta = read_meta(&mut conn, dialect).await?;
+    let mut meta = read_meta(&mut conn, dialect).await?;
+    if meta.as_ref().is_some_and(Meta::is_loading) {
+        if prepare_running::<C>(dialect, url, data.tls.as_ref(), &db).await? {
+            bail!(
+                "{db} is being loaded by a prepare running now: wait for it to finish, then run again"
+            );
+        }
+        // Read again: a prepare that ended meanwhile marked it done.
+        meta = read_meta(&mut conn, dialect).await?;
+    }
     if meta.as_ref().is_some_and(Meta::is_loading) {
         bail!("{db} is half loaded (a prepare did not finish): run `{cleanup}`, then `{prepare}`");
     }
@@ -331,17 +341,22 @@ pub async fn check_prepared<C: Connection>(
 /// `prepare` refuses before it loads anything.
 ///
 /// # Errors
-/// A database already holds tables, or is half loaded (the message names the
-/// cleanup command).
+/// A database already holds tables, is being loaded by another prepare
+/// running now (the message says to wait for it), or is half loaded (the
+/// message names the cleanup command).
 pub async fn check_not_prepared(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<()> {
-    by_driver!(url, not_prepared(url, data, encrypts))
+    by_driver!(url, not_prepared(url, data, encrypts, false))
 }
 
-async fn not_prepared<C: Connection>(
+/// [`check_not_prepared`]; `locked_here`: this process holds the databases'
+/// prepare locks ([`super::lock`]), so a `loading` mark is a prepare that
+/// did not finish, never another one running.
+pub(super) async fn not_prepared<C: Connection>(
     dialect: Dialect,
     url: &str,
     data: &DataSet,
     encrypts: &[Encrypt],
+    locked_here: bool,
 ) -> Result<()> {
     let mut admin: C = connect(url, data.tls.as_ref(), None).await?;
     for e in encrypts {
@@ -352,7 +367,14 @@ async fn not_prepared<C: Connection>(
         let cleanup = cleanup_command(dialect, data, *e);
         let mut conn: C = connect(url, data.tls.as_ref(), Some(&db)).await?;
         let existing = existing_tables(&mut conn, dialect).await?;
-        let meta = read_meta(&mut conn, dialect).await?;
+        let mut meta = read_meta(&mut conn, dialect).await?;
+        if meta.as_ref().is_some_and(Meta::is_loading) && !locked_here {
+            if prepare_running::<C>(dialect, url, data.tls.as_ref(), &db).await? {
+                return Err(another_prepare(&db));
+            }
+            // Read again: a prepare that ended meanwhile marked it done.
+            meta = read_meta(&mut conn, dialect).await?;
+        }
         let problem = match &meta {
             Some(m) if m.is_loading() => Some("a prepare did not finish".to_string()),
             Some(_) => None,

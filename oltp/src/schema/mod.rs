@@ -15,7 +15,9 @@
 //!
 //! A table `encbench_meta` in each database records how it was prepared: its
 //! `state=loading` is written before any table and set to `done` last, so a
-//! `prepare` that did not finish is detected by `run` and by the next `prepare`.
+//! `prepare` that did not finish is detected by `run` and by the next `prepare`;
+//! the prepare lock it holds meanwhile (`lock.rs`) tells that apart from a
+//! `prepare` running now.
 
 use anyhow::Result;
 use encbench_crypto::Algorithm;
@@ -27,6 +29,7 @@ use crate::driver::{ConnectOptions, Connection, DbError, TlsOptions, mysql, post
 mod cleanup;
 mod dialect;
 mod load;
+mod lock;
 mod meta;
 pub mod pgbench;
 mod server_flags;

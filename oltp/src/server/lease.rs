@@ -195,6 +195,15 @@ impl Lease {
         })
     }
 
+    /// The private server's data directory (where its tables' files are);
+    /// `None` for a server given by URL, whose disk is not known here.
+    pub fn data_dir(&self) -> Option<PathBuf> {
+        self.held.as_ref().map(|(held, _)| match held {
+            Held::Mariadb(_, layout) => layout.data().to_path_buf(),
+            Held::Postgres(server) => server.layout().data(),
+        })
+    }
+
     /// The IOPS cap the kernel holds for the private MariaDB (see
     /// [`PrivateServer::iops_cap`]); `None` for an uncapped one, PostgreSQL, or a URL.
     pub fn iops_cap(&self) -> Option<super::iops::IopsCap> {

@@ -1,6 +1,6 @@
 //! Errors of one query or transaction, and how a worker treats them.
 
-use encbench_crypto::envelope::EnvelopeError;
+use encbench_crypto::envelope::{DETERMINISTIC_VERSION, EnvelopeError, VERSION};
 
 use crate::columns::Column;
 use crate::driver::{DbError, ErrorKind};
@@ -11,8 +11,10 @@ pub enum QueryError {
     /// The driver or server failed.
     #[error(transparent)]
     Db(#[from] DbError),
-    /// A stored value did not open.
-    #[error("{table}.{column} id={id}: {source}")]
+    /// A stored value did not open. The run checked the column's layout
+    /// against `encbench_meta` before it began, so an envelope of the other
+    /// kind is named a changed value, not a `--deterministic` to give.
+    #[error("{table}.{column} id={id}: {source}{}", changed_after_prepare(source))]
     Open {
         /// Table name.
         table: String,
@@ -62,6 +64,17 @@ pub enum QueryError {
     /// The server returned something the workload does not expect.
     #[error("unexpected result: {0}")]
     Protocol(String),
+}
+
+/// What an envelope of the other kind means in a run: the layout matched
+/// `encbench_meta`, so the value was changed; empty for other failures.
+fn changed_after_prepare(e: &EnvelopeError) -> &'static str {
+    match e {
+        EnvelopeError::Version(VERSION | DETERMINISTIC_VERSION) => {
+            "; encbench_meta records the column's envelopes as this run reads them, so the stored value was changed after prepare (a changed byte, or written around oltp)"
+        }
+        _ => "",
+    }
 }
 
 impl QueryError {

@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 
 use crate::columns::{Codec, Encrypt};
 use crate::driver::{Connection, Row as _};
+use crate::schema::lock::{another_prepare, prepare_running};
 use crate::schema::{DataSet, Dialect, STATE_DONE, connect, database_exists, scalar};
 
 use super::{
@@ -73,11 +74,18 @@ async fn existing<C: Connection>(conn: &mut C) -> Result<Vec<Table>> {
 
 /// Refuses to load into `p.db` when it holds pgbench tables or their
 /// record already (`pgbench -i` drops them; oltp leaves them to `cleanup`).
+/// `locked_here`: this process holds `p.db`'s prepare lock, so a `loading`
+/// record is a prepare that did not finish, never another one running.
 ///
 /// # Errors
 /// The database holds pgbench tables, finished or half loaded (the message
-/// names the cleanup command).
-pub async fn check_not_prepared<C: Connection>(url: &str, p: &PgbenchPrepare) -> Result<()> {
+/// names the cleanup command), or another prepare is loading it now (the
+/// message says to wait for it).
+pub async fn check_not_prepared<C: Connection>(
+    url: &str,
+    p: &PgbenchPrepare,
+    locked_here: bool,
+) -> Result<()> {
     let mut admin: C = connect(url, p.data.tls.as_ref(), None).await?;
     let exists = database_exists(&mut admin, Dialect::Postgres, &p.db).await?;
     admin.close().await;
@@ -86,7 +94,15 @@ pub async fn check_not_prepared<C: Connection>(url: &str, p: &PgbenchPrepare) ->
     }
     let mut conn: C = connect(url, p.data.tls.as_ref(), Some(&p.db)).await?;
     let tables = existing(&mut conn).await?;
-    let meta = read_meta(&mut conn).await?;
+    let mut meta = read_meta(&mut conn).await?;
+    if meta.as_ref().is_some_and(|m| m.state != STATE_DONE) && !locked_here {
+        if prepare_running::<C>(Dialect::Postgres, url, p.data.tls.as_ref(), &p.db).await? {
+            conn.close().await;
+            return Err(another_prepare(&p.db));
+        }
+        // Read again: a prepare that ended meanwhile marked it done.
+        meta = read_meta(&mut conn).await?;
+    }
     conn.close().await;
     let cleanup = cleanup_command(&p.data, p.encrypt, p.fillers);
     match meta {
@@ -132,14 +148,28 @@ pub async fn check_prepared<C: Connection>(
     fillers: Fillers,
     want: Option<u32>,
 ) -> Result<(u32, C)> {
-    let scale_hint = want.unwrap_or(1);
-    let prepare = prepare_command(workload, scale_hint, data, &[encrypt], fillers);
     let cleanup = cleanup_command(data, encrypt, fillers);
     if !database_exists(admin, Dialect::Postgres, db).await? {
+        let prepare = prepare_command(workload, want.unwrap_or(1), data, &[encrypt], fillers);
         bail!("{db} has no pgbench tables: run `{prepare}` first");
     }
     let mut conn: C = connect(url, data.tls.as_ref(), Some(db)).await?;
-    let meta = read_meta(&mut conn).await?;
+    let mut meta = read_meta(&mut conn).await?;
+    if meta.as_ref().is_some_and(|m| m.state != STATE_DONE) {
+        if prepare_running::<C>(Dialect::Postgres, url, data.tls.as_ref(), db).await? {
+            bail!(
+                "{db} is being loaded by a prepare running now: wait for it to finish, then run again"
+            );
+        }
+        // Read again: a prepare that ended meanwhile marked it done.
+        meta = read_meta(&mut conn).await?;
+    }
+    // The scale asked for, else the one the tables were (being) prepared
+    // with, else pgbench's default.
+    let scale_hint = want
+        .or(meta.as_ref().map(|m| m.scale).filter(|&s| s > 0))
+        .unwrap_or(1);
+    let prepare = prepare_command(workload, scale_hint, data, &[encrypt], fillers);
     let tables = existing(&mut conn).await?;
     if let Some(m) = &meta {
         if m.state != STATE_DONE {

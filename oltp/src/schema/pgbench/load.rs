@@ -11,6 +11,7 @@ use anyhow::{Result, anyhow};
 
 use crate::columns::{Codec, Encrypt};
 use crate::driver::{Connection, DbError, ErrorKind, Param, PostgresConnection};
+use crate::schema::lock::{PrepareLock, another_prepare};
 use crate::schema::{DataSet, Dialect, STATE_DONE, STATE_LOADING, connect, database_exists};
 
 use super::{
@@ -62,7 +63,8 @@ const CHUNK_ROWS: u32 = 10_000;
 /// is called with the accounts rows sent so far by each chunk.
 ///
 /// # Errors
-/// The database already holds pgbench tables (run `cleanup`), the server is
+/// The database already holds pgbench tables (run `cleanup`), another
+/// prepare of it is running (wait for it), the server is
 /// not PostgreSQL, or any database or sealing error; once loading began the
 /// error says the database is half loaded and names the cleanup command.
 pub async fn prepare(
@@ -76,7 +78,17 @@ pub async fn prepare(
             "pgbench's tables need PostgreSQL (fillfactor, COPY, VACUUM): add --db-driver pgsql"
         );
     }
-    check_not_prepared::<PostgresConnection>(url, p).await?;
+    // Held until the last step, as sysbench's prepare holds it.
+    let Some(lock) =
+        PrepareLock::<PostgresConnection>::take(Dialect::Postgres, url, p.data.tls.as_ref(), &p.db)
+            .await?
+    else {
+        return Err(another_prepare(&p.db));
+    };
+    if let Err(e) = check_not_prepared::<PostgresConnection>(url, p, true).await {
+        lock.release().await;
+        return Err(e);
+    }
     let cleanup = cleanup_command(&p.data, p.encrypt, p.fillers);
     let loading = async {
         let t = Instant::now();
@@ -99,7 +111,9 @@ pub async fn prepare(
             ..times
         })
     };
-    loading.await.map_err(|e| {
+    let loaded = loading.await;
+    lock.release().await;
+    loaded.map_err(|e| {
         let lost = e.chain().any(|c| {
             c.downcast_ref::<DbError>()
                 .is_some_and(|d| d.kind() == ErrorKind::ConnectionLost)
@@ -134,6 +148,16 @@ async fn load<C: Connection>(
     conn.execute_text(
         &insert,
         &[Param::Text(b"state"), Param::Text(STATE_LOADING.as_bytes())],
+    )
+    .await?;
+    // The scale with the mark: the commands a half-loaded database's
+    // messages suggest prepare the scale it was given.
+    conn.execute_text(
+        &insert,
+        &[
+            Param::Text(b"scale"),
+            Param::Text(p.scale.to_string().as_bytes()),
+        ],
     )
     .await?;
     // pgbench's "create tables" and "client-side generate" in one transaction,
@@ -240,7 +264,6 @@ async fn load<C: Connection>(
             p.encrypt.algorithm().map_or("none", |a| a.name()),
         ),
         ("key_id", &p.key_id.to_string()),
-        ("scale", &p.scale.to_string()),
         ("fillfactor", &p.fillfactor.to_string()),
         ("fillers", fillers.map_or("", Fillers::meta)),
     ];
