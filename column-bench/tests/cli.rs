@@ -557,7 +557,7 @@ fn bad_input_is_a_one_line_error_with_the_fix() {
     let missing_dir_svg = dir.path().join("no/such/dir/chart.svg");
     let oltp_garbage = dir.path().join("garbage.json");
     std::fs::write(&oltp_garbage, "{\"tool\": \"oltp\"}").expect("write");
-    // Password files (issue 15) holding "secretpw", which no message may show.
+    // Password files holding "secretpw", which no message may show.
     let pw_file = |name: &str, mode: u32| {
         use std::os::unix::fs::PermissionsExt as _;
         let p = dir.path().join(name);
@@ -633,7 +633,7 @@ fn bad_input_is_a_one_line_error_with_the_fix() {
         ),
         (
             vec!["--from-mysql", "http://nope", "--table", "t"],
-            // The fix keeps the password off the command line (issue 15).
+            // The fix keeps the password off the command line.
             "use mysql://USER@HOST:PORT/DATABASE, the password in --password-file F or $MYSQL_PWD",
         ),
         (

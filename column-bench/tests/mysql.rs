@@ -103,7 +103,7 @@ fn from_mysql_reads_real_lengths_and_oltp_results_compare_with_the_model() {
         lengths(&r),
         vec![("c".to_string(), 119.0), ("pad".to_string(), 59.0)]
     );
-    // The same with the password out of argv (issue 15): the URL without it and the
+    // The same with the password out of argv: the URL without it and the
     // private server's own password file (0600), then MYSQL_PWD.
     let bare = encbench_common::password::without_password(&url);
     let pw_file = server.password_file();

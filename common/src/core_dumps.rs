@@ -1,5 +1,5 @@
 //! No core dumps: a process that holds keys (column keys, the at-rest key) must never
-//! write its memory to a core file (issue 15, key hygiene).
+//! write its memory to a core file (key hygiene).
 //!
 //! [`disable`] does what `ssh-agent` does for its private keys (OpenSSH `ssh-agent.c`:
 //! `setrlimit(RLIMIT_CORE, 0)` "since memory contains unencrypted private keys", and

@@ -1,5 +1,5 @@
 //! The password of a server URL (`--mysql-url`, `--pgsql-url`, column-bench's
-//! `--from-mysql`), kept out of argv (issue 15): any local user reads a process's
+//! `--from-mysql`), kept out of argv: any local user reads a process's
 //! command line in `/proc/PID/cmdline`, and callgrind copies it into its output.
 //!
 //! Where the password comes from, first match wins:

@@ -13,7 +13,7 @@
 //!   `--pgsql-url` is a `postgres://` or `postgresql://` URL.
 //! - A URL that breaks the rule for `@` (`encbench_common::password::check_at_signs`:
 //!   one `@`, ending USER:PASS before the host) is refused by both drivers and
-//!   described by neither `target` (issue 15: tokio-postgres read `u:p@ss@h` as host
+//!   described by neither `target` (tokio-postgres read `u:p@ss@h` as host
 //!   `ss@h`); a password put in with `with_password` is read back exactly by both.
 //! - No password of a URL (8+ characters, no separator, found nowhere else in the URL; the
 //!   credentials' or a `password=` parameter's) in an error message of oltp or

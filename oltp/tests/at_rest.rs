@@ -1,4 +1,4 @@
-//! `--at-rest MODE` end to end (issue 13, item 6): for MariaDB and the private PostgreSQL,
+//! `--at-rest MODE` end to end: for MariaDB and the private PostgreSQL,
 //! each filesystem mode and its control (gocryptfs / fuse-passthrough, fscrypt /
 //! ext4-loop) prepares 1 table x 1,000 rows on its own mounted server, runs 1 s, and
 //! records `at_rest` in the JSON; the test itself searches the host's disk (the backing

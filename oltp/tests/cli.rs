@@ -206,7 +206,7 @@ fn written_files_get_the_mode_of_any_new_file() {
 #[test]
 fn a_socket_url_is_refused_in_one_line() {
     // The socket is never used (TCP only, TLS checked), so asking for one is an
-    // error, not a silent switch (issue 15, defect 6).
+    // error, not a silent switch.
     let dir = tempfile::tempdir().expect("tempdir");
     let args = [
         "run",

@@ -1,4 +1,4 @@
-//! Issue 15 defect 4: a stored value that fails authentication mid-run (another
+//! A stored value that fails authentication mid-run (another
 //! row's `c` copied into id 6) is a counted error of its own (`decrypt_errors`),
 //! stops the run by default (`--on-decrypt-error stop`, exit 3, `complete:
 //! false`) or is counted and its event restarted (`count`, exit 0), and the
@@ -333,20 +333,19 @@ fn a_run_whose_every_event_failed_to_decrypt_is_incomplete_and_exits_3() {
     assert_counts_agree(&run);
 }
 
-/// Issue 15 defect 5: NULL in an encrypted column (the column altered to allow
-/// it, `c = NULL` for id 6) used to be skipped silently, the row missing from
-/// the results; it is the integrity failure it is, counted and stopping the run.
-#[test]
-fn a_null_in_an_encrypted_column_is_a_counted_integrity_failure() {
-    const NULL_DB: &str = "decnull";
-    let shared = shared_server();
-    let base = shared.file("decnull-home");
+/// Prepares `db` (1 table of 10 rows, encrypted with AEAD) on `shared` (its
+/// scratch files must outlive the returned path), runs `tamper` on its encrypted database (the last statement must
+/// change exactly one row), then `oltp run` of oltp_point_select with
+/// `--on-decrypt-error stop`, its JSON in `db`.json: the binary's output and
+/// the JSON's path.
+fn run_after_tampering(shared: &Use, db: &str, tamper: &[&str]) -> (std::process::Output, PathBuf) {
+    let base = shared.file(&format!("{db}-home"));
     runtime().block_on(async {
-        let mut args = flags("prepare", &shared.url, &base, NULL_DB);
+        let mut args = flags("prepare", &shared.url, &base, db);
         args.extend(strings(&["--encrypt", AEAD]));
-        assert_eq!(cli(&args).await, Ok(true), "prepare {NULL_DB}");
+        assert_eq!(cli(&args).await, Ok(true), "prepare {db}");
         let database = encbench_oltp::schema::DataSet {
-            db: NULL_DB.into(),
+            db: db.into(),
             tables: 1,
             table_size: 10,
             columns: Columns::default(),
@@ -356,24 +355,31 @@ fn a_null_in_an_encrypted_column_is_a_counted_integrity_failure() {
         }
         .database(Encrypt::parse(AEAD).expect("algorithm"));
         let mut c = conn(&shared.url, Some(&database)).await;
-        // c is VARBINARY(119 + 33) under AES-256-GCM's envelope.
-        c.query_drop("ALTER TABLE sbtest1 MODIFY c VARBINARY(152) NULL")
-            .await
-            .expect("alter");
-        c.query_drop("UPDATE sbtest1 SET c = NULL WHERE id = 6")
-            .await
-            .expect("null");
+        for sql in tamper {
+            c.query_drop(*sql).await.expect(sql);
+        }
         assert_eq!(c.affected_rows(), 1, "id 6 must exist and change");
         c.disconnect().await.expect("disconnect");
     });
-    let json = shared.file("decnull.json");
-    let out = run_bin(
-        &shared.url,
-        &base,
-        NULL_DB,
-        "oltp_point_select",
-        "stop",
-        &json,
+    let json = shared.file(&format!("{db}.json"));
+    let out = run_bin(&shared.url, &base, db, "oltp_point_select", "stop", &json);
+    (out, json)
+}
+
+/// NULL in an encrypted column (the column altered to allow
+/// it, `c = NULL` for id 6) used to be skipped silently, the row missing from
+/// the results; it is the integrity failure it is, counted and stopping the run.
+#[test]
+fn a_null_in_an_encrypted_column_is_a_counted_integrity_failure() {
+    // c is VARBINARY(119 + 33) under AES-256-GCM's envelope.
+    let shared = shared_server();
+    let (out, json) = run_after_tampering(
+        &shared,
+        "decnull",
+        &[
+            "ALTER TABLE sbtest1 MODIFY c VARBINARY(152) NULL",
+            "UPDATE sbtest1 SET c = NULL WHERE id = 6",
+        ],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
@@ -393,39 +399,12 @@ fn a_null_in_an_encrypted_column_is_a_counted_integrity_failure() {
 /// value was changed.
 #[test]
 fn a_changed_envelope_version_is_named_a_changed_value_not_a_flag() {
-    const VERSION_DB: &str = "decversion";
+    // The first byte of c's randomized envelope: version 1 made 2.
     let shared = shared_server();
-    let base = shared.file("decversion-home");
-    runtime().block_on(async {
-        let mut args = flags("prepare", &shared.url, &base, VERSION_DB);
-        args.extend(strings(&["--encrypt", AEAD]));
-        assert_eq!(cli(&args).await, Ok(true), "prepare {VERSION_DB}");
-        let database = encbench_oltp::schema::DataSet {
-            db: VERSION_DB.into(),
-            tables: 1,
-            table_size: 10,
-            columns: Columns::default(),
-            at_rest: Default::default(),
-            server: Default::default(),
-            tls: None,
-        }
-        .database(Encrypt::parse(AEAD).expect("algorithm"));
-        let mut c = conn(&shared.url, Some(&database)).await;
-        // The first byte of c's randomized envelope: version 1 made 2.
-        c.query_drop("UPDATE sbtest1 SET c = CONCAT(x'02', SUBSTRING(c, 2)) WHERE id = 6")
-            .await
-            .expect("tamper");
-        assert_eq!(c.affected_rows(), 1, "id 6 must exist and change");
-        c.disconnect().await.expect("disconnect");
-    });
-    let json = shared.file("decversion.json");
-    let out = run_bin(
-        &shared.url,
-        &base,
-        VERSION_DB,
-        "oltp_point_select",
-        "stop",
-        &json,
+    let (out, _json) = run_after_tampering(
+        &shared,
+        "decversion",
+        &["UPDATE sbtest1 SET c = CONCAT(x'02', SUBSTRING(c, 2)) WHERE id = 6"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");

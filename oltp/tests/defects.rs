@@ -1,4 +1,4 @@
-//! The defects of issue 15, each reproduced on a real private MariaDB server
+//! Defects found by review and by new users, each reproduced on a real private MariaDB server
 //! (the one shared by this test binary): half-loaded tables used as complete,
 //! a prepare that lost its server, a key file written before a refusal, and a
 //! value that fails authentication mid-run.
@@ -506,7 +506,7 @@ fn a_key_file_that_is_no_regular_file_or_too_large_is_one_line() {
 #[test]
 fn an_ipv6_literal_in_the_url_connects() {
     // `mysql://u:p@[::1]:PORT` failed with "failed to lookup address
-    // information" (issue 15, defect 7): the brackets reached the resolver.
+    // information": the brackets reached the resolver.
     let t = shared_server();
     let (url, base) = (t.url.clone(), t.base());
     let b = utf8(&base).to_string();

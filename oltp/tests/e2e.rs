@@ -353,7 +353,7 @@ fn wrong_key_files_are_refused_naming_the_key_id_or_the_fix() {
             assert!(needles.iter().all(|n| e.contains(n)), "{contents}: {e}");
         }
         // A key file others may read is refused with the chmod to run, like
-        // ssh's private keys (issue 15, key hygiene), and works once chmod 600.
+        // ssh's private keys (key hygiene), and works once chmod 600.
         use std::os::unix::fs::PermissionsExt;
         let keys = base.join("keys");
         let file = keys.join("aes-256-gcm.keys");
@@ -526,7 +526,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
         r.transactions > 0,
         "the events before the kill are reported"
     );
-    // The report adds up (issue 15, defect 9). Each worker was stopped
+    // The report adds up. Each worker was stopped
     // mid-event: those events are counted apart, their BEGINs are in the
     // statement table without a COMMIT.
     assert!(

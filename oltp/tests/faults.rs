@@ -1,4 +1,4 @@
-//! Faults, with nothing lost (issue 15): the disk full while `--json-out` is
+//! Faults, with nothing lost: the disk full while `--json-out` is
 //! written, connections reset under a running workload, a server that answers
 //! slowly. The faults come from the test itself: a small tmpfs in a private
 //! mount namespace, and a loopback TCP relay in front of the shared server that
@@ -171,7 +171,7 @@ fn a_full_disk_under_json_out_leaves_no_file_and_says_so() {
     assert!(stdout.contains("transactions:"), "{stdout}");
 }
 
-/// The private server restarted mid-prepare (issue 15, Build 4): `oltp prepare` of
+/// The private server restarted mid-prepare: `oltp prepare` of
 /// 4 x 200,000 rows on a server of the test's own, which is killed (SIGKILL) once the
 /// first rows are in and started again on the same directory and port. The prepare
 /// fails in one line (the server went away, the database is half loaded, the cleanup to

@@ -1,4 +1,4 @@
-//! Key hygiene end to end (issue 15): a canary key, a fixed recognisable
+//! Key hygiene end to end: a canary key, a fixed recognisable
 //! 32-byte value, goes through every `oltp` command path that reads a key
 //! file, with success and with each kind of error (wrong key id, malformed
 //! file, wrong length, a file open to others, a bad URL, a server that is
@@ -276,7 +276,7 @@ fn abort(child: &mut std::process::Child) -> std::process::ExitStatus {
     child.wait().expect("wait")
 }
 
-/// Issue 15, core dumps: an `oltp run` holding the canary key, started with
+/// Core dumps: an `oltp run` holding the canary key, started with
 /// `ulimit -c unlimited`, has lowered its core limit to 0 (soft and hard) by the
 /// time it runs, and a SIGABRT of it writes no core file. A control process
 /// (`sleep`, same shell, same limit, same directory) does dump core there when

@@ -1,4 +1,4 @@
-//! `oltp prepare|run|cleanup --db-driver pgsql` end to end (issue 13, part 2): the
+//! `oltp prepare|run|cleanup --db-driver pgsql` end to end: the
 //! commands on the shared private PostgreSQL (`--pgsql-url`) and on a private
 //! PostgreSQL of their own (no URL: the lease starts it and the last command stops it),
 //! plaintext and column-encrypted, JSON `engine` = `postgresql`; cleanup drops what

@@ -1,4 +1,4 @@
-//! Server CPU per query on PostgreSQL (issue 12, item 3): every run of a grid
+//! Server CPU per query on PostgreSQL: every run of a grid
 //! on the private PostgreSQL has its backends' CPU time. A PostgreSQL backend
 //! exits as the run's connection closes, just before the window's last
 //! reading; when the postmaster reaped it between the reading of the

@@ -1,4 +1,4 @@
-//! TLS to PostgreSQL (issue 13, Build item 5): the private PostgreSQL offers TLS with a
+//! TLS to PostgreSQL: the private PostgreSQL offers TLS with a
 //! certificate from its own CA; `oltp --db-driver pgsql` runs every `--tls` level against
 //! it and records the session in the result; every TLS connection is encrypted as the
 //! server itself reports it (`pg_stat_ssl`); a wrong CA, a certificate for another host

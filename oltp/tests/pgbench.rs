@@ -1,4 +1,4 @@
-//! pgbench's built-in scripts on the private PostgreSQL (issue 13, pgbench part):
+//! pgbench's built-in scripts on the private PostgreSQL:
 //! tables made by stock `pgbench -i -s 1` run under `oltp run --workload pgbench_*`
 //! (and keep pgbench's invariant: the sums of account, teller and branch balances and
 //! of history's deltas are equal); tables made by `oltp prepare --workload pgbench_*

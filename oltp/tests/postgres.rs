@@ -1,4 +1,4 @@
-//! The private PostgreSQL and the tokio-postgres driver (issue 13, part 1): the
+//! The private PostgreSQL and the tokio-postgres driver: the
 //! launcher starts, reuses and stops the server (password logins only, loopback,
 //! its own socket directory, the port kept); the workloads' statements run on
 //! PostgreSQL through the driver seam unchanged, with results identical between
@@ -187,7 +187,7 @@ fn server_starts_is_reused_and_stops() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // The URL without its password (issue 15: not for a command line), the
+    // The URL without its password (not for a command line), the
     // password's file on stderr.
     let stdout = String::from_utf8_lossy(&out.stdout);
     let url = again_url(dir.path());

@@ -118,48 +118,35 @@ fn an_unknown_id_lists_the_valid_ones() {
 
 #[test]
 fn a_missing_tls_bench_or_column_bench_is_refused_before_anything_starts() {
-    // New-user finding (report 003): --tls-bench /nonexistent was not refused.
+    // New-user findings: --tls-bench /nonexistent was not refused (report 003),
+    // and --column-bench /nonexistent was a note followed by a full run (000).
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out");
-    let o = oltp(
-        &[
-            "003",
-            "--tls-bench",
+    for (id, flag, packages) in [
+        ("003", "--tls-bench", "-p tls-bench -p tls-bench-footprint"),
+        ("000", "--column-bench", "-p column-bench"),
+    ] {
+        let args = [
+            id,
+            flag,
             "/nonexistent",
             "--out",
             out.to_str().expect("utf-8"),
-        ],
-        &[],
-    );
-    assert_eq!(
-        one_line_error(&o),
-        (
-            1,
-            "Error: --tls-bench /nonexistent: no such file: give the tls-bench binary (built by `cargo build --release -p tls-bench -p tls-bench-footprint`), or omit --tls-bench for the one next to oltp".to_string()
-        )
-    );
-    assert!(text(&o.stdout).is_empty(), "nothing started");
-    assert!(!out.exists(), "nothing written");
-    // The same for column-bench (it was a note, then a full run).
-    let o = oltp(
-        &[
-            "000",
-            "--column-bench",
-            "/nonexistent",
-            "--out",
-            out.to_str().expect("utf-8"),
-        ],
-        &[],
-    );
-    assert_eq!(
-        one_line_error(&o),
-        (
-            1,
-            "Error: --column-bench /nonexistent: no such file: give the column-bench binary (built by `cargo build --release -p column-bench`), or omit --column-bench for the one next to oltp".to_string()
-        )
-    );
-    assert!(text(&o.stdout).is_empty(), "nothing started");
-    assert!(!out.exists(), "nothing written");
+        ];
+        let o = oltp(&args, &[]);
+        let name = flag.trim_start_matches('-');
+        assert_eq!(
+            one_line_error(&o),
+            (
+                1,
+                format!(
+                    "Error: {flag} /nonexistent: no such file: give the {name} binary (built by `cargo build --release {packages}`), or omit {flag} for the one next to oltp"
+                )
+            )
+        );
+        assert!(text(&o.stdout).is_empty(), "{id}: nothing started");
+        assert!(!out.exists(), "{id}: nothing written");
+    }
 }
 
 #[test]

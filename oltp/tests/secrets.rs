@@ -1,4 +1,4 @@
-//! Passwords out of argv (issue 15): a `--mysql-url` / `--pgsql-url` without its
+//! Passwords out of argv: a `--mysql-url` / `--pgsql-url` without its
 //! password connects with `--password-file` or `MYSQL_PWD` / `PGPASSWORD` against
 //! real private servers; a running `oltp`'s `/proc/PID/cmdline` holds no password;
 //! the refusals (a URL with a password and a file both, a file without a URL, a

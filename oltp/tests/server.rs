@@ -179,7 +179,7 @@ fn cold_start_tcp_login_and_attach() {
     assert_eq!(port_file.trim(), server.port().to_string());
 
     // root over the socket, without a password: the socket's directory is the
-    // owner's alone (issue 15, defect 11).
+    // owner's alone.
     assert_eq!(
         try_socket_sql(server.socket_path(), "SELECT CURRENT_USER()"),
         Ok("root@localhost".to_string())
@@ -503,7 +503,7 @@ fn owner_mode(path: &Path) -> (u32, u32) {
     (m.uid(), m.mode() & 0o7777)
 }
 
-/// Issue 15, defect 11: the private server is locked down as a careful deployment
+/// The private server is locked down as a careful deployment
 /// would be. Root over TCP, the benchmark user without or with a wrong password, and
 /// (when the tests run as root) the socket as another OS user (`nobody`) all fail;
 /// `secure_file_priv` is the empty directory we set and no file can be written or read

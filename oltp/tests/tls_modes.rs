@@ -1,5 +1,4 @@
-//! TLS against servers whose certificates cannot be verified (issue 15,
-//! defect 10), with MySQL's levels: `--tls on` (VERIFY_IDENTITY),
+//! TLS against servers whose certificates cannot be verified, with MySQL's levels: `--tls on` (VERIFY_IDENTITY),
 //! `verify-ca`, `required`. A certificate from a CA the client was not given
 //! is refused by `on` and `verify-ca`, naming the CA file, and measured by
 //! `required`, which records its level in the result. An X.509 v1

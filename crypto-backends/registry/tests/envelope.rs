@@ -428,8 +428,8 @@ fn a_changed_version_byte_is_reported() {
             );
         }
     }
-    // The message says which kind was found, not "this build reads version 1"
-    // (issue 15, defect 12): version 2 is the deterministic envelope.
+    // The message says which kind was found, not "this build reads version 1":
+    // version 2 is the deterministic envelope.
     let two = EnvelopeError::Version(2).to_string();
     assert!(
         two.contains("version 2 (deterministic)") && two.contains("--deterministic"),

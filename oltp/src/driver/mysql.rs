@@ -418,7 +418,7 @@ mod tests {
         assert!(!text.contains("a-long-password"), "{text}");
     }
 
-    /// Issue 15: the same rule for '@' as the PostgreSQL driver (which would read
+    /// The same rule for '@' as the PostgreSQL driver (which would read
     /// `p@ss@h` as host `ss@h`): refused with the fix, `%40` accepted.
     #[test]
     fn an_at_in_the_password_is_refused_as_for_postgresql() {
@@ -490,7 +490,7 @@ mod url_tests {
                 e.starts_with("--mysql-url is not a valid mysql:// URL ("),
                 "{e}"
             );
-            // The fix keeps the password off the command line (issue 15).
+            // The fix keeps the password off the command line.
             assert!(
                 e.ends_with(
                     "use mysql://USER@HOST:PORT, the password in --password-file F or $MYSQL_PWD"

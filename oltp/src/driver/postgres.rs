@@ -675,7 +675,7 @@ mod tests {
         );
     }
 
-    /// Issue 15: tokio-postgres ends USER:PASS at the first '@', so `p@ss-canary@host`
+    /// tokio-postgres ends USER:PASS at the first '@', so `p@ss-canary@host`
     /// was read as password `p`, host `ss-canary@host`, shown by `target` and errors.
     #[test]
     fn an_at_in_the_password_is_refused_and_never_shown() {

@@ -227,9 +227,9 @@ mod tests {
             "server_cpu_unavailable",
             // Events a run-stopping error cut short.
             "interrupted_events",
-            // The server's kind (issue 13), with serde's default for older files.
+            // The server's kind, with serde's default for older files.
             "engine",
-            // The IOPS cap (issue 14, --iops-limit), null when uncapped.
+            // The IOPS cap (--iops-limit), null when uncapped.
             "iops_cap",
             // Other oltp processes on the same private server at the start.
             "shared_with",

@@ -174,7 +174,7 @@ pub enum ServerError {
         /// Its permission bits.
         mode: u32,
     },
-    /// A data directory made by an oltp before issue 15 (the fixed password `encbench`, no
+    /// A data directory made by an older oltp (the fixed password `encbench`, no
     /// password file; as root, files owned by root): not reused (a server of it found
     /// running was stopped first).
     #[error(

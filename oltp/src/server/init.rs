@@ -18,8 +18,8 @@ use super::password;
 /// Run by `mariadbd --bootstrap` on a fresh data directory: drop the anonymous users (they
 /// shadow `encbench@localhost`, `shared/spec/mariadb.md`) and every `root` but
 /// `root@localhost` (`mariadb-install-db` also makes passwordless `root@127.0.0.1`,
-/// `root@::1` and `root@HOSTNAME`, which any local user could reach over TCP: issue 15,
-/// defect 11), then create the benchmark user with `password` (alphanumeric: nothing to
+/// `root@::1` and `root@HOSTNAME`, which any local user could reach over TCP),
+/// then create the benchmark user with `password` (alphanumeric: nothing to
 /// escape). `root@localhost` is the Unix socket only, in a directory only the owner may
 /// enter (`PrivateServer::start`).
 fn bootstrap_sql(password: &str) -> String {

@@ -1,7 +1,7 @@
 //! The benchmark user's password of a private server, MariaDB's and PostgreSQL's alike:
 //! [`PASSWORD_LEN`] alphanumeric characters from the operating system's RNG, in a file of
 //! mode 0600 beside the data (`<dir>/password`), written at initialisation and read at
-//! every start (issue 15, defect 11: the MariaDB one was the fixed string `encbench`).
+//! every start (the MariaDB one used to be a fixed string).
 //! Alphanumeric: nothing to escape in a URL, in SQL or on a command line.
 
 use std::fs::{self, OpenOptions};

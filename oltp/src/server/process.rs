@@ -101,7 +101,7 @@ pub(super) fn start_locked(
     launch(cfg, bins, layout, owner, cap.as_ref())
 }
 
-/// Refuses a data directory made before issue 15: no password file (the benchmark user's
+/// Refuses a data directory made by an older oltp: no password file (the benchmark user's
 /// password is the fixed `encbench`, and `root@127.0.0.1` may still be there), or, as root,
 /// files owned by root (the server ran as root), which `mysql` cannot open.
 fn check_not_old(layout: &Layout, owner: Owner) -> Result<()> {
