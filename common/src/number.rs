@@ -1,5 +1,6 @@
 //! Numbers as the reports print them: digits grouped by thousands with commas,
-//! as the source reports do (`108,128` QPS, `12,345.68` in sysbench's style).
+//! as the source reports do (`108,128` QPS, `12,345.68` in sysbench's style),
+//! and counts with the noun that agrees with them.
 
 /// `x` with `decimals` decimals and its integer part grouped by thousands:
 /// `thousands(1234567.891, 2)` is `1,234,567.89`, `thousands(-1234.5, 0)` is
@@ -31,9 +32,21 @@ pub fn thousands(x: f64, decimals: usize) -> String {
     out
 }
 
+/// `n` and the noun that agrees with it: `1 table`, `2 tables`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::thousands;
+    use super::{count, thousands};
+
+    #[test]
+    fn the_noun_agrees_with_the_count() {
+        assert_eq!(count(1, "table", "tables"), "1 table");
+        assert_eq!(count(0, "table", "tables"), "0 tables");
+        assert_eq!(count(2, "thread", "threads"), "2 threads");
+    }
 
     #[test]
     fn groups_the_integer_part_only() {

@@ -27,9 +27,11 @@ pub(crate) mod mysql_text;
 pub(crate) mod pg_text;
 pub mod pg_tls;
 pub mod postgres;
+mod tls_failure;
 
 pub use mysql::MysqlConnection;
 pub use postgres::PostgresConnection;
+pub(crate) use tls_failure::tls_failure;
 
 /// A value bound to a statement placeholder.
 ///

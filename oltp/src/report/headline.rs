@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use encbench_common::compare::{self, Comparison, Verdict};
 
 use super::summary::MetricComparison;
-use super::text::count;
+use encbench_common::number::count;
 
 /// The workloads whose range queries sort (`ORDER BY c`) and deduplicate
 /// (`DISTINCT c`) the `c` column: with `c` encrypted, oltp reads the range

@@ -25,12 +25,12 @@ impl Report {
                 ),
                 None => format!(
                     "{} x {}, server {}, range size {}, rand-type {}",
-                    super::text::count(
+                    encbench_common::number::count(
                         u64::from(r.settings.tables.unwrap_or_default()),
                         "table",
                         "tables"
                     ),
-                    super::text::count(
+                    encbench_common::number::count(
                         u64::from(r.settings.table_size.unwrap_or_default()),
                         "row",
                         "rows"

@@ -32,6 +32,7 @@ pub mod window;
 use encbench_common::ResultHeader;
 use serde::Serialize;
 
+pub use encbench_common::number::count;
 pub use json::SCHEMA_VERSION;
 pub use model::{
     Fairness, LatencyLimit, LatencyMs, PgbenchRun, Queries, RunResult, RunSettings, ScheduleLagMs,
@@ -41,7 +42,7 @@ pub use summary::{
     ComparisonRow, METRICS, Metric, MetricComparison, RunKey, Spread, SummaryRow, baselines,
     comparison, comparisons, metric, mode_label, no_baseline_text, noise_floors, summary,
 };
-pub use text::{comparisons_text, count, summary_text, thousands};
+pub use text::{comparisons_text, summary_text, thousands};
 pub use window::{MeasuredWindow, overlap_pct};
 
 /// Everything `oltp run` reports, as printed by `--output json` and written by

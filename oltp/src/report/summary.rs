@@ -68,7 +68,7 @@ impl std::fmt::Display for RunKey {
             f,
             "{} at {}, {}",
             self.workload,
-            super::text::count(u64::from(self.threads), "thread", "threads"),
+            encbench_common::number::count(u64::from(self.threads), "thread", "threads"),
             self.mode()
         )
     }

@@ -461,11 +461,6 @@ fn one_decimal(x: Option<f64>) -> String {
     x.map_or_else(|| "n/a".to_string(), |x| format!("{x:.1}"))
 }
 
-/// `n` and the noun that agrees with it: `1 table`, `2 tables`.
-pub fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// `12345.678` as `12,345.68`, as in the seed report.
 pub fn thousands(x: f64) -> String {
     encbench_common::number::thousands(x, 2)
@@ -696,13 +691,6 @@ mod tests {
             .collect();
         let text = summary_text(&crate::report::summary::summary(&runs));
         assert!(text.contains("| 12,345.50 |"), "{text}");
-    }
-
-    #[test]
-    fn counts_agree_with_their_noun() {
-        assert_eq!(count(1, "table", "tables"), "1 table");
-        assert_eq!(count(2, "table", "tables"), "2 tables");
-        assert_eq!(count(0, "row", "rows"), "0 rows");
     }
 
     #[test]

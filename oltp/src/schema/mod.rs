@@ -194,7 +194,7 @@ pub async fn connect<C: Connection>(
     if let Some(t) = tls
         && !server_error(&e)
     {
-        return Err(crate::preflight::tls_failure(
+        return Err(crate::driver::tls_failure(
             &e,
             t.ca.as_deref(),
             t.mode,
