@@ -3,8 +3,11 @@
 //! measurement do not end in a report that cannot be saved.
 //!
 //! Both refuse a path in a directory that does not exist (a mistyped path is
-//! refused, never created) and a path that is a directory. Every error names
-//! the flag the path came from and the fix.
+//! refused, never created), a path that is a directory, and one that is a
+//! device, a FIFO or a socket (the rename would replace `/dev/null` itself
+//! with a regular file, as root). A symbolic link is followed: the file it
+//! names is replaced, not the link. Every error names the flag the path came
+//! from and the fix.
 
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
@@ -22,6 +25,20 @@ pub enum OutputError {
         flag: String,
         /// The path given.
         path: PathBuf,
+    },
+    /// The path names a device, a FIFO or a socket, which an atomic write
+    /// (a rename over it) would replace with a regular file.
+    #[error(
+        "{flag} {}: is a {kind}, not a regular file: give the path of a file to write (it is replaced whole)",
+        path.display()
+    )]
+    NotAFile {
+        /// The flag the path came from.
+        flag: String,
+        /// The path given.
+        path: PathBuf,
+        /// What it is: `character device`, `block device`, `FIFO`, `socket`.
+        kind: &'static str,
     },
     /// The directory the file would go in does not exist.
     #[error(
@@ -79,6 +96,13 @@ pub fn output_dir<'a>(path: &'a Path, flag: &str) -> Result<&'a Path, OutputErro
             path: path.to_path_buf(),
         });
     }
+    if let Some(kind) = special_kind(path) {
+        return Err(OutputError::NotAFile {
+            flag: flag.to_string(),
+            path: path.to_path_buf(),
+            kind,
+        });
+    }
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -93,6 +117,40 @@ pub fn output_dir<'a>(path: &'a Path, flag: &str) -> Result<&'a Path, OutputErro
     Ok(dir)
 }
 
+/// What `path` (followed if a link) is when it exists and is neither a regular
+/// file nor a directory.
+fn special_kind(path: &Path) -> Option<&'static str> {
+    let t = std::fs::metadata(path).ok()?.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if t.is_char_device() {
+            return Some("character device");
+        }
+        if t.is_block_device() {
+            return Some("block device");
+        }
+        if t.is_fifo() {
+            return Some("FIFO");
+        }
+        if t.is_socket() {
+            return Some("socket");
+        }
+    }
+    (!t.is_file() && !t.is_dir()).then_some("special file")
+}
+
+/// `path`, or the file it names when it is a symbolic link to an existing
+/// file: the rename then replaces that file, and the link stays.
+fn followed(path: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
 /// Checks, before a run, that `path` can later be written by
 /// [`write_atomically`]: not a directory, in an existing directory where files
 /// can be created. Creates and removes one temporary file; leaves nothing
@@ -102,7 +160,8 @@ pub fn output_dir<'a>(path: &'a Path, flag: &str) -> Result<&'a Path, OutputErro
 /// [`OutputError::IsDirectory`], [`OutputError::MissingDirectory`] or
 /// [`OutputError::NotWritable`], naming `flag` (e.g. `--out`).
 pub fn check_writable(path: &Path, flag: &str) -> Result<(), OutputError> {
-    let dir = output_dir(path, flag)?;
+    let target = followed(path);
+    let dir = output_dir(&target, flag)?;
     tempfile::NamedTempFile::new_in(dir)
         .map(drop)
         .map_err(|e| not_writable(flag, path, dir, &e))
@@ -142,7 +201,8 @@ fn os_error(e: &io::Error) -> io::Error {
 /// [`OutputError::NotWritable`] (the temporary file cannot be created) or
 /// [`OutputError::Write`].
 pub fn write_atomically(path: &Path, bytes: &[u8], flag: &str) -> Result<(), OutputError> {
-    let dir = output_dir(path, flag)?;
+    let target = followed(path);
+    let dir = output_dir(&target, flag)?;
     let mut builder = tempfile::Builder::new();
     builder.prefix(".encbench-");
     #[cfg(unix)]
@@ -160,7 +220,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8], flag: &str) -> Result<(), Out
     };
     tmp.write_all(bytes).map_err(write)?;
     tmp.as_file().sync_all().map_err(write)?;
-    tmp.persist(path).map_err(|e| write(e.error))?;
+    tmp.persist(&target).map_err(|e| write(e.error))?;
     Ok(())
 }
 
@@ -231,6 +291,71 @@ mod tests {
         let e = write_atomically(dir.path(), b"x", "--svg").expect_err("a directory");
         assert!(matches!(e, OutputError::IsDirectory { .. }), "{e:?}");
         assert!(dir.path().is_dir());
+    }
+
+    /// As root the rename replaced `/dev/null` (or `/dev/full`) itself with a
+    /// regular file; a FIFO the same. Both are refused and stay what they are.
+    #[cfg(unix)]
+    #[test]
+    fn a_device_or_fifo_is_refused_and_left_alone() {
+        use std::os::unix::fs::FileTypeExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600))
+            .expect("mkfifo");
+        for (path, kind) in [
+            (Path::new("/dev/null"), "character device"),
+            (&fifo, "FIFO"),
+        ] {
+            for e in [
+                check_writable(path, "--json-out").expect_err("special"),
+                write_atomically(path, b"{}", "--json-out").expect_err("special"),
+            ] {
+                assert!(matches!(e, OutputError::NotAFile { .. }), "{e:?}");
+                assert_eq!(
+                    e.to_string(),
+                    format!(
+                        "--json-out {}: is a {kind}, not a regular file: give the path of a file to write (it is replaced whole)",
+                        path.display()
+                    )
+                );
+            }
+        }
+        assert!(
+            std::fs::metadata("/dev/null")
+                .expect("stat")
+                .file_type()
+                .is_char_device()
+        );
+        assert!(
+            std::fs::metadata(&fifo)
+                .expect("stat")
+                .file_type()
+                .is_fifo()
+        );
+        assert_eq!(entries(dir.path()), ["fifo"]);
+    }
+
+    /// A link to a report is followed: the file it names gets the new report,
+    /// and the link stays a link.
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_followed_not_replaced() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("2026-12-07.json");
+        std::fs::write(&file, b"old").expect("write");
+        let link = dir.path().join("latest.json");
+        std::os::unix::fs::symlink(&file, &link).expect("symlink");
+        check_writable(&link, "--out").expect("writable");
+        write_atomically(&link, b"new", "--out").expect("write");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .expect("lstat")
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&file).expect("read"), b"new");
+        assert_eq!(entries(dir.path()), ["2026-12-07.json", "latest.json"]);
     }
 
     #[test]
