@@ -30,10 +30,20 @@ fn u64_in(lo: i64, hi: i64) -> clap::builder::RangedI64ValueParser<u64> {
 /// exit 2, as clap's ranges).
 fn events_per_second(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err("give events per second, 0 or more (0: closed loop)".to_string()),
+        Ok(v) if v == 0.0 || (MIN_RATE..=MAX_RATE).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "give events per second, 0 (closed loop) or from {MIN_RATE} to {MAX_RATE}"
+        )),
     }
 }
+
+/// The lowest `--rate` above 0: one event every 1,000 s (a rate lower still
+/// would not start an event within any run oltp measures, and its mean
+/// interval would overflow a `Duration` at 1e-300).
+pub const MIN_RATE: f64 = 0.001;
+/// The highest `--rate`: a billion events per second, far above what one
+/// client machine sends.
+pub const MAX_RATE: f64 = 1e9;
 
 /// A seed's parser: an unsigned integer up to `max` (sysbench's
 /// `--rand-seed` is unsigned), refused as a usage error (exit 2) that says

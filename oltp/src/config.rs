@@ -582,8 +582,12 @@ impl RunConfig {
         // The grid's one TLS level, when it has one, for the runs with TLS and
         // for every check's connection (the strictest of the list).
         let tls = tls_options(&a.data, modes.first().copied())?;
-        if !(a.rate.is_finite() && a.rate >= 0.0) {
-            bail!("--rate {}: give events per second, 0 or more", a.rate);
+        use crate::cli::{MAX_RATE, MIN_RATE};
+        if !(a.rate == 0.0 || (MIN_RATE..=MAX_RATE).contains(&a.rate)) {
+            bail!(
+                "--rate {}: give events per second, 0 (closed loop) or from {MIN_RATE} to {MAX_RATE}",
+                a.rate
+            );
         }
         if a.control && !(encrypts.iter().any(|e| e.algorithm().is_none()) && a.tls.contains(&None))
         {
