@@ -402,9 +402,16 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     // The workers may all be done before the timer above fires (it can be a
     // millisecond late): the run still measured exactly its window.
     let reached = !stopped && deadline.is_some_and(|d| Instant::now() >= d);
+    // An open-loop worker ends when its next arrival falls past the deadline:
+    // unless a count of events ended the run, it measured the whole window too
+    // (no arrival in the rest of it), not just up to its last event.
+    let open_loop_window = !stopped
+        && deadline.is_some()
+        && cfg.rate > 0.0
+        && (cfg.events == 0 || total.events < cfg.events);
     let elapsed = match (&first_error, total.last_event_end) {
         (Some(_), Some(end)) => end.duration_since(start).as_secs_f64(),
-        _ if reached => cfg.time.as_secs_f64(),
+        _ if reached || open_loop_window => cfg.time.as_secs_f64(),
         _ => start.elapsed().as_secs_f64(),
     };
     let (cpu1, server1) = match at_deadline {

@@ -360,6 +360,37 @@ fn open_loop_rate_gives_about_rate_times_time_events() {
     });
 }
 
+/// A slow open loop's workers end early, when their next arrival falls past
+/// the deadline: the run still measured its whole --time (it reported the
+/// time up to its last event, and rates over that).
+#[test]
+fn a_slow_open_loop_measures_its_whole_time() {
+    let t = shared_server();
+    let (url, base, db, out) = others(&t);
+    runtime().block_on(async {
+        let report = run_json(
+            &url,
+            &base,
+            db,
+            &out,
+            &[
+                "--workload",
+                "oltp_point_select",
+                "--rate",
+                "0.5",
+                "--time",
+                "2",
+                "--threads",
+                "1",
+            ],
+        )
+        .await;
+        let run = &report["runs"][0];
+        assert_eq!(run["time_s"].as_f64(), Some(2.0), "{run}");
+        assert_eq!(run["complete"], true, "{run}");
+    });
+}
+
 #[test]
 fn an_overloaded_open_loop_reports_a_growing_queue() {
     let t = shared_server();
