@@ -186,16 +186,40 @@ async fn check_runs(
     let ca = dir.path().join("ca.der");
     std::fs::write(&ca, &chain.ca).map_err(|e| Error::io("write the CA file", e))?;
     let mut cmd = tokio::process::Command::new(program);
-    cmd.arg(server.addr.to_string()).arg(&ca).kill_on_drop(true);
-    let out = with_timeout("footprint program", timeout, cmd.output()).await;
+    // Its own process group: a program that times out is killed with all it
+    // started (a wrapper script's children too), not just the direct child.
+    cmd.arg(server.addr.to_string())
+        .arg(&ca)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let child = cmd
+        .spawn()
+        .map_err(|e| Error::Footprint(format!("run {}: {e}", program.display())))?;
+    let group = child.id();
+    let out = with_timeout("footprint program", timeout, child.wait_with_output()).await;
+    if out.is_err()
+        && let Some(pid) = group.and_then(|p| i32::try_from(p).ok())
+    {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
     let stopped = server.stop().await;
     let out = out?.map_err(|e| Error::Footprint(format!("run {}: {e}", program.display())))?;
     stopped?;
     if !out.status.success() || String::from_utf8_lossy(&out.stdout).trim() != "ok" {
+        let stderr = String::from_utf8_lossy(&out.stderr);
         return Err(Error::Footprint(format!(
-            "{} did not complete its exchange: {}",
+            "{} did not complete its exchange ({}): {}",
             program.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
+            out.status,
+            match stderr.trim() {
+                "" => "it printed nothing on stderr and not `ok` on stdout",
+                s => s,
+            }
         )));
     }
     Ok(())

@@ -336,3 +336,45 @@ fn a_default_run_without_the_footprint_programs_skips_that_section_with_a_note()
         "{stderr}"
     );
 }
+
+/// A footprint program that never answers is killed at the timeout with all it
+/// started (it was killed alone, and a wrapper script's `sleep` lived on).
+#[test]
+fn a_hanging_footprint_program_is_killed_with_its_children() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = dir.path().join("child.pid");
+    for name in ["footprint-plain", "footprint-rustls", "footprint-openssl"] {
+        let path = dir.path().join(name);
+        let script = format!(
+            "#!/bin/sh\nsleep 1000 &\necho $! > {}\nwait\n",
+            pidfile.display()
+        );
+        std::fs::write(&path, script).expect("write the script");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let args = [
+        "--sections",
+        "footprint",
+        "--footprint-dir",
+        dir.path().to_str().expect("utf-8"),
+        "--timeout-secs",
+        "3",
+    ];
+    let line = one_error_line(&args);
+    assert!(line.contains("footprint program"), "{line}");
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .expect("the script started its child")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let t0 = Instant::now();
+    // Reaped by init once killed: gone within moments, not after 1,000 s.
+    while nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "child {pid} still alive"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
