@@ -147,6 +147,35 @@ fn a_missing_tls_bench_or_column_bench_is_refused_before_anything_starts() {
         assert!(text(&o.stdout).is_empty(), "{id}: nothing started");
         assert!(!out.exists(), "{id}: nothing written");
     }
+    // Not a program: a directory, or a file without the execute bit (it was
+    // started, failed, and the 9-minute run went on).
+    let plain = dir.path().join("column-bench");
+    std::fs::write(&plain, b"#!/bin/sh\n").expect("write");
+    for (path, why) in [
+        (dir.path(), "not a regular file"),
+        (plain.as_path(), "not executable"),
+    ] {
+        let given = path.to_str().expect("utf-8");
+        let o = oltp(
+            &[
+                "000",
+                "--column-bench",
+                given,
+                "--out",
+                out.to_str().expect("utf-8"),
+            ],
+            &[],
+        );
+        let (code, line) = one_line_error(&o);
+        assert_eq!(code, 1, "{line}");
+        assert!(
+            line.starts_with(&format!(
+                "Error: --column-bench {given}: {why}: give the column-bench binary"
+            )),
+            "{line}"
+        );
+        assert!(!out.exists(), "nothing written");
+    }
 }
 
 #[test]

@@ -58,14 +58,19 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
         ),
     ];
     for (given, flag, name, packages) in named {
-        if let Some(exe) = given
-            && !exe.is_file()
-        {
-            anyhow::bail!(
-                "{flag} {}: no such file: give the {name} binary (built by `cargo build --release {packages}`), or omit {flag} for the one next to oltp",
-                exe.display()
-            );
-        }
+        let Some(exe) = given else { continue };
+        let why = match std::fs::metadata(exe) {
+            Err(_) => "no such file",
+            Ok(m) if !m.is_file() => "not a regular file",
+            Ok(m) if std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 == 0 => {
+                "not executable"
+            }
+            Ok(_) => continue,
+        };
+        anyhow::bail!(
+            "{flag} {}: {why}: give the {name} binary (built by `cargo build --release {packages}`), or omit {flag} for the one next to oltp",
+            exe.display()
+        );
     }
     let all = ids.len() > 1;
     let out_root = a.out.clone().unwrap_or_else(|| {
