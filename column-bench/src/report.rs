@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use crate::error::{Error, Result};
 use encbench_common::ResultHeader;
-use encbench_common::compare::{self, Better};
+use encbench_common::compare::Better;
 use encbench_registry::Descriptor;
 use serde::Serialize;
 
@@ -509,7 +509,7 @@ impl Report {
             if !one_round {
                 r.push(format!("{:.3}", c.median_ratio()));
                 r.push(c.comparison.change_text());
-                r.push(compare::describe(c.comparison.verdict, Better::LowerCost).to_string());
+                r.push(c.comparison.verdict_words(Better::LowerCost));
             }
             r
         };

@@ -193,6 +193,20 @@ impl Comparison {
         self.confidence_pct
             .is_some_and(|c| c < MIN_VERDICT_CONFIDENCE * 100.0)
     }
+
+    /// The verdict in words for a metric whose better direction is `better`
+    /// ([`describe`]), or, for an interval too weak for one
+    /// ([`Self::too_weak_for_a_verdict`]), `n/a (50% interval)`: what every
+    /// tool prints in its verdict column.
+    pub fn verdict_words(&self, better: Better) -> String {
+        if self.too_weak_for_a_verdict() {
+            return format!(
+                "n/a ({} interval)",
+                confidence_text(self.confidence_pct.unwrap_or_default())
+            );
+        }
+        describe(self.verdict, better).to_string()
+    }
 }
 
 /// A coverage in percent as printed: `95%`, `93.75%`, `96.9%`.
@@ -378,6 +392,24 @@ mod tests {
         let (k, c) = order_statistic(1000).expect("interval");
         assert!((0.95..0.97).contains(&c), "{c}");
         assert!((469..=470).contains(&k), "{k}");
+    }
+
+    #[test]
+    fn verdict_words_are_withheld_below_80_pct_coverage() {
+        let a = [100.0, 100.0];
+        let b = [150.0, 160.0];
+        let c = compare("cpu_us", "none", "x", &pairs(&a, &b), None).expect("comparison");
+        assert_eq!(c.verdict, Verdict::Higher, "the interval's own word stays");
+        assert_eq!(c.verdict_words(Better::LowerCost), "n/a (50% interval)");
+        let five = compare(
+            "cpu_us",
+            "none",
+            "x",
+            &pairs(&[100.0; 5], &[150.0, 160.0, 155.0, 158.0, 152.0]),
+            None,
+        )
+        .expect("comparison");
+        assert_eq!(five.verdict_words(Better::LowerCost), "costlier");
     }
 
     #[test]

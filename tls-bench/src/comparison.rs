@@ -85,8 +85,8 @@ pub const NO_FLOOR: &str = "no noise floor measured: add --control";
 /// machine's own noise and is followed by `(`[`NO_FLOOR`]`)`; the other
 /// verdicts claim no effect and stay as they are.
 pub fn verdict_text(t: &TlsComparison, floors: &[TlsComparison]) -> String {
-    let words = compare::describe(t.comparison.verdict, better(&t.comparison.metric));
-    if unfloored_effect(t, floors) {
+    let words = t.comparison.verdict_words(better(&t.comparison.metric));
+    if !t.comparison.too_weak_for_a_verdict() && unfloored_effect(t, floors) {
         format!("{words} ({NO_FLOOR})")
     } else {
         words.to_string()

@@ -56,8 +56,8 @@ pub const UNFLOORED: &str = "*";
 /// The summary's verdict of `t`: in words, marked [`UNFLOORED`] when no
 /// noise floor of its metric and point was measured.
 fn verdict(report: &Report, t: &TlsComparison) -> String {
-    let words = compare::describe(t.comparison.verdict, better(&t.comparison.metric));
-    if unfloored_effect(t, &report.noise_floor) {
+    let words = t.comparison.verdict_words(better(&t.comparison.metric));
+    if !t.comparison.too_weak_for_a_verdict() && unfloored_effect(t, &report.noise_floor) {
         format!("{words} {UNFLOORED}")
     } else {
         words.to_string()
