@@ -195,17 +195,17 @@ impl Comparison {
     }
 
     /// The verdict in words for a metric whose better direction is `better`
-    /// ([`describe`]), or, for an interval too weak for one
-    /// ([`Self::too_weak_for_a_verdict`]), `n/a (50% interval)`: what every
-    /// tool prints in its verdict column.
+    /// ([`describe`]), saying how weak it is when its interval covers less
+    /// than [`MIN_VERDICT_CONFIDENCE`]: `slower (weak: 75% interval)`.
     pub fn verdict_words(&self, better: Better) -> String {
+        let words = describe(self.verdict, better);
         if self.too_weak_for_a_verdict() {
             return format!(
-                "n/a ({} interval)",
+                "{words} (weak: {} interval)",
                 confidence_text(self.confidence_pct.unwrap_or_default())
             );
         }
-        describe(self.verdict, better).to_string()
+        words.to_string()
     }
 }
 
@@ -395,12 +395,15 @@ mod tests {
     }
 
     #[test]
-    fn verdict_words_are_withheld_below_80_pct_coverage() {
+    fn verdict_words_say_how_weak_they_are_below_80_pct_coverage() {
         let a = [100.0, 100.0];
         let b = [150.0, 160.0];
         let c = compare("cpu_us", "none", "x", &pairs(&a, &b), None).expect("comparison");
         assert_eq!(c.verdict, Verdict::Higher, "the interval's own word stays");
-        assert_eq!(c.verdict_words(Better::LowerCost), "n/a (50% interval)");
+        assert_eq!(
+            c.verdict_words(Better::LowerCost),
+            "costlier (weak: 50% interval)"
+        );
         let five = compare(
             "cpu_us",
             "none",

@@ -86,7 +86,7 @@ pub const NO_FLOOR: &str = "no noise floor measured: add --control";
 /// verdicts claim no effect and stay as they are.
 pub fn verdict_text(t: &TlsComparison, floors: &[TlsComparison]) -> String {
     let words = t.comparison.verdict_words(better(&t.comparison.metric));
-    if !t.comparison.too_weak_for_a_verdict() && unfloored_effect(t, floors) {
+    if unfloored_effect(t, floors) {
         format!("{words} ({NO_FLOOR})")
     } else {
         words.to_string()
@@ -380,23 +380,30 @@ mod tests {
             (&[100.0, 100.0, 100.0], &[98.0, 100.0, 102.0]),
         );
         assert_eq!(floors.len(), 1);
-        // +10..+30%: slower (a round trip higher is slower), clear of the -2..+2% floor.
+        // +10..+30%: slower (a round trip higher is slower), clear of the -2..+2% floor;
+        // 3 rounds cover 75%, and the words say so.
         let slower = [110.0, 120.0, 130.0];
-        assert_eq!(verdict_text(&rtt(&slower, &floors), &floors), "slower");
+        assert_eq!(
+            verdict_text(&rtt(&slower, &floors), &floors),
+            "slower (weak: 75% interval)"
+        );
         assert_eq!(
             verdict_text(&rtt(&slower, &[]), &[]),
-            "slower (no noise floor measured: add --control)"
+            "slower (weak: 75% interval) (no noise floor measured: add --control)"
         );
         // A floor of another point is no floor of this one.
         let mut elsewhere = floors.clone();
         elsewhere[0].point = latency_point(1);
         assert_eq!(
             verdict_text(&rtt(&slower, &elsewhere), &elsewhere),
-            "slower (no noise floor measured: add --control)"
+            "slower (weak: 75% interval) (no noise floor measured: add --control)"
         );
         // -10..+10% claims no effect: nothing to qualify.
         let none = rtt(&[90.0, 100.0, 110.0], &[]);
-        assert_eq!(verdict_text(&none, &[]), "no difference detected");
+        assert_eq!(
+            verdict_text(&none, &[]),
+            "no difference detected (weak: 75% interval)"
+        );
         // One round: no verdict in words either way.
         assert_eq!(verdict_text(&rtt(&[120.0], &[]), &[]), "1 round");
     }

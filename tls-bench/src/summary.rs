@@ -57,7 +57,7 @@ pub const UNFLOORED: &str = "*";
 /// noise floor of its metric and point was measured.
 fn verdict(report: &Report, t: &TlsComparison) -> String {
     let words = t.comparison.verdict_words(better(&t.comparison.metric));
-    if !t.comparison.too_weak_for_a_verdict() && unfloored_effect(t, &report.noise_floor) {
+    if unfloored_effect(t, &report.noise_floor) {
         format!("{words} {UNFLOORED}")
     } else {
         words.to_string()

@@ -273,7 +273,10 @@ pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) 
     let words = |c: &Comparison| {
         let better = metric(&c.metric).map_or(Better::Higher, |m| m.better);
         match c.verdict {
-            _ if c.too_weak_for_a_verdict() => c.verdict_words(better),
+            _ if c.too_weak_for_a_verdict() => format!(
+                "n/a ({} interval)",
+                compare::confidence_text(c.confidence_pct.unwrap_or_default())
+            ),
             Verdict::Higher | Verdict::Lower => {
                 format!("{}: {}", c.verdict, describe(c.verdict, better))
             }
