@@ -509,7 +509,7 @@ fn default_tls_ca(a: &DataArgs) -> Option<PathBuf> {
 }
 
 /// The TLS of connections to the server of `a` at `mode` (`None`: `--tls off`,
-/// plain TCP), verified against [`default_tls_ca`].
+/// plain TCP), verified against `default_tls_ca`.
 ///
 /// # Errors
 /// `--tls-ca` with `--tls off`, or a `--tls-ca` file that is unreadable or

@@ -57,7 +57,7 @@ fn encrypts_columns(variant: &str) -> bool {
 /// The headline (a few lines, each under 100 columns, ending in a newline):
 /// per mode against its baseline, its rounds and the intervals' coverage,
 /// then per thread count the client CPU per query change and the QPS change
-/// ([`qps_phrase`]); with intervals under 80% coverage, a line saying that
+/// (`qps_phrase`); with intervals under 80% coverage, a line saying that
 /// no verdict is given and how many rounds give one; where column encryption
 /// lowers the server's CPU per query (clear of the noise floor) on a workload
 /// with ORDER BY/DISTINCT ranges, one line saying why. Empty when no

@@ -52,7 +52,7 @@ pub use config::{
 };
 pub use error::ServerError;
 use error::{Result, io_err};
-pub use layout::{Layout, TlsFiles, default_base_dir, server_base, tls_files};
+pub use layout::{Layout, ROOT_BASE_DIR, TlsFiles, default_base_dir, server_base, tls_files};
 pub use lease::{Lease, LeaseError, Standing, private_server_of};
 use owner::Owner;
 use process::{is_server_of, shutdown_foreign, with_lock};
