@@ -140,15 +140,23 @@ fn special_kind(path: &Path) -> Option<&'static str> {
     (!t.is_file() && !t.is_dir()).then_some("special file")
 }
 
-/// `path`, or the file it names when it is a symbolic link to an existing
-/// file: the rename then replaces that file, and the link stays.
+/// `path`, or the file it names when it is a symbolic link (followed link by
+/// link, at most 40 as the kernel does, whether the file exists yet or not):
+/// the rename then writes that file, and the link stays.
 fn followed(path: &Path) -> PathBuf {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::read_link(&p) {
+            Ok(target) => {
+                p = match p.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            Err(_) => break,
         }
-        _ => path.to_path_buf(),
     }
+    p
 }
 
 /// Checks, before a run, that `path` can later be written by
@@ -160,6 +168,7 @@ fn followed(path: &Path) -> PathBuf {
 /// [`OutputError::IsDirectory`], [`OutputError::MissingDirectory`] or
 /// [`OutputError::NotWritable`], naming `flag` (e.g. `--out`).
 pub fn check_writable(path: &Path, flag: &str) -> Result<(), OutputError> {
+    output_dir(path, flag)?;
     let target = followed(path);
     let dir = output_dir(&target, flag)?;
     tempfile::NamedTempFile::new_in(dir)
@@ -201,6 +210,7 @@ fn os_error(e: &io::Error) -> io::Error {
 /// [`OutputError::NotWritable`] (the temporary file cannot be created) or
 /// [`OutputError::Write`].
 pub fn write_atomically(path: &Path, bytes: &[u8], flag: &str) -> Result<(), OutputError> {
+    output_dir(path, flag)?;
     let target = followed(path);
     let dir = output_dir(&target, flag)?;
     let mut builder = tempfile::Builder::new();
@@ -356,6 +366,21 @@ mod tests {
         );
         assert_eq!(std::fs::read(&file).expect("read"), b"new");
         assert_eq!(entries(dir.path()), ["2026-12-07.json", "latest.json"]);
+        // A link to a file not written yet (relative, as `ln -s name link`
+        // makes): the file is created, the link stays.
+        let dangling = dir.path().join("next.json");
+        std::os::unix::fs::symlink("2026-12-08.json", &dangling).expect("symlink");
+        write_atomically(&dangling, b"next", "--out").expect("write");
+        assert!(
+            std::fs::symlink_metadata(&dangling)
+                .expect("lstat")
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join("2026-12-08.json")).expect("read"),
+            b"next"
+        );
     }
 
     #[test]

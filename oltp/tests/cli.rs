@@ -621,16 +621,21 @@ fn negative_numbers_are_value_errors_naming_the_range() {
         ),
         (
             &["run", "--rate", "-5"],
-            "Error: invalid value '-5' for '--rate <PER_SECOND>': give events per second, 0 (closed loop) or from 0.001 to 1000000000; see oltp run --help",
+            "Error: invalid value '-5' for '--rate <PER_SECOND>': give events per second, 0 (closed loop) or from 0.001 to 1000000; see oltp run --help",
         ),
         (
             &["run", "--rate=-5"],
-            "Error: invalid value '-5' for '--rate <PER_SECOND>': give events per second, 0 (closed loop) or from 0.001 to 1000000000; see oltp run --help",
+            "Error: invalid value '-5' for '--rate <PER_SECOND>': give events per second, 0 (closed loop) or from 0.001 to 1000000; see oltp run --help",
+        ),
+        (
+            // Arrivals piled up without bound (16.8 GB, --time ignored).
+            &["run", "--rate", "1e9"],
+            "Error: invalid value '1e9' for '--rate <PER_SECOND>': give events per second, 0 (closed loop) or from 0.001 to 1000000; see oltp run --help",
         ),
         (
             // Its mean interval overflowed a Duration: a panic (exit 101).
             &["run", "--rate", "1e-300"],
-            "Error: invalid value '1e-300' for '--rate <PER_SECOND>': give events per second, 0 (closed loop) or from 0.001 to 1000000000; see oltp run --help",
+            "Error: invalid value '1e-300' for '--rate <PER_SECOND>': give events per second, 0 (closed loop) or from 0.001 to 1000000; see oltp run --help",
         ),
         (
             &["prepare", "--table-size", "-1"],

@@ -198,7 +198,7 @@ async fn check_runs(
         .spawn()
         .map_err(|e| Error::Footprint(format!("run {}: {e}", program.display())))?;
     let group = child.id();
-    let out = with_timeout("footprint program", timeout, child.wait_with_output()).await;
+    let out = with_timeout("footprint program", timeout, bounded_output(child)).await;
     if out.is_err()
         && let Some(pid) = group.and_then(|p| i32::try_from(p).ok())
     {
@@ -223,6 +223,31 @@ async fn check_runs(
         )));
     }
     Ok(())
+}
+
+/// What a footprint program may print that is kept: its `ok` and a short error
+/// line fit many times over; a program printing without end is cut there.
+const OUTPUT_CAP: u64 = 64 * 1024;
+
+/// The exit status and the first [`OUTPUT_CAP`] bytes of `child`'s stdout and
+/// stderr: the pipes are closed after that many, so a program that prints
+/// without end gets EPIPE (or SIGPIPE) instead of filling memory.
+async fn bounded_output(mut child: tokio::process::Child) -> std::io::Result<std::process::Output> {
+    use tokio::io::AsyncReadExt as _;
+    async fn first(pipe: Option<impl tokio::io::AsyncRead + Unpin>) -> std::io::Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        if let Some(mut p) = pipe {
+            (&mut p).take(OUTPUT_CAP).read_to_end(&mut buf).await?;
+        }
+        Ok(buf)
+    }
+    let (stdout, stderr) = tokio::join!(first(child.stdout.take()), first(child.stderr.take()));
+    let status = child.wait().await?;
+    Ok(std::process::Output {
+        status,
+        stdout: stdout?,
+        stderr: stderr?,
+    })
 }
 
 /// Checks that the three footprint programs are in `dir` (run before any measuring,

@@ -378,3 +378,32 @@ fn a_hanging_footprint_program_is_killed_with_its_children() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A footprint program that prints without end is read up to a cap (it was
+/// read whole: 1.3 GB of `yes` in 2 s), and still fails in one line.
+#[test]
+fn a_footprint_program_printing_without_end_is_read_bounded() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    for name in ["footprint-plain", "footprint-rustls", "footprint-openssl"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, "#!/bin/sh\nexec yes\n").expect("write the script");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let args = [
+        "--sections",
+        "footprint",
+        "--footprint-dir",
+        dir.path().to_str().expect("utf-8"),
+        "--timeout-secs",
+        "3",
+    ];
+    let line = one_error_line(&args);
+    assert!(line.contains("footprint-plain"), "{line}");
+    // The largest resident set of any child this test binary waited for,
+    // tls-bench among them (KiB on Linux).
+    let rss_kib = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage")
+        .max_rss();
+    assert!(rss_kib < 512 * 1024, "a child reached {rss_kib} KiB");
+}
