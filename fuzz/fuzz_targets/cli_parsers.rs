@@ -284,4 +284,9 @@ const FIXED: &str = "--mysql-url is not a valid mysql:// URL: use mysql://USER:P
     invalid connection string: unexpected EOF unterminated parameter invalid value for option unknown option \
     @localhost:5432/ (not shown: not a SCHEME://USER:PASSWORD@HOST URL) \
     --mysql-url: --pgsql-url: an @ must appear once, ending USER:PASS before the host: \
-    percent-encode @ as %40 in the password (and / ? # as %2F %3F %23)";
+    percent-encode @ as %40 in the password (and / ? # as %2F %3F %23) \
+    has a TLS parameter (ssl or tls in its name): oltp sets TLS with --tls (off, on, verify-ca, required) \
+    and --tls-ca FILE; remove it from the URL (off, on = sslmode=verify-full, verify-ca, required) \
+    require_ssl= verify_ca= verify_identity= built_in_roots= ssl-mode= ssl_mode= sslmode= tls= \
+    sslnegotiation= sslcompression= sslcert= sslkey= sslpassword= sslcertmode= sslrootcert= \
+    sslcrl= sslcrldir= sslsni= ssl_min_protocol_version= ssl_max_protocol_version=";

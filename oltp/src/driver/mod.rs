@@ -236,8 +236,8 @@ pub fn install_tls_provider() {
 
 /// The first parameter of `url`'s query string (its key percent-decoded, as
 /// the drivers decode it) that `is_tls` says sets TLS: such a parameter would
-/// bypass `--tls`, so the drivers refuse it, naming it. `None`: no query, or
-/// no such key.
+/// bypass `--tls`, so the drivers refuse it, naming it ([`tls_parameter_name`]).
+/// `None`: no query, or no such key.
 pub(crate) fn tls_url_parameter(url: &str, is_tls: impl Fn(&str) -> bool) -> Option<String> {
     let query = url.split_once('?')?.1;
     let query = query.split_once('#').map_or(query, |(q, _)| q);
@@ -248,6 +248,18 @@ pub(crate) fn tls_url_parameter(url: &str, is_tls: impl Fn(&str) -> bool) -> Opt
             .to_ascii_lowercase();
         is_tls(&key).then_some(key)
     })
+}
+
+/// How a refusal names the TLS parameter `key`: the key itself when it is one of
+/// the driver's `known` names, else fixed words. The key is text cut from the
+/// URL, which in a malformed URL may hold the password (found by
+/// fuzz/fuzz_targets/cli_parsers.rs): only names the driver defines are echoed.
+pub(crate) fn tls_parameter_name(key: &str, known: &[&str]) -> String {
+    if known.contains(&key) {
+        format!("{key}=")
+    } else {
+        "a TLS parameter (ssl or tls in its name)".to_string()
+    }
 }
 
 /// TLS on a connection: verified against `ca` (PEM) when given, else against

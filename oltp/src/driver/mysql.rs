@@ -50,10 +50,11 @@ pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
     encbench_common::password::check_at_signs(url)
         .map_err(|e| DbError::new(ErrorKind::Other, format!("--mysql-url: {e}")))?;
     if let Some(key) = tls_parameter(url) {
+        let name = super::tls_parameter_name(&key, &MYSQL_TLS_PARAMETERS);
         return Err(DbError::new(
             ErrorKind::Other,
             format!(
-                "--mysql-url has {key}=: oltp sets TLS with --tls (off, on, verify-ca, required) and --tls-ca FILE; remove {key} from the URL"
+                "--mysql-url has {name}: oltp sets TLS with --tls (off, on, verify-ca, required) and --tls-ca FILE; remove it from the URL"
             ),
         ));
     }
@@ -111,17 +112,22 @@ pub fn mysql_opts(opts: &ConnectOptions) -> Result<Opts, DbError> {
 /// `ssl_ca`, ... of other clients), which `--tls` and `--tls-ca` set instead.
 pub fn tls_parameter(url: &str) -> Option<String> {
     super::tls_url_parameter(url, |key| {
-        [
-            "require_ssl",
-            "verify_ca",
-            "verify_identity",
-            "built_in_roots",
-        ]
-        .contains(&key)
-            || key.contains("ssl")
-            || key.contains("tls")
+        MYSQL_TLS_PARAMETERS.contains(&key) || key.contains("ssl") || key.contains("tls")
     })
 }
+
+/// mysql_async 0.37's TLS URL parameters, and MySQL's spellings of the TLS mode
+/// a user may try: the names a refusal echoes.
+const MYSQL_TLS_PARAMETERS: [&str; 8] = [
+    "require_ssl",
+    "verify_ca",
+    "verify_identity",
+    "built_in_roots",
+    "ssl-mode",
+    "ssl_mode",
+    "sslmode",
+    "tls",
+];
 
 /// What is wrong with a URL `mysql_async` refused, in fixed words: its own
 /// message quotes pieces of the URL (the scheme, a parameter and its value),
@@ -418,6 +424,22 @@ mod tests {
         assert!(!text.contains("a-long-password"), "{text}");
     }
 
+    /// Regression (fuzz/regressions/cli_parsers/password-in-tls-parameter): in
+    /// a malformed URL the "key" of a TLS parameter is text that may hold the
+    /// password; only the driver's own parameter names are echoed.
+    #[test]
+    fn a_tls_parameter_is_named_without_echoing_url_text() {
+        let url = "mysql://u@h/db?x=1&tls-text-cut-from-the-url-canary=1";
+        let e = mysql_opts(&ConnectOptions::new(url))
+            .expect_err("a TLS parameter is refused")
+            .to_string();
+        assert!(
+            e.starts_with("--mysql-url has a TLS parameter (ssl or tls in its name): "),
+            "{e}"
+        );
+        assert!(!e.contains("canary"), "{e}");
+    }
+
     /// The same rule for '@' as the PostgreSQL driver (which would read
     /// `p@ss@h` as host `ss@h`): refused with the fix, `%40` accepted.
     #[test]
@@ -462,7 +484,7 @@ mod url_tests {
             assert_eq!(
                 e,
                 format!(
-                    "--mysql-url has {key}=: oltp sets TLS with --tls (off, on, verify-ca, required) and --tls-ca FILE; remove {key} from the URL"
+                    "--mysql-url has {key}=: oltp sets TLS with --tls (off, on, verify-ca, required) and --tls-ca FILE; remove it from the URL"
                 )
             );
         }

@@ -90,10 +90,11 @@ pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
     encbench_common::password::check_at_signs(url)
         .map_err(|e| DbError::new(ErrorKind::Other, format!("--pgsql-url: {e}")))?;
     if let Some(key) = ssl_parameter(url) {
+        let name = super::tls_parameter_name(&key, &PG_TLS_PARAMETERS);
         return Err(DbError::new(
             ErrorKind::Other,
             format!(
-                "--pgsql-url has {key}=: oltp sets TLS with --tls (off, on = sslmode=verify-full, verify-ca, required) and --tls-ca FILE; remove {key} from the URL"
+                "--pgsql-url has {name}: oltp sets TLS with --tls (off, on = sslmode=verify-full, verify-ca, required) and --tls-ca FILE; remove it from the URL"
             ),
         ));
     }
@@ -118,6 +119,24 @@ pub fn pg_config(opts: &ConnectOptions) -> Result<Config, DbError> {
 fn ssl_parameter(url: &str) -> Option<String> {
     super::tls_url_parameter(url, |key| key.starts_with("ssl"))
 }
+
+/// libpq's TLS connection parameters (PostgreSQL 15, "Parameter Key Words"):
+/// the names a refusal echoes.
+const PG_TLS_PARAMETERS: [&str; 13] = [
+    "sslmode",
+    "sslnegotiation",
+    "sslcompression",
+    "sslcert",
+    "sslkey",
+    "sslpassword",
+    "sslcertmode",
+    "sslrootcert",
+    "sslcrl",
+    "sslcrldir",
+    "sslsni",
+    "ssl_min_protocol_version",
+    "ssl_max_protocol_version",
+];
 
 /// What `pg_stat_ssl` says of the session: its [`TlsSession`] when `ssl` is true with a
 /// cipher.
