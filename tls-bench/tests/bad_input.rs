@@ -337,19 +337,14 @@ fn a_default_run_without_the_footprint_programs_skips_that_section_with_a_note()
     );
 }
 
-/// A footprint program that never answers is killed at the timeout with all it
-/// started (it was killed alone, and a wrapper script's `sleep` lived on).
-#[test]
-fn a_hanging_footprint_program_is_killed_with_its_children() {
+/// A directory holding the three footprint programs, each the shell `script`,
+/// and the footprint section's arguments for it (a 3 s timeout): its one
+/// error line (with the directory, to keep it alive).
+fn fail_footprint_with(script: &str) -> (String, tempfile::TempDir) {
     use std::os::unix::fs::PermissionsExt as _;
     let dir = tempfile::tempdir().expect("tempdir");
-    let pidfile = dir.path().join("child.pid");
     for name in ["footprint-plain", "footprint-rustls", "footprint-openssl"] {
         let path = dir.path().join(name);
-        let script = format!(
-            "#!/bin/sh\nsleep 1000 &\necho $! > {}\nwait\n",
-            pidfile.display()
-        );
         std::fs::write(&path, script).expect("write the script");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
@@ -361,7 +356,19 @@ fn a_hanging_footprint_program_is_killed_with_its_children() {
         "--timeout-secs",
         "3",
     ];
-    let line = one_error_line(&args);
+    (one_error_line(&args), dir)
+}
+
+/// A footprint program that never answers is killed at the timeout with all it
+/// started (it was killed alone, and a wrapper script's `sleep` lived on).
+#[test]
+fn a_hanging_footprint_program_is_killed_with_its_children() {
+    let pids = tempfile::tempdir().expect("tempdir");
+    let pidfile = pids.path().join("child.pid");
+    let (line, _dir) = fail_footprint_with(&format!(
+        "#!/bin/sh\nsleep 1000 &\necho $! > {}\nwait\n",
+        pidfile.display()
+    ));
     assert!(line.contains("footprint program"), "{line}");
     let pid: i32 = std::fs::read_to_string(&pidfile)
         .expect("the script started its child")
@@ -383,22 +390,7 @@ fn a_hanging_footprint_program_is_killed_with_its_children() {
 /// read whole: 1.3 GB of `yes` in 2 s), and still fails in one line.
 #[test]
 fn a_footprint_program_printing_without_end_is_read_bounded() {
-    use std::os::unix::fs::PermissionsExt as _;
-    let dir = tempfile::tempdir().expect("tempdir");
-    for name in ["footprint-plain", "footprint-rustls", "footprint-openssl"] {
-        let path = dir.path().join(name);
-        std::fs::write(&path, "#!/bin/sh\nexec yes\n").expect("write the script");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
-    let args = [
-        "--sections",
-        "footprint",
-        "--footprint-dir",
-        dir.path().to_str().expect("utf-8"),
-        "--timeout-secs",
-        "3",
-    ];
-    let line = one_error_line(&args);
+    let (line, _dir) = fail_footprint_with("#!/bin/sh\nexec yes\n");
     assert!(line.contains("footprint-plain"), "{line}");
     // The largest resident set of any child this test binary waited for,
     // tls-bench among them (KiB on Linux).
