@@ -58,19 +58,14 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
         ),
     ];
     for (given, flag, name, packages) in named {
-        let Some(exe) = given else { continue };
-        let why = match std::fs::metadata(exe) {
-            Err(_) => "no such file",
-            Ok(m) if !m.is_file() => "not a regular file",
-            Ok(m) if std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 == 0 => {
-                "not executable"
-            }
-            Ok(_) => continue,
-        };
-        anyhow::bail!(
-            "{flag} {}: {why}: give the {name} binary (built by `cargo build --release {packages}`), or omit {flag} for the one next to oltp",
-            exe.display()
-        );
+        if let Some(exe) = given.as_deref()
+            && let Some(why) = not_runnable(exe)
+        {
+            anyhow::bail!(
+                "{flag} {}: {why}: give the {name} binary (built by `cargo build --release {packages}`), or omit {flag} for the one next to oltp",
+                exe.display()
+            );
+        }
     }
     let all = ids.len() > 1;
     let out_root = a.out.clone().unwrap_or_else(|| {
@@ -1219,13 +1214,30 @@ fn sibling_tool(
             .map_err(|e| format!("cannot find oltp's own path: {e}"))?
             .with_file_name(name),
     };
-    if !exe.is_file() {
-        return Err(format!(
-            "{} not found: build it with `{build}`, or pass {flag} FILE",
-            exe.display()
-        ));
+    match not_runnable(&exe) {
+        Some(why) => Err(format!(
+            "{} {}: build it with `{build}`, or pass {flag} FILE",
+            exe.display(),
+            if why == "no such file" {
+                "not found"
+            } else {
+                why
+            }
+        )),
+        None => Ok(exe),
     }
-    Ok(exe)
+}
+
+/// Why `exe` cannot be run as a sibling tool: `no such file`, `not a regular
+/// file` or `not executable` (no execute bit); `None` when it can.
+fn not_runnable(exe: &Path) -> Option<&'static str> {
+    use std::os::unix::fs::PermissionsExt as _;
+    match std::fs::metadata(exe) {
+        Err(_) => Some("no such file"),
+        Ok(m) if !m.is_file() => Some("not a regular file"),
+        Ok(m) if m.permissions().mode() & 0o111 == 0 => Some("not executable"),
+        Ok(_) => None,
+    }
 }
 
 /// Runs `exe` with `args` (stdout discarded) and reads the JSON it wrote to
