@@ -118,6 +118,17 @@ fn certificates(base: &Path, v3: bool) -> std::path::PathBuf {
     files.ca
 }
 
+/// The private server in `dir` with its own TLS files (the launcher's CA).
+fn start_with_tls(dir: &Path) -> encbench_oltp::server::PrivateServer {
+    let cfg = encbench_oltp::server::server_config(
+        dir,
+        encbench_oltp::at_rest::AtRest::Off,
+        encbench_oltp::server::Profile::Default,
+    )
+    .expect("server config with TLS");
+    start(&cfg)
+}
+
 /// A private server with TLS files from [`certificates`] and plaintext tables.
 fn server_with(dir: &Path, v3: bool) -> (encbench_oltp::server::PrivateServer, std::path::PathBuf) {
     let ca = certificates(dir, v3);
@@ -245,13 +256,7 @@ async fn connections_and_ssl_accepts(url: &str, ca: &Path) -> (u64, u64) {
 #[test]
 fn every_connection_follows_tls_and_a_server_requiring_it_is_named() {
     let dir = common::server_tempdir();
-    let cfg = encbench_oltp::server::server_config(
-        dir.path(),
-        encbench_oltp::at_rest::AtRest::Off,
-        encbench_oltp::server::Profile::Default,
-    )
-    .expect("server config with TLS");
-    let server = start(&cfg);
+    let server = start_with_tls(dir.path());
     let url = server.url();
     let ca = encbench_oltp::server::Layout::new(encbench_oltp::server::server_base(
         dir.path(),
@@ -325,13 +330,7 @@ fn every_connection_follows_tls_and_a_server_requiring_it_is_named() {
 fn tls_parameters_in_the_mysql_url_are_refused_naming_tls_without_a_panic() {
     // A server with TLS, so that a TLS handshake would start.
     let dir = common::server_tempdir();
-    let cfg = encbench_oltp::server::server_config(
-        dir.path(),
-        encbench_oltp::at_rest::AtRest::Off,
-        encbench_oltp::server::Profile::Default,
-    )
-    .expect("server config with TLS");
-    let server = start(&cfg);
+    let server = start_with_tls(dir.path());
     let base = server.url();
     let home = &dir.path().join("home");
     for (query, key) in [
