@@ -64,17 +64,7 @@ fn encrypts_columns(variant: &str) -> bool {
 /// comparison has an interval (1 round: nothing to headline).
 pub fn headline_text(rows: &[MetricComparison]) -> String {
     let mut s = String::new();
-    let mut pairs: Vec<(&str, &str)> = Vec::new();
-    for r in rows {
-        let p = (
-            r.comparison.baseline.as_str(),
-            r.comparison.variant.as_str(),
-        );
-        if !pairs.contains(&p) {
-            pairs.push(p);
-        }
-    }
-    for (baseline, variant) in pairs {
+    for (baseline, variant) in super::summary::modes(rows) {
         let of = |metric: &'static str| pick(rows, baseline, variant, metric);
         let mut threads: Vec<u32> = of("client_cpu_us_per_query")
             .chain(of("qps"))

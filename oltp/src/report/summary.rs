@@ -359,6 +359,22 @@ pub fn metric(name: &str) -> Option<&'static Metric> {
     METRICS.iter().find(|m| m.name == name)
 }
 
+/// The (baseline, variant) pairs of `rows`, each once, in the order they first
+/// appear: one table and one headline block per mode.
+pub fn modes(rows: &[MetricComparison]) -> Vec<(&str, &str)> {
+    let mut modes: Vec<(&str, &str)> = Vec::new();
+    for r in rows {
+        let m = (
+            r.comparison.baseline.as_str(),
+            r.comparison.variant.as_str(),
+        );
+        if !modes.contains(&m) {
+            modes.push(m);
+        }
+    }
+    modes
+}
+
 /// One metric of one mode against one of its [`baselines`] (plaintext, no
 /// TLS; or with its TLS when that one did not run) at one thread count, over the paired rounds: an entry of the JSON's
 /// `comparisons` (and, baseline against its `--control` run, of `noise_floor`).

@@ -293,17 +293,7 @@ pub fn comparisons_text(rows: &[MetricComparison], floors: &[MetricComparison]) 
         );
         s.push_str(&headline_text(rows));
     }
-    let mut modes: Vec<(&str, &str)> = Vec::new();
-    for r in rows {
-        let m = (
-            r.comparison.baseline.as_str(),
-            r.comparison.variant.as_str(),
-        );
-        if !modes.contains(&m) {
-            modes.push(m);
-        }
-    }
-    for (baseline, mode) in modes {
+    for (baseline, mode) in super::summary::modes(rows) {
         let table: Vec<&MetricComparison> = rows
             .iter()
             .filter(|r| r.comparison.baseline == baseline && r.comparison.variant == mode)
