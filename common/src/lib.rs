@@ -22,6 +22,8 @@
 //! - [`files`]: every other file a user names (key files, a CA's PEM file,
 //!   result JSON), read whole with a cap suited to what it holds, and refused in
 //!   one line when it is not a regular file.
+//! - [`table`]: the titled table of formatted cells every report draws, as
+//!   aligned text and as Markdown.
 
 pub mod cli_error;
 pub mod compare;
@@ -36,6 +38,7 @@ pub mod output;
 #[cfg(unix)]
 pub mod password;
 pub mod pki;
+pub mod table;
 
 pub use header::{ResultHeader, ToolInfo};
 pub use machine::Machine;
