@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 
 /// Plaintext sysbench bytes per row on disk (InnoDB files of the private
 /// server after `oltp prepare`, measured at 250 x 25,000 rows: 3.2 GiB /
-/// 6.25 M rows, rounded up; oltp/README.md).
+/// 6.25 M rows, rounded up; docs/measurements.md).
 pub const PLAIN_BYTES_PER_ROW: u64 = 560;
 /// sysbench bytes per row with every column sealed with AES-GCM (3.7 GiB /
 /// 6.25 M rows for `c, pad`, plus `k`'s 37-byte envelope in the row and its

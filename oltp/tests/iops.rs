@@ -18,7 +18,7 @@ mod common;
 use common::{conn, oltp_bin, runtime, server_tempdir, start, utf8};
 
 /// The cap of the test, IO per second: far under what this disk serves uncapped
-/// (thousands of reads per second measured, oltp/README.md), so an unheld cap shows.
+/// (thousands of reads per second measured, docs/measurements.md), so an unheld cap shows.
 const CAP: u32 = 100;
 
 /// Rows of the scanned table: 2^15 of ~290 bytes, about 9 MiB (≈580 pages of 16 KiB), so

@@ -77,8 +77,8 @@ pub async fn verify(a: &PrepareArgs, url: &str, off_as_control: bool) -> Result<
 /// EXPORT` (which flushes the table's dirty pages and stops purge on it until `UNLOCK
 /// TABLES`), then `UNLOCK TABLES`. The redo log needs no flush: a commit has written it
 /// (with the profile's `innodb_flush_log_at_trx_commit` at 0 or 2, within a second, to
-/// the page cache, which the search reads). Why the flush is needed: oltp/README.md,
-/// "Encryption at rest".
+/// the page cache, which the search reads). Why the flush is needed: docs/encryption-at-rest.md,
+/// "Measure encryption at rest".
 ///
 /// # Errors
 /// The server cannot be reached or refuses the statements.

@@ -49,7 +49,7 @@ type Io = Pin<Box<dyn Future<Output = Result<(), tokio_postgres::Error>> + Send>
 
 /// One `tokio-postgres` connection. Its I/O is not a task of its own: every request polls
 /// it in the caller's task (`drive`), so a statement costs no hop through the runtime's
-/// scheduler to another task and back (callgrind, crate README: pgbench section).
+/// scheduler to another task and back (callgrind, docs/measurements.md, oltp vs stock pgbench 15).
 pub struct PostgresConnection {
     client: Client,
     /// `None` once the connection ended (closed, or an I/O error): requests then fail as

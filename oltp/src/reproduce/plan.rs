@@ -78,7 +78,7 @@ pub struct DataSetStep {
     pub encrypt_columns: String,
     /// Bytes on disk per row, estimated (InnoDB files of the private server
     /// after `oltp prepare`, measured at 250 x 25,000 rows: 3.2 GiB plaintext,
-    /// 3.7 GiB with `c` and `pad` sealed, oltp/README.md; `k` too adds its
+    /// 3.7 GiB with `c` and `pad` sealed, docs/measurements.md; `k` too adds its
     /// envelope and index).
     pub bytes_per_row: u64,
     /// More `oltp prepare` arguments (001: `--pgsql-db`, `--workload`,
@@ -146,10 +146,10 @@ pub enum Servers {
 
 /// Seconds to open one connection and prepare one statement on it, for the
 /// estimate: 256 connections x 1,250 statements took about 25 s
-/// (oltp/README.md, "256 threads").
+/// (docs/measurements.md, "256 threads, 250 tables x 25,000 rows").
 const SECS_PER_PREPARED_STATEMENT: f64 = 80e-6;
 /// Rows loaded per second by `oltp prepare --threads 2` (6.25 M rows in
-/// 61-74 s, oltp/README.md).
+/// 61-74 s, docs/measurements.md).
 const ROWS_PER_SEC: f64 = 85_000.0;
 
 impl Plan {

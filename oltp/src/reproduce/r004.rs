@@ -115,7 +115,7 @@ pub const SERVER_RESTART_SECS: f64 = 8.0;
 
 /// Device reads per second when nothing caps them, for the cached pool's
 /// warming: 3,612 reads/s measured with `--rand-type uniform` on this
-/// machine's disk (oltp/README.md, "Why the profile was changed").
+/// machine's disk (docs/measurements.md, "oltp reproduce 004").
 pub const UNCAPPED_READS_PER_SEC: f64 = 3_612.0;
 
 /// InnoDB's page size (MariaDB's default `innodb_page_size`), bytes.

@@ -32,7 +32,7 @@
 //!
 //! No statement reads or writes a filler, so column encryption of the
 //! fillers costs these scripts nothing in the client: the cost is the load
-//! and the larger rows on the server (see the crate README).
+//! and the larger rows on the server (see docs/postgresql.md).
 
 use crate::driver::{Connection, Param};
 use crate::rand::SbRng;
