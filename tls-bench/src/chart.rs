@@ -73,6 +73,7 @@ pub fn latency(report: &Report, path: &Path) -> Result<()> {
             .map_err(draw_err)?;
         // Series names are the Figure-2 columns ending in "avg ms".
         let names: Vec<String> = fig
+            .table
             .headers
             .iter()
             .filter_map(|h| h.strip_suffix(" avg ms").map(str::to_string))

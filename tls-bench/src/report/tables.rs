@@ -1,88 +1,48 @@
-//! Reporting: the one result type of a run, the tables every text-like
-//! exporter draws from it, and the exporters (text, JSON, CSV, Markdown).
+//! The tables of a [`Report`], in section order: handshakes (and the
+//! harness overhead), record overhead, round trip (and Figure 2, the changes
+//! of p50 and p95), bulk, footprint, then every comparison.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
-use encbench_common::ResultHeader;
 use encbench_common::compare;
-use serde::Serialize;
+use encbench_common::table::{Alignment, Table};
 
-use crate::bulk::BulkRow;
-use crate::comparison::{ControlRuns, TlsComparison, verdict_text};
+use super::Report;
+use crate::comparison::{TlsComparison, verdict_text};
 use crate::config::Transport;
-use crate::footprint::FootprintRow;
-use crate::handshake::HandshakeRow;
-use crate::latency::LatencyRow;
-use crate::record::RecordRow;
 use crate::rounds::Spread;
 
-/// Where and with what a run was made.
-#[derive(Clone, Debug, Serialize)]
-pub struct Environment {
-    /// tls-bench version.
-    pub tool_version: &'static str,
-    /// OpenSSL version string of the loaded libssl.
-    pub openssl: String,
-    /// Logical CPUs available to the process.
-    pub cpus: usize,
-    /// True for `--quick`.
-    pub quick: bool,
-    /// Rounds of the handshake, latency and bulk sections (`--repeat`).
-    pub repeat: usize,
-    /// True for `--control`: every baseline ran twice per round, the second
-    /// runs are in `control_runs` and their A/A comparisons in `noise_floor`.
-    pub control: bool,
-}
-
-/// The version of tls-bench's JSON layout (`schema_version`): raised when a
-/// field is removed, renamed or changes meaning.
-pub const SCHEMA_VERSION: u32 = 1;
-
-/// Everything a run measured; every exporter reads only this.
-#[derive(Clone, Debug, Serialize)]
-pub struct Report {
-    /// `schema_version`, `tool`, `started_at`, `ended_at` (around the sections)
-    /// and `machine`: the head of every encbench JSON result, flattened.
-    #[serde(flatten)]
-    pub header: ResultHeader,
-    /// Where and with what.
-    pub environment: Environment,
-    /// Handshake rows (socket and in-memory harness).
-    pub handshake: Vec<HandshakeRow>,
-    /// Record overhead rows.
-    pub record: Vec<RecordRow>,
-    /// Round-trip latency rows.
-    pub latency: Vec<LatencyRow>,
-    /// Bulk throughput rows.
-    pub bulk: Vec<BulkRow>,
-    /// Footprint rows.
-    pub footprint: Vec<FootprintRow>,
-    /// The second (A') runs of every baseline with `--control`, empty without.
-    pub control_runs: ControlRuns,
-    /// The A/A noise floor per metric and point: each baseline's A' runs
-    /// against its A runs of the same rounds, in the fields of
-    /// `comparisons` (variant `<baseline> (A/A control)`); empty without
-    /// `--control` or with 1 round.
-    pub noise_floor: Vec<TlsComparison>,
-    /// Every variant against its baseline over the paired rounds, per
-    /// metric and grid point ([`crate::comparison`]).
-    pub comparisons: Vec<TlsComparison>,
-    /// Combinations not run, with the reason.
-    pub skipped: Vec<String>,
-}
-
-/// A titled table of strings: the shape text, Markdown and CSV all draw.
+/// A table of one section of the report: the section names it in the CSV's
+/// first column; text and Markdown draw [`table`](Self::table) (numbers
+/// right-aligned by content, a rule under the headings).
 #[derive(Clone, Debug)]
-pub struct Table {
-    /// Section name (first CSV column).
+pub struct SectionTable {
+    /// Section name (first CSV column): `handshake`, `record`, `latency`,
+    /// `bulk`, `footprint`, `comparison`.
     pub section: &'static str,
-    /// Title line.
-    pub title: String,
-    /// Column headers.
-    pub headers: Vec<String>,
-    /// Cells, one Vec per row.
-    pub rows: Vec<Vec<String>>,
+    /// Title, headings and cells.
+    pub table: Table,
+}
+
+impl SectionTable {
+    /// The table of `section` titled `title`.
+    pub fn new(
+        section: &'static str,
+        title: String,
+        headers: Vec<String>,
+        rows: Vec<Vec<String>>,
+    ) -> Self {
+        Self {
+            section,
+            table: Table {
+                title,
+                headers,
+                rows,
+                alignment: Alignment::ByContent,
+                rule: true,
+            },
+        }
+    }
 }
 
 fn f0(v: f64) -> String {
@@ -124,18 +84,18 @@ fn table<R>(
     headers: &[&str],
     items: &[R],
     cells: impl Fn(&R) -> Vec<String>,
-) -> Table {
-    Table {
+) -> SectionTable {
+    SectionTable::new(
         section,
-        title: title.into(),
-        headers: h(headers),
-        rows: items.iter().map(cells).collect(),
-    }
+        title.to_string(),
+        h(headers),
+        items.iter().map(cells).collect(),
+    )
 }
 
 impl Report {
     /// The report's tables, in section order (empty sections left out).
-    pub fn tables(&self) -> Vec<Table> {
+    pub fn tables(&self) -> Vec<SectionTable> {
         let mut out = Vec::new();
         if !self.handshake.is_empty() {
             out.push(table(
@@ -165,12 +125,12 @@ impl Report {
             ));
             let cmp = self.harness_comparison();
             if !cmp.is_empty() {
-                out.push(Table {
-                    section: "handshake",
-                    title: "Harness overhead: the TLS handshake alone over sockets vs in memory, handshakes/s from time in each side's code (rustls-bench's method; target: within 20%)".into(),
-                    headers: h(&["transport", "version", "cert", "suite", "resumption", "socket hs/s", "memory hs/s", "socket vs memory (paired rounds)", "socket user us", "socket kernel us", "memory us", "socket with connect+greeting hs/s"]),
-                    rows: cmp,
-                });
+                out.push(SectionTable::new(
+                    "handshake",
+                    "Harness overhead: the TLS handshake alone over sockets vs in memory, handshakes/s from time in each side's code (rustls-bench's method; target: within 20%)".into(),
+                    h(&["transport", "version", "cert", "suite", "resumption", "socket hs/s", "memory hs/s", "socket vs memory (paired rounds)", "socket user us", "socket kernel us", "memory us", "socket with connect+greeting hs/s"]),
+                    cmp,
+                ));
             }
         }
         if !self.record.is_empty() {
@@ -299,7 +259,7 @@ impl Report {
     /// Every comparison as a table: the medians of baseline and variant, the
     /// median change with its interval and the verdict in words; with one
     /// round the figures only.
-    pub fn comparison_table(&self) -> Table {
+    pub fn comparison_table(&self) -> SectionTable {
         let one = self.one_round();
         let mut headers = h(&[
             "section",
@@ -351,16 +311,16 @@ impl Report {
                 row
             })
             .collect();
-        Table {
-            section: "comparison",
-            title: if one {
+        SectionTable::new(
+            "comparison",
+            if one {
                 "Comparisons with the baseline: 1 round: run --repeat 5 for a comparison".into()
             } else {
                 "Comparisons with the baseline: median of the paired round ratios, interval from their order statistics (exact sign test) at the confidence shown".into()
             },
             headers,
             rows,
-        }
+        )
     }
 
     fn harness_comparison(&self) -> Vec<Vec<String>> {
@@ -403,7 +363,7 @@ impl Report {
     /// The change of round-trip `metric` (`rtt_p50_us`, `rtt_p95_us`) over
     /// plain TCP, median and interval, per connection count (rows) and TLS
     /// transport and version (columns).
-    fn latency_changes(&self, metric: &str, what: &str) -> Table {
+    fn latency_changes(&self, metric: &str, what: &str) -> SectionTable {
         let mut variants: Vec<&str> = Vec::new();
         let mut points: Vec<u32> = Vec::new();
         for t in self
@@ -442,15 +402,15 @@ impl Report {
                 row
             })
             .collect();
-        Table {
-            section: "latency",
-            title: format!(
+        SectionTable::new(
+            "latency",
+            format!(
                 "Round trip {what} vs plain TCP: median change of the paired rounds (interval at {} confidence)",
                 self.confidence()
             ),
             headers,
             rows,
-        }
+        )
     }
 
     /// The confidence of the intervals, e.g. `93.75%` (every comparison of a
@@ -477,7 +437,7 @@ impl Report {
 
     /// The study's Figure 2 as a table: average round trip (ms) against
     /// concurrency, one column per transport, with the increase over plain TCP.
-    pub fn figure2(&self) -> Table {
+    pub fn figure2(&self) -> SectionTable {
         let mut series: Vec<(String, Transport)> = Vec::new();
         let mut points: BTreeMap<u32, BTreeMap<String, f64>> = BTreeMap::new();
         for r in &self.latency {
@@ -517,9 +477,9 @@ impl Report {
                 row
             })
             .collect();
-        Table {
-            section: "latency",
-            title: if with_change {
+        SectionTable::new(
+            "latency",
+            if with_change {
                 format!(
                     "Average round trip (ms) vs concurrent connections, with and without TLS (the study's Figure 2); vs plain: median change of the paired rounds (interval at {} confidence)",
                     self.confidence()
@@ -529,169 +489,6 @@ impl Report {
             },
             headers,
             rows,
-        }
+        )
     }
-}
-
-/// Output formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// Aligned tables for a terminal.
-    Text,
-    /// The [`Report`] as one JSON object.
-    Json,
-    /// One CSV block per table, blank line between, first column `section`.
-    Csv,
-    /// GitHub-flavoured Markdown tables.
-    Markdown,
-}
-
-impl std::str::FromStr for Format {
-    type Err = crate::Error;
-    fn from_str(s: &str) -> crate::Result<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "text" => Ok(Format::Text),
-            "json" => Ok(Format::Json),
-            "csv" => Ok(Format::Csv),
-            "markdown" | "md" => Ok(Format::Markdown),
-            _ => Err(crate::Error::UnknownName {
-                what: "output format",
-                name: s.to_string(),
-                known: "text, json, csv, markdown".to_string(),
-            }),
-        }
-    }
-}
-
-/// Renders `report` in `format`; `json_out` is where the JSON report also
-/// went (`--json-out`), named in the text summary.
-///
-/// # Errors
-/// [`crate::Error::Protocol`] if serialisation fails (it does not for these types).
-pub fn render(
-    report: &Report,
-    format: Format,
-    json_out: Option<&std::path::Path>,
-) -> crate::Result<String> {
-    match format {
-        Format::Text => Ok(text(report, json_out)),
-        Format::Json => serde_json::to_string_pretty(report)
-            .map(|s| s + "\n")
-            .map_err(|e| crate::Error::Protocol(format!("JSON: {e}"))),
-        Format::Csv => csv_text(report),
-        Format::Markdown => Ok(markdown(report)),
-    }
-}
-
-fn is_numeric(s: &str) -> bool {
-    s.trim_start_matches(['+', '-'])
-        .trim_end_matches('%')
-        .parse::<f64>()
-        .is_ok()
-}
-
-/// Aligned text tables, numbers right-aligned, then the one-screen
-/// [`crate::summary`] (`json_out`: where the JSON went).
-pub fn text(report: &Report, json_out: Option<&std::path::Path>) -> String {
-    let mut out = String::new();
-    for t in report.tables() {
-        let mut widths: Vec<usize> = t.headers.iter().map(|h| h.chars().count()).collect();
-        for r in &t.rows {
-            for (i, c) in r.iter().enumerate() {
-                if i >= widths.len() {
-                    widths.push(0);
-                }
-                widths[i] = widths[i].max(c.chars().count());
-            }
-        }
-        let _ = writeln!(out, "{}", t.title);
-        let line = |cells: &[String]| {
-            let mut l = String::new();
-            for (i, c) in cells.iter().enumerate() {
-                if i > 0 {
-                    l.push_str("  ");
-                }
-                if is_numeric(c) {
-                    let _ = write!(l, "{c:>w$}", w = widths[i]);
-                } else {
-                    let _ = write!(l, "{c:<w$}", w = widths[i]);
-                }
-            }
-            l.trim_end().to_string()
-        };
-        let _ = writeln!(out, "{}", line(&t.headers));
-        let _ = writeln!(
-            out,
-            "{}",
-            widths
-                .iter()
-                .map(|w| "-".repeat(*w))
-                .collect::<Vec<_>>()
-                .join("  ")
-        );
-        for r in &t.rows {
-            let _ = writeln!(out, "{}", line(r));
-        }
-        out.push('\n');
-    }
-    for s in &report.skipped {
-        let _ = writeln!(out, "skipped: {s}");
-    }
-    if !report.skipped.is_empty() {
-        out.push('\n');
-    }
-    out.push_str(&crate::summary::summary(report, json_out));
-    out
-}
-
-/// Markdown tables with a heading per table.
-pub fn markdown(report: &Report) -> String {
-    let mut out = String::new();
-    for t in report.tables() {
-        let _ = writeln!(out, "### {}\n", t.title);
-        let _ = writeln!(out, "| {} |", t.headers.join(" | "));
-        let _ = writeln!(
-            out,
-            "|{}|",
-            t.headers
-                .iter()
-                .map(|_| "---")
-                .collect::<Vec<_>>()
-                .join("|")
-        );
-        for r in &t.rows {
-            let _ = writeln!(out, "| {} |", r.join(" | "));
-        }
-        out.push('\n');
-    }
-    for s in &report.skipped {
-        let _ = writeln!(out, "- skipped: {s}");
-    }
-    out
-}
-
-/// CSV blocks, one per table, separated by a blank line; first column `section`.
-///
-/// # Errors
-/// [`crate::Error::Protocol`] if the CSV writer fails.
-pub fn csv_text(report: &Report) -> crate::Result<String> {
-    let err = |e: &dyn std::fmt::Display| crate::Error::Protocol(format!("CSV: {e}"));
-    let mut out = String::new();
-    for (i, t) in report.tables().iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        let mut w = csv::Writer::from_writer(Vec::new());
-        let mut header = vec!["section".to_string()];
-        header.extend(t.headers.iter().cloned());
-        w.write_record(&header).map_err(|e| err(&e))?;
-        for r in &t.rows {
-            let mut rec = vec![t.section.to_string()];
-            rec.extend(r.iter().cloned());
-            w.write_record(&rec).map_err(|e| err(&e))?;
-        }
-        let bytes = w.into_inner().map_err(|e| err(&e))?;
-        out.push_str(&String::from_utf8_lossy(&bytes));
-    }
-    Ok(out)
 }
