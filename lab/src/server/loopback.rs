@@ -1,7 +1,8 @@
 //! Which port of this machine's loopback a server URL names: how a command given a
 //! `--mysql-url` or `--pgsql-url` finds out that it names a private server (by its port).
 //! The lab holds no database client: a `mysql://` URL is read with the `url` crate (as
-//! mysql_async reads it), a `postgres://` one by [`pg_port`] (as tokio-postgres does).
+//! oltp's MySQL driver reads it), a `postgres://` one by [`pg_port`] (as its PostgreSQL
+//! driver does).
 
 use url::Url;
 
@@ -16,7 +17,7 @@ const MYSQL_DEFAULT_PORT: u16 = 3306;
 const PG_DEFAULT_PORT: u16 = 5432;
 
 /// The loopback TCP port a `mysql://USER:PASS@HOST:PORT/...` URL names (3306 without
-/// one), read as mysql_async reads it (the same `url` crate): `None` when it is no
+/// one), read as oltp's MySQL driver reads it (the same `url` crate): `None` when it is no
 /// `mysql://` URL with a host, or its host is not `127.0.0.1` or `localhost`.
 pub(super) fn mysql_port(url: &str) -> Option<u16> {
     let url = Url::parse(url).ok()?;

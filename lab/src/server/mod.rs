@@ -199,7 +199,7 @@ impl PrivateServer {
     /// with the password (what `oltp server start` prints for scripts; never log it: messages
     /// name the server by `driver::mysql::target`, which leaves it out).
     ///
-    /// mysql_async would still swap a loopback TCP connection for the Unix socket: append
+    /// oltp's MySQL driver would still swap a loopback TCP connection for the Unix socket: append
     /// `?prefer_socket=false`, or use oltp's `driver::mysql::private_server_opts`.
     pub fn url(&self) -> String {
         format!(
