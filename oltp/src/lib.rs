@@ -11,12 +11,10 @@
 //! ([`measure`], with the server's CPU from [`server_cpu`]) -> result and report ([`report`], one exporter per format;
 //! `merge` for several clients). Only [`commands`] prints.
 
-pub mod at_rest;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod driver;
-pub mod io_failure;
 pub mod measure;
 mod merge;
 mod preflight;
@@ -25,8 +23,6 @@ pub mod report;
 pub mod reproduce;
 pub mod run;
 pub mod schema;
-pub mod server;
-pub mod server_cpu;
 pub mod space;
 mod worker;
 pub mod workload;
@@ -36,6 +32,11 @@ pub use worker::OnDecryptError;
 /// The column codec ([`encbench_columns`]), under the name oltp's modules and
 /// tests use.
 pub use encbench_columns as columns;
+
+/// The database-server lab ([`encbench_lab`]): the private servers, at-rest
+/// stores, IOPS caps and server CPU, under the module paths oltp's modules and
+/// tests use. `oltp server ...` is the command over it.
+pub use encbench_lab::{at_rest, io_failure, server, server_cpu};
 
 /// What the fuzz targets (`fuzz/fuzz_targets/result_json.rs`) reach that is
 /// otherwise private: the merge of `oltp merge` over reports already parsed

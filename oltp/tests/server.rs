@@ -159,6 +159,20 @@ fn cold_start_tcp_login_and_attach() {
     // shadows it); the server has our settings.
     assert_eq!(sql(&server, "SELECT 1"), "1");
     assert_eq!(sql(&server, "SELECT CURRENT_USER()"), "encbench@127.0.0.1");
+    // mysql_async with the server's options logs in over TCP too: `prefer_socket` off, or
+    // it would move to the socket and match `encbench@localhost`.
+    let over_opts = common::runtime().block_on(async {
+        use mysql_async::prelude::Queryable as _;
+        let opts = encbench_oltp::driver::mysql::private_server_opts(&server);
+        let mut conn = mysql_async::Conn::new(opts).await.expect("connects");
+        let user: Option<String> = conn
+            .query_first("SELECT CURRENT_USER()")
+            .await
+            .expect("query");
+        conn.disconnect().await.expect("disconnect");
+        user
+    });
+    assert_eq!(over_opts.as_deref(), Some("encbench@127.0.0.1"));
     assert_eq!(
         sql(
             &server,

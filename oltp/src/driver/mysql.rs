@@ -11,6 +11,7 @@ use mysql_async::{Conn, Opts, OptsBuilder, SslOpts, Statement, Value};
 
 use super::mysql_text::TextStatement;
 use super::{ConnectOptions, Connection, DbError, ErrorKind, Param, PsMode, Row, TlsSession};
+use crate::server::{BENCH_USER, PrivateServer};
 
 /// sysbench's reconnect codes: client errors 2006 (server gone), 2011, 2013
 /// (lost during query), 2055 (lost at handshake); server shutdown 1053 and
@@ -171,6 +172,19 @@ pub fn target(url: &str) -> String {
         }
         Err(_) => "(invalid URL)".to_string(),
     }
+}
+
+/// mysql_async options for the private server's [`url`](PrivateServer::url) with
+/// `prefer_socket` off, so connections really use TCP (and TLS when the caller
+/// adds it).
+pub fn private_server_opts(server: &PrivateServer) -> Opts {
+    OptsBuilder::default()
+        .ip_or_hostname("127.0.0.1")
+        .tcp_port(server.port())
+        .user(Some(BENCH_USER))
+        .pass(Some(server.password()))
+        .prefer_socket(false)
+        .into()
 }
 
 /// The [`ErrorKind`] of a `mysql_async` error.

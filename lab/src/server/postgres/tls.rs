@@ -7,7 +7,7 @@
 //! TLS is offered, not required: `pg_hba.conf` (`init`) has a `hostssl` and a `hostnossl`
 //! line, both scram-sha-256, so `oltp --tls off` still connects in plaintext; what makes a
 //! plaintext fallback impossible is the client, which checks `pg_stat_ssl` on every TLS
-//! connection (`crate::driver::postgres`).
+//! connection (oltp's `driver::postgres`).
 
 use std::fs::{self, OpenOptions};
 use std::io::Write as _;

@@ -387,18 +387,14 @@ impl Standing {
 }
 
 /// The layout of the private server (plain or at rest) under `base` whose loopback port
-/// `url` names, if it runs and has its TLS CA (so `--tls` can verify it).
+/// `url` names (a `mysql://` URL on `127.0.0.1` or `localhost`), if it runs and has its
+/// TLS CA (so `--tls` can verify it).
 pub fn private_server_of(url: &str, base: &Path) -> Option<Layout> {
-    let opts = mysql_async::Opts::from_url(url).ok()?;
-    if !matches!(opts.ip_or_hostname(), "127.0.0.1" | "localhost") {
-        return None;
-    }
+    let port = super::loopback::mysql_port(url)?;
     AtRest::ALL
         .into_iter()
         .map(|at_rest| Layout::new(server_base(base, at_rest)))
-        .find(|layout| {
-            layout.read_port() == Some(opts.tcp_port()) && layout.tls_files().ca.exists()
-        })
+        .find(|layout| layout.read_port() == Some(port) && layout.tls_files().ca.exists())
 }
 
 /// The live registrations in `users` other than `except` (this lease's own name): of

@@ -196,14 +196,16 @@ pub fn ensure_at_rest_key(path: &Path) -> Result<()> {
     if path.exists() {
         return Ok(());
     }
-    let key = encbench_crypto::Key::generate(32).map_err(|e| ServerError::Generate {
+    // 32 bytes from the OS RNG (`getrandom(2)`), kept from logs and wiped on drop.
+    let mut key = zeroize::Zeroizing::new([0u8; 32]);
+    getrandom::fill(&mut key[..]).map_err(|_| ServerError::Generate {
         what: "the at-rest key",
-        detail: e.to_string(),
+        detail: "the operating system's random number generator failed".to_string(),
     })?;
-    let text = format!(
+    let text = zeroize::Zeroizing::new(format!(
         "# InnoDB at-rest key for the encbench private server (file_key_management)\n1;{}\n",
-        key.to_hex().as_str()
-    );
+        zeroize::Zeroizing::new(hex::encode(&key[..])).as_str()
+    ));
     write_private(path, text.as_bytes(), 0o600)
 }
 

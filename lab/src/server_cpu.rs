@@ -1,6 +1,6 @@
 //! The CPU time of the database server, read from `/proc` at the start and
 //! end of each measured window: the server's side of the cost per query,
-//! beside the client's (`getrusage`, [`crate::measure::process_cpu_time`]).
+//! beside the client's (`getrusage`, oltp's `measure::process_cpu_time`).
 //!
 //! A server is a process on this machine: the private server (its pid from
 //! its pid file) or `--server-pid PID`. Its CPU time is user + system time

@@ -34,6 +34,7 @@ pub mod iops;
 mod layout;
 mod lease;
 mod logs;
+mod loopback;
 mod owner;
 mod password;
 pub mod postgres;
@@ -71,7 +72,7 @@ pub const SERVER_USER: &str = "mysql";
 ///
 /// # Errors
 /// The launchers' own `Unreachable` error, naming the first directory the user cannot enter.
-pub(crate) fn check_reachable(base: &Path, pgsql: bool) -> anyhow::Result<()> {
+pub fn check_reachable(base: &Path, pgsql: bool) -> anyhow::Result<()> {
     let user = if pgsql { "postgres" } else { SERVER_USER };
     let Some(found) = Owner::detect(user).and_then(|o| o.first_unreachable(base)) else {
         return Ok(());
@@ -198,8 +199,8 @@ impl PrivateServer {
     /// with the password (what `oltp server start` prints for scripts; never log it: messages
     /// name the server by `driver::mysql::target`, which leaves it out).
     ///
-    /// mysql_async would still swap a loopback TCP connection for the Unix socket: append
-    /// `?prefer_socket=false`, or use [`opts`](Self::opts).
+    /// oltp's MySQL driver would still swap a loopback TCP connection for the Unix socket: append
+    /// `?prefer_socket=false`, or use oltp's `driver::mysql::private_server_opts`.
     pub fn url(&self) -> String {
         format!(
             "mysql://{BENCH_USER}:{}@127.0.0.1:{}/",
@@ -215,18 +216,6 @@ impl PrivateServer {
     /// `<base>/mariadb/password`, the file holding [`password`](Self::password) (mode 0600).
     pub fn password_file(&self) -> std::path::PathBuf {
         self.layout.password_file()
-    }
-
-    /// mysql_async options for [`url`](Self::url) with `prefer_socket` off, so connections
-    /// really use TCP (and TLS when the caller adds it).
-    pub fn opts(&self) -> mysql_async::Opts {
-        mysql_async::OptsBuilder::default()
-            .ip_or_hostname("127.0.0.1")
-            .tcp_port(self.port)
-            .user(Some(BENCH_USER))
-            .pass(Some(self.password.as_str()))
-            .prefer_socket(false)
-            .into()
     }
 
     /// The TCP port on 127.0.0.1.

@@ -138,14 +138,9 @@ impl PgServer {
     /// (a loopback host and its port), e.g. the URL `oltp server start` printed;
     /// nothing is started.
     pub fn of_url(url: &str, base: &std::path::Path) -> Option<PgServer> {
-        use std::str::FromStr as _;
-        let cfg = tokio_postgres::Config::from_str(url).ok()?;
-        let loopback = cfg.get_hosts().iter().all(|h| {
-            matches!(h, tokio_postgres::config::Host::Tcp(name) if name == "127.0.0.1" || name == "localhost")
-        });
+        let port = crate::server::loopback::pg_port(url)?;
         let server = PgServer::running(base).ok()??;
-        (loopback && cfg.get_ports().first().copied().unwrap_or(5432) == server.port)
-            .then_some(server)
+        (port == server.port).then_some(server)
     }
 
     /// `postgres://encbench:PASSWORD@127.0.0.1:PORT/postgres`: TCP on loopback.
