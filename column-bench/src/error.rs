@@ -39,6 +39,15 @@ pub enum Error {
         #[source]
         source: encbench_registry::Error,
     },
+    /// The column codec could not set its keys up.
+    #[error("{context}")]
+    Codec {
+        /// `BACKEND:ALGORITHM` and what was being done.
+        context: String,
+        /// The codec's error.
+        #[source]
+        source: encbench_columns::Error,
+    },
     /// An envelope did not seal or open.
     #[error("{context}")]
     Envelope {

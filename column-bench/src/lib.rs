@@ -2,9 +2,11 @@
 //! and algorithm, and how many proxy cores a workload needs.
 //!
 //! Data flows one way: configuration ([`cli`], [`config`], [`shape`]) -> work
-//! ([`mod@bench`], timing the per-value path of [`measure`], which is `oltp`'s own
-//! `ColumnCipher` path, and the client-side sort of [`client_sort`]) -> comparisons ([`comparison`]: paired rounds) -> model ([`capacity`], [`oltp_result`]) -> report
-//! ([`report`]: text, JSON, CSV, Markdown, SVG).
+//! ([`mod@bench`], timing the per-value path of [`measure`], which is `oltp`'s
+//! own: the column codec of `encbench-columns`, and the client-side sort of
+//! [`client_sort`]) -> comparisons ([`comparison`]: paired rounds) -> model
+//! ([`capacity`], [`oltp_result`]) -> report ([`report`]: text, JSON, CSV,
+//! Markdown, SVG).
 
 pub mod bench;
 pub mod capacity;

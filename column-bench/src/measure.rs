@@ -1,19 +1,21 @@
 //! The measurement: the per-value path of a decrypting proxy, timed.
 //!
-//! The timed code is the code `oltp` runs per row: [`ColumnCipher::open_vec_in_place`]
-//! (envelope header parse, AAD build from table, column and primary key, AEAD open,
-//! plaintext moved to the front of the driver's buffer) on envelopes sealed by
-//! [`ColumnCipher::seal`], with a cipher keyed from a [`Keyring`] built from a
-//! registry [`Descriptor`]. Variants:
+//! The timed code is the column codec's per-value path, the code `oltp` runs per
+//! row: [`Codec::open_column_in_place`] (envelope header parse, AAD from the
+//! column's prefix and the primary key, AEAD open, plaintext moved to the front
+//! of the driver's buffer) on envelopes sealed by [`Codec::seal_column`], with
+//! the codec's cipher keyed by [`keys::cipher_from_keys`] (what a key file
+//! becomes) from a registry [`Descriptor`]. Variants:
 //!
 //! - [`KeyMode::Reused`]: one key set up once and shared by every worker (a proxy);
 //!   [`KeyMode::PerValue`]: the key schedule (`Descriptor::new_key`) runs for every
 //!   value before it is opened, as products with a data key per value do (the
-//!   unwrapping of that data key is not included).
+//!   unwrapping of that data key is not included): a codec built per value.
 //! - [`PathKind::Envelope`]: the whole per-value path above; [`PathKind::Bare`]:
 //!   only `Aead::open_in_place` (the detached call for length-preserving algorithms)
 //!   on the same nonce, AAD, ciphertext and tag
-//!   (AAD built beforehand), so the difference is the envelope's own cost.
+//!   (the codec's AAD bytes, [`TableColumn::aad`], built beforehand), so the
+//!   difference is the envelope's own cost.
 //! - batches: `batch_rows` values of a result set opened as one unit by
 //!   `open_batch` (a loop over the per-value call).
 //!
@@ -26,14 +28,12 @@
 //! same loop on its own buffers, sharing one cipher, started together.
 
 use std::hint::black_box;
-use std::sync::Barrier;
+use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, invalid};
-use encbench_registry::envelope::int_primary_key;
-use encbench_registry::{
-    Aead, ColumnAad, ColumnCipher, Descriptor, Key, KeyId, Keyring, Location, RowAad,
-};
+use encbench_columns::{Codec, TableColumn, keys};
+use encbench_registry::{Aead, ColumnCipher, Descriptor, Key, KeyId};
 use serde::Serialize;
 
 use crate::shape::{Column, plaintexts};
@@ -157,15 +157,19 @@ impl Observations {
 }
 
 /// One column's values for one backend: plaintexts, their envelopes, and what
-/// the bare path needs (the AAD the envelope binds).
+/// the bare path needs (the AAD the envelope binds). Value `i` is the row with
+/// primary key `i + 1`.
 pub struct Corpus {
     descriptor: &'static Descriptor,
-    key: Key,
-    cipher: ColumnCipher,
-    column: String,
-    /// The column's AAD prefix, built once as a proxy does per result column.
-    column_aad: ColumnAad,
-    primary_keys: Vec<[u8; 8]>,
+    /// The one key, as a key file holds it: `(KEY_ID, key)`.
+    keys: Vec<(KeyId, Key)>,
+    /// The codec's cipher (the bare path calls its AEAD directly).
+    cipher: Arc<ColumnCipher>,
+    /// The column codec over `cipher`: what oltp's client seals and opens with.
+    codec: Codec,
+    /// The table and column, with the column's AAD prefix built once as a
+    /// proxy does per result column.
+    column: TableColumn,
     plaintexts: Vec<Vec<u8>>,
     envelopes: Vec<Vec<u8>>,
     aads: Vec<Vec<u8>>,
@@ -175,23 +179,27 @@ impl std::fmt::Debug for Corpus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Corpus")
             .field("descriptor", &self.descriptor.name())
-            .field("column", &self.column)
+            .field("column", &self.column.column())
             .field("values", &self.plaintexts.len())
             .finish_non_exhaustive()
     }
 }
 
-/// The AAD that [`encbench_registry::envelope`] binds, rebuilt here for the bare
-/// path only (the envelope path builds its own). Layout as documented there:
-/// version | key id | len | table | len | column | len | primary key.
-fn envelope_aad(table: &str, column: &str, pk: &[u8]) -> Vec<u8> {
-    let mut aad = vec![encbench_registry::envelope::VERSION];
-    aad.extend_from_slice(&KEY_ID.to_be_bytes());
-    for f in [table.as_bytes(), column.as_bytes(), pk] {
-        aad.push(f.len() as u8);
-        aad.extend_from_slice(f);
-    }
-    aad
+/// The primary key of value `i`: rows are numbered from 1, as sysbench's are.
+fn id_of(i: usize) -> i64 {
+    i as i64 + 1
+}
+
+/// The column cipher of the keys `keys` of `descriptor`, set up as the keys of
+/// a key file are (`keys::cipher_from_keys`).
+fn cipher_from_keys(
+    descriptor: &'static Descriptor,
+    keys: &[(KeyId, Key)],
+) -> Result<ColumnCipher> {
+    keys::cipher_from_keys(descriptor, keys, "the generated key").map_err(|source| Error::Codec {
+        context: format!("{}: key setup", descriptor.name()),
+        source,
+    })
 }
 
 impl Corpus {
@@ -208,36 +216,32 @@ impl Corpus {
     ) -> Result<Corpus> {
         let key = Key::generate(descriptor.algorithm.key_len())
             .map_err(|e| crypto(descriptor, "drawing a random key", e))?;
-        let cipher = ColumnCipher::new(
-            Keyring::new(descriptor, KEY_ID, &key)
-                .map_err(|e| crypto(descriptor, "key setup", e))?,
-        );
+        let keys = vec![(KEY_ID, key)];
+        let cipher = Arc::new(cipher_from_keys(descriptor, &keys)?);
+        let codec = Codec::encrypted(Arc::clone(&cipher));
         let plaintexts = plaintexts(column, rows, 0x636f_6c75_6d6e);
-        let primary_keys: Vec<[u8; 8]> = (1..=rows as i64).map(int_primary_key).collect();
+        let column = TableColumn::new(table, column.name.as_str())
+            .map_err(|e| envelope(descriptor, "building the column's AAD prefix", e))?;
         let mut envelopes = Vec::with_capacity(rows);
         let mut aads = Vec::with_capacity(rows);
-        for (pt, pk) in plaintexts.iter().zip(&primary_keys) {
-            let loc = Location {
-                table,
-                column: &column.name,
-                primary_key: pk,
-            };
+        for (i, pt) in plaintexts.iter().enumerate() {
             let mut out = Vec::new();
-            cipher
-                .seal(&loc, pt, &mut out)
+            codec
+                .seal_column(&column, id_of(i), pt, &mut out)
                 .map_err(|e| envelope(descriptor, "sealing a value", e))?;
             envelopes.push(out);
-            aads.push(envelope_aad(table, &column.name, pk));
+            aads.push(
+                column
+                    .aad(KEY_ID, id_of(i))
+                    .map_err(|e| envelope(descriptor, "building a value's AAD", e))?,
+            );
         }
-        let column_aad = ColumnAad::new(table, &column.name)
-            .map_err(|e| envelope(descriptor, "building the column's AAD prefix", e))?;
         let corpus = Corpus {
             descriptor,
-            key,
+            keys,
             cipher,
-            column_aad,
-            column: column.name.clone(),
-            primary_keys,
+            codec,
+            column,
             plaintexts,
             envelopes,
             aads,
@@ -254,7 +258,7 @@ impl Corpus {
             w.restore_envelopes(self);
             for i in 0..self.plaintexts.len() {
                 match variant {
-                    PathKind::Envelope => self.open_envelope(&self.cipher, i, &mut w.bufs[i])?,
+                    PathKind::Envelope => self.open_envelope(&self.codec, i, &mut w.bufs[i])?,
                     PathKind::Bare => {
                         let aead = self.cipher.keyring().active().1;
                         let len = self.open_bare(aead, i, &mut w.bufs[i])?;
@@ -267,7 +271,7 @@ impl Corpus {
                     invalid!(
                         "{}: value {i} of column {} opened to other bytes than were sealed",
                         self.descriptor.name(),
-                        self.column
+                        self.column.column()
                     );
                 }
             }
@@ -300,7 +304,7 @@ impl Corpus {
     /// # Panics
     /// `i >= self.len()`.
     pub fn open_value(&self, i: usize, buf: &mut Vec<u8>) -> Result<()> {
-        self.open_envelope(&self.cipher, i, buf)
+        self.open_envelope(&self.codec, i, buf)
     }
 
     /// The AEAD call alone on value `i` (nonce, AAD, ciphertext and tag of its
@@ -338,15 +342,11 @@ impl Corpus {
         self.descriptor.algorithm.nonce_len()
     }
 
-    /// Value `i`'s AAD binding: the column's prefix and the row's primary key.
-    fn location(&self, i: usize) -> RowAad<'_> {
-        self.column_aad.at(&self.primary_keys[i])
-    }
-
-    /// The envelope path: exactly what `oltp`'s codec calls per value.
-    fn open_envelope(&self, cipher: &ColumnCipher, i: usize, buf: &mut Vec<u8>) -> Result<()> {
-        cipher
-            .open_vec_in_place(&self.location(i), buf)
+    /// The envelope path: the column codec's open of value `i`, the call
+    /// `oltp`'s client and a decrypting proxy make per value.
+    fn open_envelope(&self, codec: &Codec, i: usize, buf: &mut Vec<u8>) -> Result<()> {
+        codec
+            .open_column_in_place(&self.column, id_of(i), buf)
             .map_err(|source| Error::Envelope {
                 context: format!("{}: opening value {i}", self.descriptor.name()),
                 source,
@@ -422,7 +422,7 @@ impl Worker {
 }
 
 /// Opens the values `first..first + bufs.len()` of a result set as one unit,
-/// through the envelope path with the shared cipher.
+/// through the envelope path with the shared codec.
 ///
 /// This is the one place a batch is opened. The envelope has no batch form (each
 /// value carries its own key id, nonce and AAD), so a batch is the per-value
@@ -430,14 +430,9 @@ impl Worker {
 ///
 /// # Errors
 /// The first value that does not open.
-fn open_batch(
-    corpus: &Corpus,
-    cipher: &ColumnCipher,
-    first: usize,
-    bufs: &mut [Vec<u8>],
-) -> Result<()> {
+fn open_batch(corpus: &Corpus, codec: &Codec, first: usize, bufs: &mut [Vec<u8>]) -> Result<()> {
     for (j, buf) in bufs.iter_mut().enumerate() {
-        corpus.open_envelope(cipher, first + j, buf)?;
+        corpus.open_envelope(codec, first + j, buf)?;
     }
     Ok(())
 }
@@ -454,7 +449,7 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
         (Operation::Open, KeyMode::Reused, PathKind::Envelope) => {
             let mut first = 0;
             for chunk in w.bufs.chunks_mut(v.batch_rows.max(1)) {
-                open_batch(corpus, &corpus.cipher, first, chunk)?;
+                open_batch(corpus, &corpus.codec, first, chunk)?;
                 first += chunk.len();
             }
         }
@@ -466,18 +461,16 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
         }
         (Operation::Open, KeyMode::PerValue, PathKind::Envelope) => {
             for (i, buf) in w.bufs.iter_mut().enumerate() {
-                let cipher = ColumnCipher::new(
-                    Keyring::new(corpus.descriptor, KEY_ID, &corpus.key)
-                        .map_err(|e| crypto(corpus.descriptor, "key setup", e))?,
-                );
-                corpus.open_envelope(&cipher, i, buf)?;
+                let codec =
+                    Codec::encrypted(Arc::new(cipher_from_keys(corpus.descriptor, &corpus.keys)?));
+                corpus.open_envelope(&codec, i, buf)?;
             }
         }
         (Operation::Open, KeyMode::PerValue, PathKind::Bare) => {
             for (i, buf) in w.bufs.iter_mut().enumerate() {
                 let aead = corpus
                     .descriptor
-                    .new_key(corpus.key.as_bytes())
+                    .new_key(corpus.keys[0].1.as_bytes())
                     .map_err(|e| crypto(corpus.descriptor, "key setup", e))?;
                 corpus.open_bare(aead.as_ref(), i, buf)?;
             }
@@ -485,19 +478,27 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
         (Operation::Seal, KeyMode::Reused, PathKind::Envelope) => {
             for (i, buf) in w.bufs.iter_mut().enumerate() {
                 corpus
-                    .cipher
-                    .seal(&corpus.location(i), black_box(&corpus.plaintexts[i]), buf)
+                    .codec
+                    .seal_column(
+                        &corpus.column,
+                        id_of(i),
+                        black_box(&corpus.plaintexts[i]),
+                        buf,
+                    )
                     .map_err(|e| envelope(corpus.descriptor, "sealing a value", e))?;
             }
         }
         (Operation::Seal, KeyMode::PerValue, PathKind::Envelope) => {
             for (i, buf) in w.bufs.iter_mut().enumerate() {
-                let cipher = ColumnCipher::new(
-                    Keyring::new(corpus.descriptor, KEY_ID, &corpus.key)
-                        .map_err(|e| crypto(corpus.descriptor, "key setup", e))?,
-                );
-                cipher
-                    .seal(&corpus.location(i), black_box(&corpus.plaintexts[i]), buf)
+                let codec =
+                    Codec::encrypted(Arc::new(cipher_from_keys(corpus.descriptor, &corpus.keys)?));
+                codec
+                    .seal_column(
+                        &corpus.column,
+                        id_of(i),
+                        black_box(&corpus.plaintexts[i]),
+                        buf,
+                    )
                     .map_err(|e| envelope(corpus.descriptor, "sealing a value", e))?;
             }
         }
@@ -515,7 +516,7 @@ fn sample(corpus: &Corpus, v: &Variant, w: &mut Worker) -> Result<Duration> {
                     KeyMode::PerValue => {
                         owned = corpus
                             .descriptor
-                            .new_key(corpus.key.as_bytes())
+                            .new_key(corpus.keys[0].1.as_bytes())
                             .map_err(|e| crypto(corpus.descriptor, "key setup", e))?;
                         owned.as_ref()
                     }
@@ -636,6 +637,40 @@ mod tests {
         let shape = Shape::parse_columns("x:0-40").expect("shape");
         for d in encbench_registry::all() {
             Corpus::new(d, "t", &shape.columns[0], 50).expect("bare path opens the envelopes");
+        }
+    }
+
+    /// The corpus's envelopes are the ones oltp's client stores: its codec's
+    /// sysbench-column path (`Codec::open_in_place` on a `TableAad`) opens
+    /// them at the same ids, and a value moved to another row does not open.
+    #[test]
+    fn the_envelopes_are_the_ones_oltp_reads() {
+        use encbench_columns::{Column as SysbenchColumn, TableAad};
+        let shape = Shape::sysbench();
+        let table = TableAad::new(shape.table.as_str()).expect("fits");
+        let d = encbench_registry::lookup("ring:aes-256-gcm").expect("compiled in");
+        for (col, sysbench) in shape
+            .columns
+            .iter()
+            .zip([SysbenchColumn::C, SysbenchColumn::Pad])
+        {
+            assert_eq!(col.name, sysbench.name());
+            let corpus = Corpus::new(d, &shape.table, col, 20).expect("corpus");
+            for i in 0..corpus.len() {
+                let mut buf = corpus.envelope(i).to_vec();
+                corpus
+                    .codec
+                    .open_in_place(&table, sysbench, id_of(i), &mut buf)
+                    .expect("oltp's path opens it");
+                assert_eq!(buf, corpus.plaintext(i));
+                let mut moved = corpus.envelope(i).to_vec();
+                assert!(
+                    corpus
+                        .codec
+                        .open_in_place(&table, sysbench, id_of(i) + 1, &mut moved)
+                        .is_err()
+                );
+            }
         }
     }
 

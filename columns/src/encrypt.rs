@@ -2,8 +2,9 @@
 
 use std::fmt;
 
-use anyhow::Result;
 use encbench_crypto::{Algorithm, Descriptor};
+
+use crate::{Error, Result};
 
 /// A column-encryption choice: `none`, or a backend and algorithm from the registry.
 #[derive(Clone, Copy)]
@@ -18,13 +19,14 @@ impl Encrypt {
     /// Parses `none` or `BACKEND:ALGORITHM` (see `encbench_registry::names`).
     ///
     /// # Errors
-    /// An unknown or not-compiled-in name; the message lists the valid names.
+    /// [`Error::UnknownEncrypt`]: an unknown or not-compiled-in name; the
+    /// message lists the valid names.
     pub fn parse(text: &str) -> Result<Encrypt> {
         if text.eq_ignore_ascii_case("none") || text.eq_ignore_ascii_case("plaintext") {
             return Ok(Encrypt::None);
         }
-        let d = encbench_registry::lookup(text)
-            .map_err(|e| anyhow::anyhow!("--encrypt: {e} (or none)"))?;
+        let d =
+            encbench_registry::lookup(text).map_err(|reason| Error::UnknownEncrypt { reason })?;
         Ok(Encrypt::Aead(d))
     }
 

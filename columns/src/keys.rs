@@ -7,10 +7,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
 use encbench_crypto::envelope::{ColumnCipher, DeterministicColumnCipher};
 
-use super::{Codec, Columns, Encrypt};
+use super::{Codec, Columns, Encrypt, Error, Result};
+use crate::error::KEY_FILE;
 use encbench_crypto::{Algorithm, Descriptor, Key, KeyId, Keyring};
 
 /// The default key file for `algorithm` under `base_dir`: `<base>/keys/<algorithm>.keys`.
@@ -20,31 +20,28 @@ pub fn default_key_file(base_dir: &Path, algorithm: Algorithm) -> PathBuf {
         .join(format!("{}.keys", algorithm.name()))
 }
 
-/// What a key file holds, in the messages of [`read_key_file`].
-const KEY_FILE: &str = "a key file of ID;HEX lines (--key-file)";
-
 /// Reads a key file (`ID;HEX` lines) and returns `(id, key)` pairs sorted by id.
 /// At most [`MAX_KEY_FILE`](encbench_common::files::MAX_KEY_FILE) bytes are read,
 /// of a regular file only ([`read_capped`](encbench_common::files::read_capped));
 /// the bytes read are zeroized when dropped.
 ///
 /// # Errors
-/// Unreadable file, not a regular file (a FIFO, a device, a directory), larger
-/// than the cap, or not UTF-8; a malformed line (the message gives file and line
-/// number), a key of the wrong length for `algorithm`, duplicate ids, or no key
-/// at all (all checked first); then a file of keys open to group or others (the
-/// `chmod` to run).
+/// [`Error::KeyFileUnreadable`] (unreadable, not a regular file: a FIFO, a
+/// device, a directory; larger than the cap), [`Error::KeyFileNotText`]; the
+/// errors of [`parse_key_file`] (all checked first); then
+/// [`Error::KeyFileOpen`]: a file of keys open to group or others (the `chmod`
+/// to run).
 pub fn read_key_file(path: &Path, algorithm: Algorithm) -> Result<Vec<(KeyId, Key)>> {
     use encbench_common::files::{MAX_KEY_FILE, read_capped};
-    let bytes = zeroize::Zeroizing::new(read_capped(path, MAX_KEY_FILE, KEY_FILE, "key file")?);
-    let text = std::str::from_utf8(&bytes).map_err(|_| {
-        anyhow::anyhow!(
-            "key file {} is not UTF-8 text: give {KEY_FILE}",
-            path.display()
-        )
+    let bytes = zeroize::Zeroizing::new(
+        read_capped(path, MAX_KEY_FILE, KEY_FILE, "key file")
+            .map_err(|reason| Error::KeyFileUnreadable { reason })?,
+    );
+    let text = std::str::from_utf8(&bytes).map_err(|_| Error::KeyFileNotText {
+        path: path.to_path_buf(),
     })?;
     let keys = parse_key_file(text, &path.display().to_string(), algorithm)?;
-    encbench_crypto::check_private_file(path)?;
+    encbench_crypto::check_private_file(path).map_err(|reason| Error::KeyFileOpen { reason })?;
     Ok(keys)
 }
 
@@ -54,7 +51,11 @@ pub fn read_key_file(path: &Path, algorithm: Algorithm) -> Result<Vec<(KeyId, Ke
 /// Returns `(id, key)` pairs sorted by id.
 ///
 /// # Errors
-/// As [`read_key_file`], but for reading; no error message holds key text.
+/// The line's error, naming `source` and the line number:
+/// [`Error::KeyLineForm`] (no `;`), [`Error::KeyIdTooLong`] or
+/// [`Error::KeyIdNotNumber`], [`Error::KeyHex`], [`Error::KeySize`] (wrong
+/// length for `algorithm`), [`Error::DuplicateKeyId`]; [`Error::NoKey`]. No
+/// error message holds key text.
 pub fn parse_key_file(text: &str, source: &str, algorithm: Algorithm) -> Result<Vec<(KeyId, Key)>> {
     let mut keys: Vec<(KeyId, Key)> = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -62,44 +63,58 @@ pub fn parse_key_file(text: &str, source: &str, algorithm: Algorithm) -> Result<
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let where_ = || format!("{source} line {}", n + 1);
-        let (id, hex) = line
-            .split_once(';')
-            .with_context(|| format!("{}: expected ID;HEX (e.g. 1;00ff...)", where_()))?;
+        let (file, line_no) = (source, n + 1);
+        let (id, hex) = line.split_once(';').ok_or_else(|| Error::KeyLineForm {
+            file: file.to_string(),
+            line: line_no,
+        })?;
         let id_text = id.trim();
-        let id: KeyId = id_text.parse().with_context(|| {
+        let id: KeyId = id_text.parse().map_err(|e| {
             // A key id has at most 10 digits: longer text is not echoed, it
             // may be a key written first (HEX;ID), found by fuzz/fuzz_targets/key_file.rs.
-            if id_text.chars().count() > 10 {
-                format!(
-                    "{}: the key id ({} characters) is not a number 0..=4294967295: the form is ID;HEX, id first",
-                    where_(),
-                    id_text.chars().count()
-                )
+            let chars = id_text.chars().count();
+            if chars > 10 {
+                Error::KeyIdTooLong {
+                    file: file.to_string(),
+                    line: line_no,
+                    chars,
+                }
             } else {
-                format!(
-                    "{}: key id {id_text:?} is not a number 0..=4294967295",
-                    where_()
-                )
+                Error::KeyIdNotNumber {
+                    file: file.to_string(),
+                    line: line_no,
+                    id: id_text.to_string(),
+                    source: e,
+                }
             }
         })?;
-        let key = Key::from_hex(hex).map_err(|e| anyhow::anyhow!("{}: {e}", where_()))?;
+        // `Key::from_hex` fails only for text that is not hex.
+        let key = Key::from_hex(hex).map_err(|_| Error::KeyHex {
+            file: file.to_string(),
+            line: line_no,
+        })?;
         if key.len() != algorithm.key_len() {
-            bail!(
-                "{}: key id {id} is {} bytes, {algorithm} needs {}: generate one with `openssl rand -hex {}`",
-                where_(),
-                key.len(),
-                algorithm.key_len(),
-                algorithm.key_len()
-            );
+            return Err(Error::KeySize {
+                file: file.to_string(),
+                line: line_no,
+                id,
+                len: key.len(),
+                algorithm,
+            });
         }
         if keys.iter().any(|(k, _)| *k == id) {
-            bail!("{}: key id {id} appears twice", where_());
+            return Err(Error::DuplicateKeyId {
+                file: file.to_string(),
+                line: line_no,
+                id,
+            });
         }
         keys.push((id, key));
     }
     if keys.is_empty() {
-        bail!("key file {source} holds no key: add a line ID;HEX");
+        return Err(Error::NoKey {
+            file: source.to_string(),
+        });
     }
     keys.sort_by_key(|(id, _)| *id);
     Ok(keys)
@@ -109,7 +124,8 @@ pub fn parse_key_file(text: &str, source: &str, algorithm: Algorithm) -> Result<
 /// owner only (0600); directories it creates are 0700.
 ///
 /// # Errors
-/// The file exists, or cannot be written.
+/// [`Error::CreateDir`], [`Error::WriteKeyFile`] (the file cannot be
+/// written), [`Error::Crypto`] (the OS random number generator failed).
 pub fn create_key_file(path: &Path, algorithm: Algorithm) -> Result<()> {
     if let Some(dir) = path.parent() {
         use std::os::unix::fs::DirBuilderExt;
@@ -117,10 +133,17 @@ pub fn create_key_file(path: &Path, algorithm: Algorithm) -> Result<()> {
             .recursive(true)
             .mode(0o700)
             .create(dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
+            .map_err(|source| Error::CreateDir {
+                path: dir.to_path_buf(),
+                source,
+            })?;
     }
     let key = Key::generate(algorithm.key_len())?;
     let tmp = path.with_extension("tmp");
+    let write = |source| Error::WriteKeyFile {
+        path: tmp.clone(),
+        source,
+    };
     {
         use std::os::unix::fs::OpenOptionsExt;
         let mut f = std::fs::OpenOptions::new()
@@ -129,16 +152,19 @@ pub fn create_key_file(path: &Path, algorithm: Algorithm) -> Result<()> {
             .truncate(true)
             .mode(0o600)
             .open(&tmp)
-            .with_context(|| format!("cannot write key file {}", tmp.display()))?;
+            .map_err(write)?;
         writeln!(
             f,
             "# {algorithm} column keys for encbench oltp: ID;HEX, highest id is active"
-        )?;
-        writeln!(f, "1;{}", key.to_hex().as_str())?;
-        f.sync_all()?;
+        )
+        .map_err(write)?;
+        writeln!(f, "1;{}", key.to_hex().as_str()).map_err(write)?;
+        f.sync_all().map_err(write)?;
     }
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot write key file {}", path.display()))?;
+    std::fs::rename(&tmp, path).map_err(|source| Error::WriteKeyFile {
+        path: path.to_path_buf(),
+        source,
+    })?;
     Ok(())
 }
 
@@ -146,12 +172,30 @@ pub fn create_key_file(path: &Path, algorithm: Algorithm) -> Result<()> {
 /// highest key id is active.
 ///
 /// # Errors
-/// As [`read_key_file`], or the backend rejects a key.
+/// As [`read_key_file`] and [`cipher_from_keys`].
 pub fn cipher_from_key_file(descriptor: &'static Descriptor, path: &Path) -> Result<ColumnCipher> {
     let keys = read_key_file(path, descriptor.algorithm)?;
+    cipher_from_keys(descriptor, &keys, &path.display().to_string())
+}
+
+/// Builds the column cipher for `descriptor` from `(id, key)` pairs sorted by
+/// id (as [`read_key_file`] returns them): every key set up once in the
+/// backend, the last (highest) id active. What a key file becomes, and what
+/// column-bench builds from its generated key.
+///
+/// # Errors
+/// [`Error::NoKey`] (naming `source`) for an empty list; [`Error::Crypto`] when
+/// the backend rejects a key.
+pub fn cipher_from_keys(
+    descriptor: &'static Descriptor,
+    keys: &[(KeyId, Key)],
+    source: &str,
+) -> Result<ColumnCipher> {
     let mut iter = keys.iter();
     let Some((first_id, first)) = iter.next() else {
-        bail!("key file {} holds no key", path.display());
+        return Err(Error::NoKey {
+            file: source.to_string(),
+        });
     };
     let mut ring = Keyring::new(descriptor, *first_id, first)?;
     for (id, key) in iter {
@@ -164,7 +208,8 @@ pub fn cipher_from_key_file(descriptor: &'static Descriptor, path: &Path) -> Res
 /// Loads the column cipher for `encrypt` from `key_file` or the default key file.
 ///
 /// # Errors
-/// A missing or malformed key file.
+/// [`Error::KeyFileMissing`] or [`Error::DefaultKeyFileMissing`]; the errors
+/// of [`cipher_from_key_file`] under [`Error::Encrypt`].
 pub fn load_cipher(
     encrypt: Encrypt,
     key_file: Option<&Path>,
@@ -179,19 +224,14 @@ pub fn load_cipher(
     );
     if !path.exists() {
         if key_file.is_some() {
-            bail!(
-                "--key-file {} not found: give the key file the tables were prepared with",
-                path.display()
-            );
+            return Err(Error::KeyFileMissing { path });
         }
-        bail!(
-            "key file {} not found: pass --key-file with the key file the tables were prepared with (or --base-dir where prepare created it); new tables: `oltp prepare --encrypt {}` creates one",
-            path.display(),
-            encrypt.name()
-        );
+        return Err(Error::DefaultKeyFileMissing {
+            path,
+            encrypt: encrypt.name(),
+        });
     }
-    let cipher =
-        cipher_from_key_file(d, &path).with_context(|| format!("--encrypt {}", encrypt.name()))?;
+    let cipher = cipher_from_key_file(d, &path).map_err(|e| e.under(encrypt.name()))?;
     Ok(Some(Arc::new(cipher)))
 }
 
@@ -200,8 +240,10 @@ pub fn load_cipher(
 /// backend's deterministic form of the algorithm.
 ///
 /// # Errors
-/// A missing or malformed key file; deterministic columns on an algorithm
-/// without a deterministic form.
+/// As [`load_cipher`]; [`Error::NoDeterministicForm`] for deterministic
+/// columns on an algorithm without a deterministic form; the errors of
+/// [`read_key_file`], or the backend's under [`Error::Encrypt`], for the
+/// deterministic cipher.
 pub fn load_codec(
     encrypt: Encrypt,
     columns: Columns,
@@ -222,7 +264,7 @@ pub fn load_codec(
             let keys = read_key_file(&path, d.algorithm)?;
             Some(Arc::new(
                 DeterministicColumnCipher::new(det, &keys)
-                    .with_context(|| format!("--encrypt {}", encrypt.name()))?,
+                    .map_err(|e| Error::Crypto(e).under(encrypt.name()))?,
             ))
         }
         _ => None,

@@ -1,20 +1,26 @@
 //! The column codec of encbench: which columns of sysbench's `sbtestN` tables are
 //! encrypted (the layout), with which algorithm ([`Encrypt`]), under which keys
 //! ([`keys`]), bound to which row and column ([`TableAad`]), and the per-value
-//! seal/open path ([`Codec`]) that `oltp` runs and `column-bench` measures.
+//! seal/open path ([`Codec`]) that `oltp` runs and `column-bench` measures,
+//! for sysbench's columns ([`TableAad`]) or any named one ([`TableColumn`]).
+//!
+//! Failures are one typed [`Error`] (layout, `--encrypt`, key files, key
+//! setup), whose message keeps what went wrong ([`Error::what`]) and the fix
+//! ([`Error::fix`]) apart; the per-value seal and open return the envelope's
+//! own [`EnvelopeError`](encbench_crypto::envelope::EnvelopeError).
 
 use std::fmt;
 
-use anyhow::{Context, Result, bail};
-
 mod codec;
 mod encrypt;
+mod error;
 pub mod keys;
 mod table_aad;
 
 pub use codec::{Codec, k_from_plaintext, k_plaintext};
 pub use encrypt::Encrypt;
-pub use table_aad::TableAad;
+pub use error::{Error, Result};
+pub use table_aad::{TableAad, TableColumn};
 
 /// An encryptable column of sysbench's `sbtestN` tables (`id` always stays
 /// plaintext: it is the primary key the AAD binds randomized values to).
@@ -103,8 +109,9 @@ impl Columns {
     /// and `--deterministic` (a subset of them, or `none`).
     ///
     /// # Errors
-    /// An unknown column name, an empty list, or a deterministic column that is
-    /// not encrypted.
+    /// [`Error::IdStaysPlaintext`], [`Error::UnknownColumn`], [`Error::NoColumn`]
+    /// (an empty list), or [`Error::NotEncrypted`] (a deterministic column that
+    /// is not encrypted).
     pub fn parse(encrypt_columns: &[String], deterministic: &[String]) -> Result<Columns> {
         let mut cols = Columns {
             k: ColumnMode::Plain,
@@ -118,21 +125,18 @@ impl Columns {
                     cols.c = ColumnMode::Randomized;
                     cols.pad = ColumnMode::Randomized;
                 }
-                "id" => bail!(
-                    "--encrypt-columns id: id stays plaintext (it is the primary key the AAD binds values to); choose from k, c, pad, all"
-                ),
+                "id" => return Err(Error::IdStaysPlaintext),
                 name => {
-                    let column = Column::parse(name).with_context(|| {
-                        format!(
-                            "--encrypt-columns {name:?}: unknown column; choose from k, c, pad, all"
-                        )
+                    let column = Column::parse(name).ok_or_else(|| Error::UnknownColumn {
+                        flag: "--encrypt-columns",
+                        name: name.to_string(),
                     })?;
                     *cols.slot(column) = ColumnMode::Randomized;
                 }
             }
         }
         if cols.encrypted().next().is_none() {
-            bail!("--encrypt-columns is empty: give k, c, pad or all (default c,pad)");
+            return Err(Error::NoColumn);
         }
         for item in deterministic {
             let name = item.trim().to_ascii_lowercase();
@@ -142,20 +146,19 @@ impl Columns {
             let chosen = if name == "all" {
                 cols.encrypted().collect::<Vec<_>>()
             } else {
-                vec![Column::parse(&name).with_context(|| {
-                    format!(
-                        "--deterministic {name:?}: unknown column; choose from k, c, pad, all, none"
-                    )
+                vec![Column::parse(&name).ok_or_else(|| Error::UnknownColumn {
+                    flag: "--deterministic",
+                    name: name.clone(),
                 })?]
             };
             for column in chosen {
                 if cols.mode(column) == ColumnMode::Plain {
                     let mut with = cols;
                     *with.slot(column) = ColumnMode::Randomized;
-                    bail!(
-                        "--deterministic {column}: {column} is not encrypted; add it to --encrypt-columns (--encrypt-columns {})",
-                        with.names().join(",")
-                    );
+                    return Err(Error::NotEncrypted {
+                        column,
+                        encrypt_columns: with.names().join(","),
+                    });
                 }
                 *cols.slot(column) = ColumnMode::Deterministic;
             }
@@ -267,22 +270,21 @@ impl Columns {
     /// an algorithm with a deterministic form on the chosen backend.
     ///
     /// # Errors
-    /// The message names the algorithms that can.
+    /// [`Error::NoDeterministicForm`], naming the algorithms that can.
     pub fn check(&self, encrypt: Encrypt) -> Result<()> {
         let Encrypt::Aead(d) = encrypt else {
             return Ok(());
         };
         if self.any_deterministic() {
             encbench_registry::lookup_deterministic(&d.name()).map_err(|_| {
-                anyhow::anyhow!(
-                    "--deterministic needs an algorithm with a deterministic form, and {} has none: use one of {}",
-                    d.name(),
-                    encbench_registry::deterministic()
+                Error::NoDeterministicForm {
+                    algorithm: d.name(),
+                    choices: encbench_registry::deterministic()
                         .iter()
                         .map(|d| d.name())
                         .collect::<Vec<_>>()
-                        .join(", ")
-                )
+                        .join(", "),
+                }
             })?;
         }
         Ok(())

@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use encbench_crypto::envelope::{ColumnAad, EnvelopeError, RowAad};
+use encbench_crypto::KeyId;
+use encbench_crypto::envelope::{ColumnAad, EnvelopeError, RowAad, int_primary_key};
 
 use super::Column;
 
@@ -50,6 +51,66 @@ impl TableAad {
 impl fmt::Display for TableAad {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name)
+    }
+}
+
+/// One column of a table, both named freely (not only sysbench's `k`, `c` and
+/// `pad`), with its [`ColumnAad`] prefix built once, as a proxy builds one per
+/// result column: what [`Codec::seal_column`](crate::Codec::seal_column) and
+/// [`Codec::open_column_in_place`](crate::Codec::open_column_in_place) bind a
+/// value to. Displays as `table.column`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableColumn {
+    table: String,
+    column: String,
+    aad: ColumnAad,
+}
+
+impl TableColumn {
+    /// The prefix of `table.column`.
+    ///
+    /// # Errors
+    /// [`EnvelopeError::FieldTooLong`] for a name over 255 bytes.
+    pub fn new(
+        table: impl Into<String>,
+        column: impl Into<String>,
+    ) -> Result<TableColumn, EnvelopeError> {
+        let (table, column) = (table.into(), column.into());
+        let aad = ColumnAad::new(&table, &column)?;
+        Ok(TableColumn { table, column, aad })
+    }
+
+    /// The table name.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// The column name.
+    pub fn column(&self) -> &str {
+        &self.column
+    }
+
+    /// The AAD binding of this column at `primary_key` (8 bytes for an integer
+    /// id, [`encbench_crypto::envelope::int_primary_key`]).
+    pub fn at<'a>(&'a self, primary_key: &'a [u8]) -> RowAad<'a> {
+        self.aad.at(primary_key)
+    }
+
+    /// The AAD bytes a randomized envelope of this column at integer primary
+    /// key `id` binds under `key_id`: what the AEAD authenticates besides the
+    /// ciphertext, for a caller that runs the AEAD on an envelope's parts
+    /// itself (column-bench's bare path). Allocates.
+    ///
+    /// # Errors
+    /// As [`RowAad::to_vec`] (never for the 8-byte integer primary key).
+    pub fn aad(&self, key_id: KeyId, id: i64) -> Result<Vec<u8>, EnvelopeError> {
+        self.at(&int_primary_key(id)).to_vec(key_id)
+    }
+}
+
+impl fmt::Display for TableColumn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.table, self.column)
     }
 }
 

@@ -402,6 +402,19 @@ pub struct RowAad<'a> {
 
 impl ValueAad for RowAad<'_> {}
 
+impl RowAad<'_> {
+    /// The AAD bytes of this value under `key_id`, as [`ColumnCipher`] writes
+    /// them (on the stack) for every seal and open: for a caller that runs the
+    /// AEAD itself on an envelope's nonce, ciphertext and tag (column-bench's
+    /// bare path, which times the AEAD call alone). Allocates.
+    ///
+    /// # Errors
+    /// [`EnvelopeError::FieldTooLong`] for a primary key over 255 bytes.
+    pub fn to_vec(&self, key_id: KeyId) -> Result<Vec<u8>, EnvelopeError> {
+        sealed::Sealed::with_v1_aad(self, key_id, |aad| Ok(aad.to_vec()))
+    }
+}
+
 impl sealed::Sealed for RowAad<'_> {
     #[inline(always)]
     fn with_v1_aad<R>(
@@ -989,12 +1002,10 @@ mod tests {
         }
     }
 
-    /// The AAD a `RowAad` writes, as bytes.
+    /// The AAD a `RowAad` writes, as bytes ([`RowAad::to_vec`]).
     fn row_aad(table: &str, column: &str, pk: &[u8], key_id: KeyId) -> Vec<u8> {
         let col = ColumnAad::new(table, column).expect("names fit");
-        col.at(pk)
-            .with_v1_aad(key_id, |aad| Ok(aad.to_vec()))
-            .expect("fits")
+        col.at(pk).to_vec(key_id).expect("fits")
     }
 
     #[test]
