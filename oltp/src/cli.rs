@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use encbench_common::password::ServerUrl;
 
 use crate::at_rest::AtRest;
+pub use crate::driver::DbDriver;
 use crate::rand::RandType;
 use crate::schema;
 use crate::schema::ServerFlags;
@@ -221,15 +222,6 @@ pub struct ServerArgs {
     /// (PostgreSQL, <base-dir>/postgresql/).
     #[arg(long, value_enum, default_value = "mysql")]
     pub db_driver: DbDriver,
-}
-
-/// The database driver, as sysbench's --db-driver names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DbDriver {
-    /// MariaDB or MySQL (mysql_async).
-    Mysql,
-    /// PostgreSQL (tokio-postgres).
-    Pgsql,
 }
 
 /// What `oltp server` does.

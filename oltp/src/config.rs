@@ -525,7 +525,7 @@ pub fn tls_options(a: &DataArgs, mode: Option<TlsMode>) -> Result<Option<TlsOpti
         return Ok(None);
     };
     if let Some(ca) = &a.tls_ca {
-        // Both drivers' check, before any connection: mysql_async would
+        // Both drivers' check, before any connection: the MySQL driver would
         // only fail at the handshake, as if the server were at fault.
         crate::driver::pg_tls::roots_of(ca).map_err(|e| anyhow::anyhow!("{e}"))?;
     }

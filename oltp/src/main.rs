@@ -10,9 +10,9 @@ use encbench_common::cli_error::{error_line, parse_args};
 use encbench_oltp::cli::{Cli, help_command};
 use encbench_oltp::commands::execute;
 
-/// mimalloc: mysql_async allocates per result row (the `Row`, each `Value`, and
-/// the errors of its packet-kind probes); glibc malloc made that a quarter of the
-/// client's instructions per query.
+/// mimalloc: the MySQL driver's client library allocates per result row (the
+/// `Row`, each `Value`, and the errors of its packet-kind probes); glibc malloc
+/// made that a quarter of the client's instructions per query.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -10,12 +10,9 @@ use mysql_async::prelude::*;
 use mysql_async::{Conn, Opts, OptsBuilder, SslOpts, Statement, Value};
 
 use super::mysql_text::TextStatement;
-use super::{ConnectOptions, Connection, DbError, ErrorKind, Param, PsMode, Row, TlsSession};
-
-/// sysbench's reconnect codes: client errors 2006 (server gone), 2011, 2013
-/// (lost during query), 2055 (lost at handshake); server shutdown 1053 and
-/// 1927 (connection killed).
-const CONNECTION_LOST_CODES: [u16; 6] = [2013, 2055, 2006, 2011, 1927, 1053];
+use super::{
+    ConnectOptions, Connection, DbDriver, DbError, ErrorKind, Param, PsMode, Row, TlsSession,
+};
 
 /// One `mysql_async` connection.
 pub struct MysqlConnection {
@@ -173,16 +170,12 @@ pub fn target(url: &str) -> String {
     }
 }
 
-/// The [`ErrorKind`] of a `mysql_async` error.
+/// The [`ErrorKind`] of a `mysql_async` error: a server error's code by
+/// [`ErrorKind::of_mysql_code`]; an I/O error or a closed connection is a lost
+/// connection.
 pub fn classify(e: &mysql_async::Error) -> ErrorKind {
     match e {
-        mysql_async::Error::Server(s) => match s.code {
-            1213 => ErrorKind::Deadlock,
-            1205 => ErrorKind::LockWaitTimeout,
-            1020 => ErrorKind::RecordChanged,
-            c if CONNECTION_LOST_CODES.contains(&c) => ErrorKind::ConnectionLost,
-            _ => ErrorKind::Other,
-        },
+        mysql_async::Error::Server(s) => ErrorKind::of_mysql_code(s.code),
         mysql_async::Error::Io(_) => ErrorKind::ConnectionLost,
         mysql_async::Error::Driver(
             mysql_async::DriverError::ConnectionClosed | mysql_async::DriverError::PoolDisconnected,
@@ -303,8 +296,17 @@ async fn tls_session(conn: &mut Conn) -> Result<TlsSession, DbError> {
 }
 
 impl Connection for MysqlConnection {
+    const DRIVER: DbDriver = DbDriver::Mysql;
     type Statement = MysqlStatement;
     type Row = MysqlRow;
+
+    fn target(url: &str) -> String {
+        target(url)
+    }
+
+    fn check_options(opts: &ConnectOptions) -> Result<(), DbError> {
+        mysql_opts(opts).map(drop)
+    }
 
     async fn connect(opts: &ConnectOptions) -> Result<Self, DbError> {
         let mut conn = Conn::new(mysql_opts(opts)?).await.map_err(db_error)?;
