@@ -188,6 +188,26 @@ fn db_error(e: mysql_async::Error) -> DbError {
     DbError::new(classify(&e), e)
 }
 
+/// Refuses `params` unless there is one per placeholder of `st`: `mysql_async`
+/// would refuse them too, but by closing the connection.
+///
+/// # Errors
+/// The counts differ.
+#[inline(always)]
+fn check_count(st: &Statement, params: &[Param<'_>]) -> Result<(), DbError> {
+    if usize::from(st.num_params()) == params.len() {
+        return Ok(());
+    }
+    Err(DbError::new(
+        ErrorKind::Other,
+        format!(
+            "statement has {} placeholders but {} values were given",
+            st.num_params(),
+            params.len()
+        ),
+    ))
+}
+
 /// The `mysql_async` value of a parameter.
 #[inline(always)]
 fn value(p: &Param<'_>) -> Value {
@@ -342,6 +362,7 @@ impl Connection for MysqlConnection {
         let f = |row| each(&mut MysqlRow::new(row));
         match statement {
             MysqlStatement::Prepared(st) => {
+                check_count(st, params)?;
                 self.conn
                     .exec_iter(st, positional(params))
                     .await
@@ -368,7 +389,10 @@ impl Connection for MysqlConnection {
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
         match statement {
-            MysqlStatement::Prepared(st) => self.conn.exec_drop(st, positional(params)).await,
+            MysqlStatement::Prepared(st) => {
+                check_count(st, params)?;
+                self.conn.exec_drop(st, positional(params)).await
+            }
             MysqlStatement::Text(t) => {
                 t.render(params, &mut self.sql)?;
                 self.conn.query_drop(self.sql.as_str()).await
