@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use encbench_common::password::ServerUrl;
 
 use crate::at_rest::AtRest;
+pub use crate::driver::DbDriver;
 use crate::rand::RandType;
 use crate::schema;
 use crate::schema::ServerFlags;
@@ -121,6 +122,28 @@ impl Command {
     }
 }
 
+impl Cli {
+    /// The usage errors clap's declarations cannot express, as clap errors
+    /// (exit 2): a `--db-driver` that contradicts the URL flag given
+    /// ([`DataArgs::driver_conflict`]).
+    ///
+    /// # Errors
+    /// The first such error.
+    pub fn check_usage(&self) -> Result<(), clap::Error> {
+        use clap::CommandFactory as _;
+        let data = match &self.command {
+            Command::Prepare(a) => &a.data,
+            Command::Run(a) => &a.data,
+            Command::Cleanup(a) => &a.data,
+            Command::Server(_) | Command::Merge(_) | Command::Reproduce(_) => return Ok(()),
+        };
+        match data.driver_conflict() {
+            Some(msg) => Err(Cli::command().error(clap::error::ErrorKind::ArgumentConflict, msg)),
+            None => Ok(()),
+        }
+    }
+}
+
 /// `oltp reproduce --help`'s epilogue.
 pub const REPRODUCE_HELP: &str = "Reports: 000 (column encryption, DSC), 001 (encryption at rest, PostgreSQL pgbench), 003 (SSL, yaSSL study), 004 (RDS cached vs IO-bound); all runs each one in turn (DIR/ID/).
 The test-only overrides (--time, --warmup, --repeat, --threads, --tables, --table-size, --scale, --iops-limit) shrink or change a run; a run with them is not the report's scale.
@@ -223,15 +246,6 @@ pub struct ServerArgs {
     pub db_driver: DbDriver,
 }
 
-/// The database driver, as sysbench's --db-driver names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DbDriver {
-    /// MariaDB or MySQL (mysql_async).
-    Mysql,
-    /// PostgreSQL (tokio-postgres).
-    Pgsql,
-}
-
 /// What `oltp server` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ServerAction {
@@ -246,14 +260,20 @@ pub enum ServerAction {
 pub struct DataArgs {
     /// Which server: mysql (MariaDB or MySQL; --mysql-url, --mysql-db) or pgsql
     /// (PostgreSQL; --pgsql-url, --pgsql-db), as sysbench's --db-driver.
-    /// Without a URL, the private server of that kind in --base-dir.
-    #[arg(long, value_enum, default_value = "mysql")]
+    /// Default: pgsql with --pgsql-url, else mysql. Without a URL, the private
+    /// server of that kind in --base-dir.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "mysql",
+        default_value_if("pgsql_url", clap::builder::ArgPredicate::IsPresent, "pgsql")
+    )]
     pub db_driver: DbDriver,
     /// Server URL, mysql://USER@HOST:PORT (TCP is always used), the password from
     /// --password-file or $MYSQL_PWD (mysql://USER:PASSWORD@... works too, but any
     /// local user can read a command line). An @ / ? # in the password is
     /// percent-encoded (%40 %2F %3F %23). Default: the private MariaDB server in --base-dir.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", conflicts_with = "pgsql_url")]
     pub mysql_url: Option<ServerUrl>,
     /// With --db-driver pgsql: server URL, postgres://USER@HOST:PORT/DB (DB: the
     /// database administrative statements connect to, e.g. postgres), the password
@@ -420,6 +440,21 @@ impl DataArgs {
         match self.db_driver {
             DbDriver::Mysql => self.mysql_url.as_deref(),
             DbDriver::Pgsql => self.pgsql_url.as_deref(),
+        }
+    }
+
+    /// The URL flag given for the other driver than `--db-driver` (which a
+    /// `--pgsql-url` alone sets to pgsql, so only an explicit `--db-driver`
+    /// contradicts one): a one-line error naming both and the fix.
+    pub fn driver_conflict(&self) -> Option<&'static str> {
+        match self.db_driver {
+            DbDriver::Mysql if self.pgsql_url.is_some() => Some(
+                "--pgsql-url is for --db-driver pgsql, not --db-driver mysql: drop --db-driver mysql (a --pgsql-url alone selects pgsql), or give a MySQL server as --mysql-url",
+            ),
+            DbDriver::Pgsql if self.mysql_url.is_some() => Some(
+                "--mysql-url is for --db-driver mysql: with --db-driver pgsql give --pgsql-url postgres://USER@HOST:PORT/DB, the password in --password-file F or $PGPASSWORD",
+            ),
+            _ => None,
         }
     }
 

@@ -321,13 +321,11 @@ pub fn resolve_password(a: &mut DataArgs) -> Result<()> {
 /// One line naming the flag and the one to use.
 pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
     let pg = |url: &str| url.starts_with("postgres://") || url.starts_with("postgresql://");
+    if let Some(conflict) = a.driver_conflict() {
+        bail!("{conflict}");
+    }
     match a.db_driver {
         DbDriver::Mysql => {
-            if a.pgsql_url.is_some() {
-                bail!(
-                    "--pgsql-url is for --db-driver pgsql: add --db-driver pgsql, or give a MySQL server as --mysql-url"
-                );
-            }
             if a.pgsql_db.is_some() {
                 bail!(
                     "--pgsql-db is for --db-driver pgsql: add --db-driver pgsql, or use --mysql-db"
@@ -343,11 +341,6 @@ pub fn check_driver_flags(a: &DataArgs) -> Result<()> {
             }
         }
         DbDriver::Pgsql => {
-            if a.mysql_url.is_some() {
-                bail!(
-                    "--mysql-url is for --db-driver mysql: with --db-driver pgsql give --pgsql-url postgres://USER@HOST:PORT/DB, the password in --password-file F or $PGPASSWORD"
-                );
-            }
             if a.mysql_db.is_some() {
                 bail!("--mysql-db is for --db-driver mysql: with --db-driver pgsql use --pgsql-db");
             }
@@ -525,7 +518,7 @@ pub fn tls_options(a: &DataArgs, mode: Option<TlsMode>) -> Result<Option<TlsOpti
         return Ok(None);
     };
     if let Some(ca) = &a.tls_ca {
-        // Both drivers' check, before any connection: mysql_async would
+        // Both drivers' check, before any connection: the MySQL driver would
         // only fail at the handshake, as if the server were at fault.
         crate::driver::pg_tls::roots_of(ca).map_err(|e| anyhow::anyhow!("{e}"))?;
     }

@@ -6,13 +6,13 @@
 
 use std::process::ExitCode;
 
-use encbench_common::cli_error::{error_line, parse_args};
+use encbench_common::cli_error::{error_line, parse_args, usage_error_line};
 use encbench_oltp::cli::{Cli, help_command};
 use encbench_oltp::commands::execute;
 
-/// mimalloc: mysql_async allocates per result row (the `Row`, each `Value`, and
-/// the errors of its packet-kind probes); glibc malloc made that a quarter of the
-/// client's instructions per query.
+/// mimalloc: the MySQL driver's client library allocates per result row (the
+/// `Row`, each `Value`, and the errors of its packet-kind probes); glibc malloc
+/// made that a quarter of the client's instructions per query.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -24,10 +24,15 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let cli: Cli = match parse_args(&help_command(&args)) {
+    let help = help_command(&args);
+    let cli: Cli = match parse_args(&help) {
         Ok(cli) => cli,
         Err(code) => return code,
     };
+    if let Err(e) = cli.check_usage() {
+        eprintln!("Error: {}", usage_error_line(&e, &help));
+        return ExitCode::from(2);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

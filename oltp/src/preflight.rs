@@ -211,7 +211,7 @@ async fn probe_tls<C: Connection>(
         mode,
     });
     let conn = C::connect(&opts).await.map_err(|e| {
-        let postgres = Dialect::of_url(url) == Dialect::Postgres;
+        let postgres = C::DRIVER == crate::driver::DbDriver::Pgsql;
         crate::driver::tls_failure(&e, ca.as_deref(), mode, postgres)
     })?;
     let session = conn

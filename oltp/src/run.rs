@@ -12,14 +12,13 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, Result, bail};
 
 use crate::config::RunConfig;
-use crate::driver::{ConnectOptions, Connection, MysqlConnection, PostgresConnection, TlsOptions};
+use crate::driver::{ConnectOptions, Connection, DbDriver, TlsOptions, with_driver};
 use crate::measure::{Aggregate, Live, LiveCounts, process_cpu_time};
 use crate::preflight::{Checked, Mode, ServerInfo};
 use crate::report::{
     LatencyLimit, MeasuredWindow, PgbenchRun, RunResult, RunSettings, TlsInfo, WindowCpu,
     WorkloadOptions,
 };
-use crate::schema::Dialect;
 use crate::server_cpu::ServerCpu;
 use crate::worker::{Gate, Opened, WorkerSpec};
 use crate::workload::Options;
@@ -63,19 +62,18 @@ impl Observer for Silent {
 /// Checks that fail before any measurement (missing tables, keys, limits), or
 /// workers that cannot connect.
 pub async fn run_grid(cfg: &RunConfig, observer: Arc<dyn Observer>) -> Result<Vec<RunResult>> {
-    match Dialect::of_url(&cfg.url) {
-        Dialect::Mysql => grid::<MysqlConnection>(Dialect::Mysql, cfg, observer).await,
-        Dialect::Postgres => grid::<PostgresConnection>(Dialect::Postgres, cfg, observer).await,
-    }
+    // The driver of the URL's scheme, which the command line checked against
+    // --db-driver: the workers below are monomorphised over its connection.
+    with_driver!(DbDriver::of_url(&cfg.url), C => grid::<C>(cfg, observer).await)
 }
 
-/// [`run_grid`] over driver `C`, whose SQL is `dialect`'s.
+/// [`run_grid`] over driver `C`.
 async fn grid<C: Connection + 'static>(
-    dialect: Dialect,
     cfg: &RunConfig,
     observer: Arc<dyn Observer>,
 ) -> Result<Vec<RunResult>> {
-    let Checked { info, modes, scale } = crate::preflight::check::<C>(dialect, cfg).await?;
+    let Checked { info, modes, scale } =
+        crate::preflight::check::<C>(C::DRIVER.dialect(), cfg).await?;
     let interrupted = Arc::new(AtomicBool::new(false));
     {
         let flag = interrupted.clone();

@@ -769,3 +769,63 @@ fn quickstart_checks_its_settings_before_it_installs_builds_or_drops() {
     assert_eq!(drops.len(), 1, "{drops:?}");
     assert!(drops[0].contains("--encrypt \"$ENCRYPT\""), "{}", drops[0]);
 }
+
+/// `--db-driver` defaults from the URL given: a `--pgsql-url` alone selects
+/// pgsql (the error is then PostgreSQL's unreachable server, exit 1); a
+/// `--db-driver` that contradicts the URL flag is a usage error (exit 2)
+/// naming both, before anything connects.
+#[test]
+fn db_driver_follows_the_url_given_and_a_contradiction_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for cmd in ["prepare", "run", "cleanup"] {
+        let args = [cmd, "--pgsql-url", "postgres://u@127.0.0.1:1/postgres"];
+        let out = oltp(dir.path(), &args);
+        let line = one_error_line(&args, &out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {line}");
+        assert!(
+            line.contains("connection refused at 127.0.0.1:1: is PostgreSQL running there?"),
+            "{args:?}: {line}"
+        );
+    }
+    let cases: [(&[&str], &[&str]); 3] = [
+        (
+            &[
+                "run",
+                "--db-driver",
+                "mysql",
+                "--pgsql-url",
+                "postgres://u:secret@127.0.0.1:1/postgres",
+            ],
+            &["--pgsql-url is for --db-driver pgsql, not --db-driver mysql"],
+        ),
+        (
+            &[
+                "prepare",
+                "--db-driver",
+                "pgsql",
+                "--mysql-url",
+                "mysql://u:secret@127.0.0.1:1",
+            ],
+            &["--mysql-url is for --db-driver mysql: with --db-driver pgsql give --pgsql-url"],
+        ),
+        (
+            &[
+                "cleanup",
+                "--mysql-url",
+                "mysql://u:secret@127.0.0.1:1",
+                "--pgsql-url",
+                "postgres://u:secret@127.0.0.1:1/postgres",
+            ],
+            &["--mysql-url", "cannot be used with", "--pgsql-url"],
+        ),
+    ];
+    for (args, needles) in cases {
+        let out = oltp(dir.path(), args);
+        let line = one_error_line(args, &out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {line}");
+        assert!(!line.contains("secret"), "{args:?}: {line}");
+        for n in needles {
+            assert!(line.contains(n), "{args:?}: {n:?} not in {line}");
+        }
+    }
+}

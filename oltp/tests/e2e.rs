@@ -45,7 +45,7 @@ async fn session(
     url: &str,
     base: &std::path::Path,
     encrypt: &str,
-) -> encbench_oltp::workload::Session {
+) -> encbench_oltp::workload::Session<encbench_oltp::driver::MysqlConnection> {
     common::session(
         url,
         base,

@@ -190,8 +190,8 @@ fn flags_of_the_other_driver_and_unbuilt_modes_are_refused() {
             "--mysql-url is a postgres:// URL, a PostgreSQL server: use --db-driver pgsql --pgsql-url URL",
         ),
         (
-            vec!["run", "--pgsql-url", pg_url],
-            "--pgsql-url is for --db-driver pgsql",
+            vec!["run", "--db-driver", "mysql", "--pgsql-url", pg_url],
+            "--pgsql-url is for --db-driver pgsql, not --db-driver mysql",
         ),
         (
             vec!["cleanup", "--pgsql-db", "x"],

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use encbench_oltp::columns::Columns;
-use encbench_oltp::driver::PsMode;
+use encbench_oltp::driver::{MysqlConnection, PsMode};
 use encbench_oltp::workload::{RangeKind, Session, Workload};
 use serde_json::Value;
 
@@ -19,7 +19,13 @@ use common::{
     set_max_prepared_stmt_count, shared_server, shared_server_alone, strings, table_rows, utf8,
 };
 
-async fn session(url: &str, base: &Path, db: &str, encrypt: &str, mode: PsMode) -> Session {
+async fn session(
+    url: &str,
+    base: &Path,
+    db: &str,
+    encrypt: &str,
+    mode: PsMode,
+) -> Session<MysqlConnection> {
     common::session(
         url,
         base,

@@ -9,7 +9,7 @@ use crate::at_rest::{AtRest, Store, verify_after_prepare, verify_in};
 use crate::cli::{DbDriver, PrepareArgs};
 use crate::columns::Encrypt;
 use crate::config::{data_set, engine_dir, parse_encrypts, server_base_dir};
-use crate::driver::{Connection, MysqlConnection, TlsOptions};
+use crate::driver::{Connection, TlsOptions, with_driver};
 use crate::schema::connect;
 use crate::schema::plaintext_canary;
 use crate::server::Layout;
@@ -83,7 +83,16 @@ pub async fn verify(a: &PrepareArgs, url: &str, off_as_control: bool) -> Result<
 /// # Errors
 /// The server cannot be reached or refuses the statements.
 async fn flush_for_search(url: &str, tls: Option<&TlsOptions>, db: &str) -> Result<()> {
-    let mut conn: MysqlConnection = connect(url, tls, Some(db)).await?;
+    with_driver!(DbDriver::of_url(url), C => flush_for_search_with::<C>(url, tls, db).await)
+}
+
+/// [`flush_for_search`] over driver `C`.
+async fn flush_for_search_with<C: Connection>(
+    url: &str,
+    tls: Option<&TlsOptions>,
+    db: &str,
+) -> Result<()> {
+    let mut conn: C = connect(url, tls, Some(db)).await?;
     conn.simple("FLUSH TABLES sbtest1 FOR EXPORT")
         .await
         .with_context(|| {

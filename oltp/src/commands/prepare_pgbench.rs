@@ -12,6 +12,7 @@ use crate::cli::PrepareArgs;
 use crate::columns::keys::{active_key_id, default_key_file, load_codec};
 use crate::columns::{Codec, Encrypt};
 use crate::config::{base_dir, data_set, parse_encrypts};
+use crate::driver::{DbDriver, with_driver};
 use crate::schema::pgbench::{self, ACCOUNTS_PER_SCALE, Fillers, PgbenchPrepare};
 
 use super::prepare::{check_key_file, check_room, count_bar, create_default_key_file};
@@ -56,7 +57,9 @@ pub async fn prepare(a: &PrepareArgs, url: &str, data_dir: Option<&Path>) -> Res
             encrypt: e,
             key_id: 0,
         };
-        pgbench::check_not_prepared::<crate::driver::PostgresConnection>(url, &p, false).await?;
+        with_driver!(DbDriver::of_url(url), C => {
+            pgbench::check_not_prepared::<C>(url, &p, false).await
+        })?;
         plans.push((p, e));
     }
     let rows = u64::from(scale) * u64::from(ACCOUNTS_PER_SCALE);

@@ -16,7 +16,7 @@ use crate::at_rest::{AtRest, check_available};
 use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, ReproduceArgs, RunArgs};
 use crate::columns::Encrypt;
 use crate::config::{RunConfig, base_dir, data_set, parse_encrypts};
-use crate::driver::{Connection, MysqlConnection, PostgresConnection};
+use crate::driver::{Connection, DbDriver, with_driver};
 use crate::report::{Report, RunKey, RunResult};
 use crate::reproduce::io_sample::{self, IoSample};
 use crate::reproduce::plan::{DataSetStep, Plan, Scale, Servers, duration_text};
@@ -27,8 +27,8 @@ use crate::reproduce::{
     r003, r004, resources,
 };
 use crate::run::{Observer, run_grid};
+use crate::schema;
 use crate::schema::pgbench;
-use crate::schema::{self, Dialect};
 use crate::server::{Lease, Profile};
 
 use super::output::write_atomically;
@@ -409,13 +409,15 @@ async fn measure(
         }
         let pa = prepare_args(plan, a, step)?;
         let (data, e) = data_set_of(&pa)?;
-        if schema::database_exists(
-            &mut schema::connect::<MysqlConnection>(&url, None, None).await?,
-            Dialect::Mysql,
-            &data.database(e),
-        )
-        .await?
-        {
+        let exists = with_driver!(DbDriver::of_url(&url), C => {
+            schema::database_exists(
+                &mut schema::connect::<C>(&url, None, None).await?,
+                C::DRIVER.dialect(),
+                &data.database(e),
+            )
+            .await?
+        });
+        if exists {
             println!("dropping the unfinished or different {}", data.database(e));
             schema::cleanup(&url, &data, &[e]).await?;
         }
@@ -958,9 +960,17 @@ async fn verify_pgbench(
     url: &str,
     pa: &PrepareArgs,
 ) -> Result<std::result::Result<String, String>> {
+    with_driver!(DbDriver::of_url(url), C => verify_pgbench_with::<C>(url, pa).await)
+}
+
+/// [`verify_pgbench`] over driver `C`.
+async fn verify_pgbench_with<C: Connection>(
+    url: &str,
+    pa: &PrepareArgs,
+) -> Result<std::result::Result<String, String>> {
     let data = data_set(&pa.data)?;
     let db = data.database(crate::columns::Encrypt::None);
-    let mut admin: PostgresConnection = schema::connect(url, None, None).await?;
+    let mut admin: C = schema::connect(url, None, None).await?;
     let got = pgbench::check_prepared(
         &mut admin,
         url,
@@ -1177,9 +1187,17 @@ fn data_set_of(pa: &PrepareArgs) -> Result<(crate::schema::DataSet, Encrypt)> {
 /// Whether the data set of `pa` is prepared and verifies: `Ok(db)` to
 /// reuse it, `Err(why)` to (re)load it.
 async fn verify(url: &str, pa: &PrepareArgs) -> Result<std::result::Result<String, String>> {
+    with_driver!(DbDriver::of_url(url), C => verify_with::<C>(url, pa).await)
+}
+
+/// [`verify`] over driver `C`.
+async fn verify_with<C: Connection>(
+    url: &str,
+    pa: &PrepareArgs,
+) -> Result<std::result::Result<String, String>> {
     let (data, e) = data_set_of(pa)?;
-    let mut admin: MysqlConnection = schema::connect(url, None, None).await?;
-    let got = schema::check_prepared(Dialect::Mysql, &mut admin, url, &data, e).await;
+    let mut admin: C = schema::connect(url, None, None).await?;
+    let got = schema::check_prepared(C::DRIVER.dialect(), &mut admin, url, &data, e).await;
     admin.close().await;
     Ok(match got {
         Ok((_, conn)) => {

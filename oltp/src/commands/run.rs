@@ -156,7 +156,7 @@ pub async fn run(a: &RunArgs, cfgs: &[RunConfig]) -> Result<bool> {
             .iter()
             .find_map(|r| r.error.clone())
             .unwrap_or_default();
-        // Each cause once (mysql_async repeats "Input/output error:").
+        // Each cause once (the MySQL driver repeats "Input/output error:").
         let why = encbench_common::cli_error::error_line(anyhow::anyhow!(why).as_ref());
         eprintln!("Error: run stopped early: {why}");
     }

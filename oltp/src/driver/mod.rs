@@ -16,7 +16,8 @@
 //! may do its I/O synchronously inside the future and return it ready.
 //!
 //! Implementations: [`mysql`] (`mysql_async` on `tokio`, MariaDB and MySQL) and
-//! [`postgres`] (`tokio-postgres`, PostgreSQL).
+//! [`postgres`] (`tokio-postgres`, PostgreSQL), chosen by name ([`DbDriver`],
+//! sysbench's `--db-driver`) in one place: `with_driver!`.
 
 use std::fmt;
 use std::future::Future;
@@ -95,6 +96,75 @@ pub trait Row {
     }
 }
 
+/// The database driver, as sysbench's `--db-driver` names it (`drv_mysql.c`,
+/// `drv_pgsql.c`); `with_driver!` turns it into its [`Connection`] type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum DbDriver {
+    /// MariaDB or MySQL (mysql_async).
+    Mysql,
+    /// PostgreSQL (tokio-postgres).
+    Pgsql,
+}
+
+impl DbDriver {
+    /// The driver whose URL scheme `url` has: `postgres://` or `postgresql://`
+    /// is `pgsql`, anything else `mysql` (the command line checks a URL's
+    /// scheme against `--db-driver` before anything connects).
+    pub fn of_url(url: &str) -> DbDriver {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            DbDriver::Pgsql
+        } else {
+            DbDriver::Mysql
+        }
+    }
+
+    /// `mysql` or `pgsql`, as `--db-driver` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            DbDriver::Mysql => "mysql",
+            DbDriver::Pgsql => "pgsql",
+        }
+    }
+
+    /// The SQL dialect of the driver's servers.
+    pub fn dialect(self) -> crate::schema::Dialect {
+        match self {
+            DbDriver::Mysql => crate::schema::Dialect::Mysql,
+            DbDriver::Pgsql => crate::schema::Dialect::Postgres,
+        }
+    }
+}
+
+impl fmt::Display for DbDriver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Evaluates `$body` with the type name `$C` standing for the [`Connection`] of
+/// the [`DbDriver`] `$driver`: the one place a driver's name becomes its
+/// connection type, so the code it runs (the worker loop above all) is
+/// generic over `C` and monomorphised, with no dynamic dispatch per query.
+///
+/// ```ignore
+/// with_driver!(driver, C => run_with::<C>(cfg).await)
+/// ```
+macro_rules! with_driver {
+    ($driver:expr, $C:ident => $body:expr) => {
+        match $driver {
+            $crate::driver::DbDriver::Mysql => {
+                type $C = $crate::driver::mysql::MysqlConnection;
+                $body
+            }
+            $crate::driver::DbDriver::Pgsql => {
+                type $C = $crate::driver::postgres::PostgresConnection;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_driver;
+
 /// What kind of failure a [`DbError`] is, as the workloads count it (sysbench's
 /// `--mysql-ignore-errors` default list and its reconnect codes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,7 +190,45 @@ pub enum ErrorKind {
     Other,
 }
 
+/// MySQL and MariaDB codes of a lost connection, sysbench's reconnect codes
+/// (`drv_mysql.c`): client errors 2006 (server gone away), 2011, 2013 (lost
+/// during a query) and 2055 (lost at the handshake); server errors 1053
+/// (server shutdown) and 1927 (connection killed).
+const MYSQL_CONNECTION_LOST: [u16; 6] = [2013, 2055, 2006, 2011, 1927, 1053];
+
 impl ErrorKind {
+    /// The kind of MySQL / MariaDB error code `code` (a server error, or a
+    /// client error of the 2000 range): 1213 deadlock, 1205 lock wait timeout
+    /// and 1020 record changed (sysbench's default `--mysql-ignore-errors`),
+    /// the [lost-connection codes](MYSQL_CONNECTION_LOST), anything else
+    /// [`ErrorKind::Other`].
+    pub fn of_mysql_code(code: u16) -> ErrorKind {
+        match code {
+            1213 => ErrorKind::Deadlock,
+            1205 => ErrorKind::LockWaitTimeout,
+            1020 => ErrorKind::RecordChanged,
+            c if MYSQL_CONNECTION_LOST.contains(&c) => ErrorKind::ConnectionLost,
+            _ => ErrorKind::Other,
+        }
+    }
+
+    /// The kind of PostgreSQL SQLSTATE `code` (five characters): 40P01
+    /// deadlock_detected, 40001 serialization_failure and 23505
+    /// unique_violation (the three sysbench's `pgsql_check_status` ignores);
+    /// class 08 (connection exception) and 57P01-57P03 (admin shutdown, crash
+    /// shutdown, cannot connect now) a lost connection; anything else
+    /// [`ErrorKind::Other`].
+    pub fn of_sqlstate(code: &str) -> ErrorKind {
+        match code {
+            "40P01" => ErrorKind::Deadlock,
+            "40001" => ErrorKind::SerializationFailure,
+            "23505" => ErrorKind::DuplicateKey,
+            "57P01" | "57P02" | "57P03" => ErrorKind::ConnectionLost,
+            c if c.starts_with("08") => ErrorKind::ConnectionLost,
+            _ => ErrorKind::Other,
+        }
+    }
+
     /// Whether sysbench ignores it by default (counts it and restarts the event).
     pub fn is_ignorable(self) -> bool {
         matches!(
@@ -378,13 +486,44 @@ impl ConnectOptions {
 ///
 /// Futures are `Send` so a connection can serve the admin steps of a
 /// multi-threaded runtime as well as a worker's current-thread one.
+///
+/// The ways to send a statement differ in two things, how it is sent and what
+/// comes back:
+///
+/// | method | sent as | values | returns |
+/// |---|---|---|---|
+/// | [`query`](Self::query) | a [`prepare`](Self::prepare)d statement | [`Param`]s | each row to a callback |
+/// | [`execute`](Self::execute) | a prepared statement | [`Param`]s | affected rows |
+/// | [`simple`](Self::simple) | text | none | affected rows (rows dropped) |
+/// | [`execute_text`](Self::execute_text) | text, unprepared | [`Param`]s inlined as literals | affected rows |
+/// | [`simple_query`](Self::simple_query) | text | none | each row to a callback |
+/// | [`query_text`](Self::query_text) | text | none | every row as owned strings (admin only) |
+///
+/// A prepared statement is server-side with [`PsMode::Auto`] and text with its
+/// values inlined with [`PsMode::Disable`]: the workloads' code is the same.
 pub trait Connection: Sized + Send {
+    /// The driver this is, which knows its SQL dialect ([`DbDriver::dialect`]).
+    const DRIVER: DbDriver;
+
     /// A prepared statement (or, in text mode, the SQL ready for inlining).
     type Statement: Send + Sync;
 
     /// The driver's row, handed to the row callbacks (a concrete type, so the
     /// per-row path is statically dispatched and inlined).
     type Row: Row;
+
+    /// `USER@HOST:PORT` of `url` (PostgreSQL: `USER@HOST:PORT/DB`) for
+    /// messages, never the password; `(invalid URL)` for one the driver cannot
+    /// read.
+    fn target(url: &str) -> String;
+
+    /// Checks `opts` as [`Connection::connect`] does before it connects (the
+    /// URL, its parameters, the TLS CA file), so a caller can tell these
+    /// errors from a failure to connect.
+    ///
+    /// # Errors
+    /// What `connect` would refuse before connecting, naming the flag.
+    fn check_options(opts: &ConnectOptions) -> Result<(), DbError>;
 
     /// Connects; with `opts.tls`, checks that the session is encrypted.
     ///
@@ -511,5 +650,79 @@ pub trait Connection: Sized + Send {
             .await?;
             Ok(rows)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// sysbench's default `--mysql-ignore-errors` (1213, 1020, 1205) and its
+    /// reconnect codes; a duplicate key (1062) is not ignored on MySQL.
+    #[test]
+    fn mysql_codes() {
+        for (code, kind) in [
+            (1213, ErrorKind::Deadlock),
+            (1205, ErrorKind::LockWaitTimeout),
+            (1020, ErrorKind::RecordChanged),
+            (2006, ErrorKind::ConnectionLost),
+            (2011, ErrorKind::ConnectionLost),
+            (2013, ErrorKind::ConnectionLost),
+            (2055, ErrorKind::ConnectionLost),
+            (1053, ErrorKind::ConnectionLost),
+            (1927, ErrorKind::ConnectionLost),
+            (1062, ErrorKind::Other),
+            (1146, ErrorKind::Other),
+            (0, ErrorKind::Other),
+        ] {
+            assert_eq!(ErrorKind::of_mysql_code(code), kind, "{code}");
+        }
+        for ignored in [1213, 1205, 1020] {
+            assert!(
+                ErrorKind::of_mysql_code(ignored).is_ignorable(),
+                "{ignored}"
+            );
+        }
+        assert!(!ErrorKind::of_mysql_code(2013).is_ignorable());
+    }
+
+    /// The three SQLSTATEs sysbench's `pgsql_check_status` ignores, and the
+    /// ones of a lost connection.
+    #[test]
+    fn sqlstates() {
+        for (code, kind) in [
+            ("40P01", ErrorKind::Deadlock),
+            ("40001", ErrorKind::SerializationFailure),
+            ("23505", ErrorKind::DuplicateKey),
+            ("57P01", ErrorKind::ConnectionLost),
+            ("57P02", ErrorKind::ConnectionLost),
+            ("57P03", ErrorKind::ConnectionLost),
+            ("08000", ErrorKind::ConnectionLost),
+            ("08006", ErrorKind::ConnectionLost),
+            ("55P03", ErrorKind::Other),
+            ("57014", ErrorKind::Other),
+            ("42P01", ErrorKind::Other),
+            ("", ErrorKind::Other),
+        ] {
+            assert_eq!(ErrorKind::of_sqlstate(code), kind, "{code}");
+        }
+        for ignored in ["40P01", "40001", "23505"] {
+            assert!(ErrorKind::of_sqlstate(ignored).is_ignorable(), "{ignored}");
+        }
+        assert!(!ErrorKind::of_sqlstate("57P01").is_ignorable());
+    }
+
+    #[test]
+    fn a_driver_is_named_as_sysbench_names_it() {
+        use clap::ValueEnum as _;
+        for d in DbDriver::value_variants() {
+            let v = d.to_possible_value().expect("a value");
+            assert_eq!(v.get_name(), d.name());
+        }
+        assert_eq!(DbDriver::of_url("postgresql://u@h/db"), DbDriver::Pgsql);
+        assert_eq!(DbDriver::of_url("postgres://u@h/db"), DbDriver::Pgsql);
+        assert_eq!(DbDriver::of_url("mysql://u@h"), DbDriver::Mysql);
+        assert_eq!(DbDriver::Pgsql.dialect(), crate::schema::Dialect::Postgres);
+        assert_eq!(DbDriver::Mysql.dialect(), crate::schema::Dialect::Mysql);
     }
 }

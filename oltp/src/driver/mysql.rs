@@ -10,13 +10,10 @@ use mysql_async::prelude::*;
 use mysql_async::{Conn, Opts, OptsBuilder, SslOpts, Statement, Value};
 
 use super::mysql_text::TextStatement;
-use super::{ConnectOptions, Connection, DbError, ErrorKind, Param, PsMode, Row, TlsSession};
+use super::{
+    ConnectOptions, Connection, DbDriver, DbError, ErrorKind, Param, PsMode, Row, TlsSession,
+};
 use crate::server::{BENCH_USER, PrivateServer};
-
-/// sysbench's reconnect codes: client errors 2006 (server gone), 2011, 2013
-/// (lost during query), 2055 (lost at handshake); server shutdown 1053 and
-/// 1927 (connection killed).
-const CONNECTION_LOST_CODES: [u16; 6] = [2013, 2055, 2006, 2011, 1927, 1053];
 
 /// One `mysql_async` connection.
 pub struct MysqlConnection {
@@ -187,16 +184,12 @@ pub fn private_server_opts(server: &PrivateServer) -> Opts {
         .into()
 }
 
-/// The [`ErrorKind`] of a `mysql_async` error.
+/// The [`ErrorKind`] of a `mysql_async` error: a server error's code by
+/// [`ErrorKind::of_mysql_code`]; an I/O error or a closed connection is a lost
+/// connection.
 pub fn classify(e: &mysql_async::Error) -> ErrorKind {
     match e {
-        mysql_async::Error::Server(s) => match s.code {
-            1213 => ErrorKind::Deadlock,
-            1205 => ErrorKind::LockWaitTimeout,
-            1020 => ErrorKind::RecordChanged,
-            c if CONNECTION_LOST_CODES.contains(&c) => ErrorKind::ConnectionLost,
-            _ => ErrorKind::Other,
-        },
+        mysql_async::Error::Server(s) => ErrorKind::of_mysql_code(s.code),
         mysql_async::Error::Io(_) => ErrorKind::ConnectionLost,
         mysql_async::Error::Driver(
             mysql_async::DriverError::ConnectionClosed | mysql_async::DriverError::PoolDisconnected,
@@ -207,6 +200,26 @@ pub fn classify(e: &mysql_async::Error) -> ErrorKind {
 
 fn db_error(e: mysql_async::Error) -> DbError {
     DbError::new(classify(&e), e)
+}
+
+/// Refuses `params` unless there is one per placeholder of `st`: `mysql_async`
+/// would refuse them too, but by closing the connection.
+///
+/// # Errors
+/// The counts differ.
+#[inline(always)]
+fn check_count(st: &Statement, params: &[Param<'_>]) -> Result<(), DbError> {
+    if usize::from(st.num_params()) == params.len() {
+        return Ok(());
+    }
+    Err(DbError::new(
+        ErrorKind::Other,
+        format!(
+            "statement has {} placeholders but {} values were given",
+            st.num_params(),
+            params.len()
+        ),
+    ))
 }
 
 /// The `mysql_async` value of a parameter.
@@ -317,8 +330,17 @@ async fn tls_session(conn: &mut Conn) -> Result<TlsSession, DbError> {
 }
 
 impl Connection for MysqlConnection {
+    const DRIVER: DbDriver = DbDriver::Mysql;
     type Statement = MysqlStatement;
     type Row = MysqlRow;
+
+    fn target(url: &str) -> String {
+        target(url)
+    }
+
+    fn check_options(opts: &ConnectOptions) -> Result<(), DbError> {
+        mysql_opts(opts).map(drop)
+    }
 
     async fn connect(opts: &ConnectOptions) -> Result<Self, DbError> {
         let mut conn = Conn::new(mysql_opts(opts)?).await.map_err(db_error)?;
@@ -354,6 +376,7 @@ impl Connection for MysqlConnection {
         let f = |row| each(&mut MysqlRow::new(row));
         match statement {
             MysqlStatement::Prepared(st) => {
+                check_count(st, params)?;
                 self.conn
                     .exec_iter(st, positional(params))
                     .await
@@ -380,7 +403,10 @@ impl Connection for MysqlConnection {
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
         match statement {
-            MysqlStatement::Prepared(st) => self.conn.exec_drop(st, positional(params)).await,
+            MysqlStatement::Prepared(st) => {
+                check_count(st, params)?;
+                self.conn.exec_drop(st, positional(params)).await
+            }
             MysqlStatement::Text(t) => {
                 t.render(params, &mut self.sql)?;
                 self.conn.query_drop(self.sql.as_str()).await

@@ -34,13 +34,14 @@ use std::task::Poll;
 use bytes::BytesMut;
 use futures_util::TryStreamExt as _;
 use tokio_postgres::config::SslMode;
-use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
 
 use super::pg_text::{numbered, render};
 use super::pg_tls;
-use super::{ConnectOptions, Connection, DbError, ErrorKind, Param, PsMode, Row, TlsSession};
+use super::{
+    ConnectOptions, Connection, DbDriver, DbError, ErrorKind, Param, PsMode, Row, TlsSession,
+};
 
 /// `tokio-postgres`' `Connection` (the socket's I/O: it writes the requests the
 /// [`Client`] queues and routes the server's responses back), as a future that ends when
@@ -242,25 +243,15 @@ pub fn target(url: &str) -> String {
     }
 }
 
-/// The [`ErrorKind`] of a `tokio-postgres` error.
+/// The [`ErrorKind`] of a `tokio-postgres` error: a closed connection is a lost
+/// one; a server error's SQLSTATE by [`ErrorKind::of_sqlstate`]; an I/O error
+/// a lost connection.
 pub fn classify(e: &tokio_postgres::Error) -> ErrorKind {
     if e.is_closed() {
         return ErrorKind::ConnectionLost;
     }
     if let Some(code) = e.code() {
-        return match code {
-            c if *c == SqlState::T_R_DEADLOCK_DETECTED => ErrorKind::Deadlock,
-            c if *c == SqlState::T_R_SERIALIZATION_FAILURE => ErrorKind::SerializationFailure,
-            c if *c == SqlState::UNIQUE_VIOLATION => ErrorKind::DuplicateKey,
-            c if *c == SqlState::ADMIN_SHUTDOWN
-                || *c == SqlState::CRASH_SHUTDOWN
-                || *c == SqlState::CANNOT_CONNECT_NOW
-                || c.code().starts_with("08") =>
-            {
-                ErrorKind::ConnectionLost
-            }
-            _ => ErrorKind::Other,
-        };
+        return ErrorKind::of_sqlstate(code.code());
     }
     if e.source().is_some_and(|s| s.is::<std::io::Error>()) {
         return ErrorKind::ConnectionLost;
@@ -498,8 +489,17 @@ fn bound<'a>(params: &'a [Param<'a>]) -> impl ExactSizeIterator<Item = Bound<'a>
 }
 
 impl Connection for PostgresConnection {
+    const DRIVER: DbDriver = DbDriver::Pgsql;
     type Statement = PostgresStatement;
     type Row = PostgresRow;
+
+    fn target(url: &str) -> String {
+        target(url)
+    }
+
+    fn check_options(opts: &ConnectOptions) -> Result<(), DbError> {
+        pg_config(opts).map(drop)
+    }
 
     async fn connect(opts: &ConnectOptions) -> Result<Self, DbError> {
         let mut cfg = pg_config(opts)?;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 
-use crate::driver::{Connection as _, MysqlConnection};
+use crate::driver::{Connection, DbDriver, with_driver};
 use crate::schema;
 
 /// The buffer pool's cumulative counters since the server started.
@@ -31,7 +31,12 @@ const LOAD_TIMEOUT: Duration = Duration::from_secs(120);
 /// The connection or the query fails, or the server lacks the counters (not
 /// InnoDB).
 pub async fn counters(url: &str) -> Result<PoolCounters> {
-    let mut c: MysqlConnection = schema::connect(url, None, None).await?;
+    with_driver!(DbDriver::of_url(url), C => counters_with::<C>(url).await)
+}
+
+/// [`counters`] over driver `C`.
+async fn counters_with<C: Connection>(url: &str) -> Result<PoolCounters> {
+    let mut c: C = schema::connect(url, None, None).await?;
     let rows = c
         .query_text(
             "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_read_requests', 'Innodb_buffer_pool_reads')",
@@ -71,7 +76,12 @@ pub fn parse_counters(rows: &[Vec<Option<String>>]) -> Result<PoolCounters> {
 /// # Errors
 /// The connection or the query fails.
 pub async fn wait_for_load(url: &str) -> Result<()> {
-    let mut c: MysqlConnection = schema::connect(url, None, None).await?;
+    with_driver!(DbDriver::of_url(url), C => wait_for_load_with::<C>(url).await)
+}
+
+/// [`wait_for_load`] over driver `C`.
+async fn wait_for_load_with<C: Connection>(url: &str) -> Result<()> {
+    let mut c: C = schema::connect(url, None, None).await?;
     let t0 = Instant::now();
     let outcome = loop {
         let rows = match c
@@ -115,7 +125,12 @@ pub fn load_in_progress(status: &str) -> bool {
 /// # Errors
 /// The connection or a query fails.
 pub async fn warm(url: &str, db: &str, tables: u32) -> Result<()> {
-    let mut c: MysqlConnection = schema::connect(url, None, Some(db)).await?;
+    with_driver!(DbDriver::of_url(url), C => warm_with::<C>(url, db, tables).await)
+}
+
+/// [`warm`] over driver `C`.
+async fn warm_with<C: Connection>(url: &str, db: &str, tables: u32) -> Result<()> {
+    let mut c: C = schema::connect(url, None, Some(db)).await?;
     let mut outcome = Ok(());
     for i in 1..=tables {
         for sql in [

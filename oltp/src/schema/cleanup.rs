@@ -4,10 +4,10 @@ use anyhow::{Result, bail};
 use encbench_crypto::Algorithm;
 
 use crate::columns::Encrypt;
-use crate::driver::Connection;
+use crate::driver::{Connection, DbDriver, with_driver};
 
 use super::lock::prepare_running;
-use super::{DataSet, Dialect, by_driver, connect, database_exists, existing_tables, read_meta};
+use super::{DataSet, Dialect, connect, database_exists, existing_tables, read_meta};
 
 /// Refuses to drop `db` while a prepare is loading it (it holds the prepare
 /// lock): the drop would destroy the tables under it.
@@ -74,7 +74,9 @@ fn is_encrypted_database(db: &str, name: &str) -> bool {
 /// # Errors
 /// A prepare is loading one of the databases now, or database errors.
 pub async fn cleanup_all(url: &str, data: &DataSet) -> Result<Vec<String>> {
-    by_driver!(url, drop_all(url, data))
+    with_driver!(DbDriver::of_url(url), C => {
+        drop_all::<C>(C::DRIVER.dialect(), url, data).await
+    })
 }
 
 async fn drop_all<C: Connection>(
@@ -102,7 +104,9 @@ async fn drop_all<C: Connection>(
 /// A prepare is loading one of the databases now (nothing of it is
 /// dropped), or database errors.
 pub async fn cleanup(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<Vec<String>> {
-    by_driver!(url, drop_some(url, data, encrypts))
+    with_driver!(DbDriver::of_url(url), C => {
+        drop_some::<C>(C::DRIVER.dialect(), url, data, encrypts).await
+    })
 }
 
 async fn drop_some<C: Connection>(

@@ -19,14 +19,12 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    /// The dialect of a server URL: `postgres://` or `postgresql://` is PostgreSQL,
-    /// anything else MySQL's.
+    /// The dialect of a server URL, its driver's ([`DbDriver::of_url`]):
+    /// `postgres://` or `postgresql://` is PostgreSQL, anything else MySQL's.
+    ///
+    /// [`DbDriver::of_url`]: crate::driver::DbDriver::of_url
     pub fn of_url(url: &str) -> Dialect {
-        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            Dialect::Postgres
-        } else {
-            Dialect::Mysql
-        }
+        crate::driver::DbDriver::of_url(url).dialect()
     }
 
     /// The server's kind as results name it (`engine` in every run):

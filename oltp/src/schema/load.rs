@@ -9,14 +9,14 @@ use anyhow::{Context, Result, anyhow};
 use encbench_crypto::{Algorithm, envelope};
 
 use crate::columns::{Codec, Column, ColumnMode, Columns, Encrypt, TableAad, k_plaintext};
-use crate::driver::{Connection, DbError, ErrorKind, Param};
+use crate::driver::{Connection, DbDriver, DbError, ErrorKind, Param, with_driver};
 use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
 use super::lock::{PrepareLock, another_prepare};
 use super::meta::not_prepared;
 use super::{
-    DataSet, Dialect, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, by_driver, cleanup_command,
-    connect, database_exists, table_name,
+    DataSet, Dialect, INSERT_BATCH_BYTES, STATE_DONE, STATE_LOADING, cleanup_command, connect,
+    database_exists, table_name,
 };
 
 /// Options of `prepare`.
@@ -55,10 +55,10 @@ pub async fn prepare(
     opts: &PrepareOptions,
     progress: Arc<dyn Fn(u64) + Send + Sync>,
 ) -> Result<()> {
-    by_driver!(
-        url,
-        prepare_with(url, data, encrypt, codec, key_id, opts, progress)
-    )
+    with_driver!(DbDriver::of_url(url), C => {
+        prepare_with::<C>(C::DRIVER.dialect(), url, data, encrypt, codec, key_id, opts, progress)
+            .await
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -7,12 +7,10 @@ use anyhow::{Result, bail};
 
 use crate::at_rest::AtRest;
 use crate::columns::{Columns, Encrypt};
-use crate::driver::Connection;
+use crate::driver::{Connection, DbDriver, with_driver};
 
 use super::lock::{another_prepare, prepare_running};
-use super::{
-    DEFAULT_SEED, DataSet, Dialect, by_driver, connect, database_exists, scalar, table_name,
-};
+use super::{DEFAULT_SEED, DataSet, Dialect, connect, database_exists, scalar, table_name};
 
 /// What `encbench_meta` says about a prepared database.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -345,7 +343,9 @@ pub async fn check_prepared<C: Connection>(
 /// running now (the message says to wait for it), or is half loaded (the
 /// message names the cleanup command).
 pub async fn check_not_prepared(url: &str, data: &DataSet, encrypts: &[Encrypt]) -> Result<()> {
-    by_driver!(url, not_prepared(url, data, encrypts, false))
+    with_driver!(DbDriver::of_url(url), C => {
+        not_prepared::<C>(C::DRIVER.dialect(), url, data, encrypts, false).await
+    })
 }
 
 /// [`check_not_prepared`]; `locked_here`: this process holds the databases'

@@ -24,7 +24,7 @@ use encbench_crypto::Algorithm;
 
 use crate::at_rest::AtRest;
 use crate::columns::{Columns, Encrypt};
-use crate::driver::{ConnectOptions, Connection, DbError, TlsOptions, mysql, postgres};
+use crate::driver::{ConnectOptions, Connection, DbError, TlsOptions};
 
 mod cleanup;
 mod dialect;
@@ -111,24 +111,6 @@ pub fn create_table_sql(
     Dialect::Mysql.create_table_sql(n, algorithm, columns, auto_inc, secondary)
 }
 
-/// Calls the generic `$f::<C>(dialect, args..)` with the driver and dialect
-/// of `$url`'s scheme (the command line checked it against `--db-driver`),
-/// and awaits it: the one place a schema step picks its driver.
-macro_rules! by_driver {
-    ($url:expr, $f:ident($($arg:expr),* $(,)?)) => {
-        match $crate::schema::Dialect::of_url($url) {
-            $crate::schema::Dialect::Mysql => {
-                $f::<$crate::driver::MysqlConnection>($crate::schema::Dialect::Mysql, $($arg),*).await
-            }
-            $crate::schema::Dialect::Postgres => {
-                $f::<$crate::driver::PostgresConnection>($crate::schema::Dialect::Postgres, $($arg),*)
-                    .await
-            }
-        }
-    };
-}
-pub(crate) use by_driver;
-
 /// An administrative connection of driver `C` to `url` (database `db`, if
 /// any; else the URL's own), with TLS when `tls` is given (checked encrypted
 /// as every TLS connection is), with an error that names the server (never the
@@ -146,17 +128,9 @@ pub async fn connect<C: Connection>(
     let mut opts = ConnectOptions::new(url);
     opts.database = db.map(str::to_string);
     opts.tls = tls.cloned();
-    let dialect = Dialect::of_url(url);
-    let target = match dialect {
-        Dialect::Mysql => {
-            mysql::mysql_opts(&opts)?;
-            mysql::target(url)
-        }
-        Dialect::Postgres => {
-            postgres::pg_config(&opts)?;
-            postgres::target(url)
-        }
-    };
+    let dialect = C::DRIVER.dialect();
+    C::check_options(&opts)?;
+    let target = C::target(url);
     let e = match C::connect(&opts).await {
         Ok(conn) => return Ok(conn),
         Err(e) => e,
@@ -245,7 +219,7 @@ fn plaintext_refused(e: &DbError, postgres: bool) -> Option<&'static str> {
 }
 
 /// Whether `e` is an error the server sent (a refused login, an unknown
-/// database: `mysql_async`'s "Server error" with a code, PostgreSQL's
+/// database: the MySQL driver's "Server error" with a code, PostgreSQL's
 /// SQLSTATE), as opposed to a failure to reach it or to set TLS up.
 fn server_error(e: &DbError) -> bool {
     let text = e.to_string();

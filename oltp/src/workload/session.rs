@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::columns::{Codec, Column, ColumnMode, TableAad};
-use crate::driver::{ConnectOptions, Connection, MysqlConnection};
+use crate::driver::{ConnectOptions, Connection};
 use crate::schema::{Dialect, table_name};
 
 use super::{Params, QueryError, Workload};
@@ -50,10 +50,9 @@ pub(super) struct RangeStatements<S> {
     pub(super) distinct: S,
 }
 
-/// One worker's connection with its prepared statements and column codec.
-///
-/// `C` is the driver; the default is `mysql_async` ([`MysqlConnection`]).
-pub struct Session<C: Connection = MysqlConnection> {
+/// One worker's connection with its prepared statements and column codec;
+/// `C` is the driver's connection.
+pub struct Session<C: Connection> {
     pub(super) conn: C,
     opts: ConnectOptions,
     pub(crate) workload: Workload,
@@ -110,9 +109,9 @@ impl<C: Connection> Session<C> {
         Ok(s)
     }
 
-    /// The SQL dialect of the connection's server (from its URL's scheme).
+    /// The SQL dialect of the connection's server.
     pub(super) fn dialect(&self) -> Dialect {
-        Dialect::of_url(&self.opts.url)
+        C::DRIVER.dialect()
     }
 
     /// The TLS session of the connection, when it uses TLS.

@@ -21,7 +21,9 @@ use encbench_oltp::columns::keys::load_codec;
 use encbench_oltp::columns::{Codec, Column, Columns, Encrypt, TableAad};
 use encbench_oltp::commands::execute;
 use encbench_oltp::driver::mysql::mysql_opts;
-use encbench_oltp::driver::{ConnectOptions, Connection as _, PostgresConnection, PsMode};
+use encbench_oltp::driver::{
+    ConnectOptions, Connection as _, MysqlConnection, PostgresConnection, PsMode,
+};
 use encbench_oltp::schema::DataSet;
 use encbench_oltp::server::{PrivateServer, ServerConfig};
 use encbench_oltp::workload::{Params, Session, Workload};
@@ -343,7 +345,7 @@ pub async fn session(
     columns: Columns,
     workload: Workload,
     ps_mode: PsMode,
-) -> Session {
+) -> Session<MysqlConnection> {
     let codec = codec(base, encrypt, columns);
     let encrypt = Encrypt::parse(encrypt).expect("encrypt name");
     let opts = ConnectOptions::new(url).database(data_set(db, columns).database(encrypt));

@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Result, anyhow};
 
 use crate::columns::{Codec, Encrypt};
-use crate::driver::{Connection, DbError, ErrorKind, Param, PostgresConnection};
+use crate::driver::{Connection, DbDriver, DbError, ErrorKind, Param, with_driver};
 use crate::schema::lock::{PrepareLock, another_prepare};
 use crate::schema::{DataSet, Dialect, STATE_DONE, STATE_LOADING, connect, database_exists};
 
@@ -73,26 +73,35 @@ pub async fn prepare(
     codec: &Codec,
     progress: &(dyn Fn(u64) + Send + Sync),
 ) -> Result<LoadTimes> {
-    if Dialect::of_url(url) != Dialect::Postgres {
+    with_driver!(DbDriver::of_url(url), C => prepare_with::<C>(url, p, codec, progress).await)
+}
+
+/// [`prepare`] over driver `C`, which must be PostgreSQL's.
+async fn prepare_with<C: Connection>(
+    url: &str,
+    p: &PgbenchPrepare,
+    codec: &Codec,
+    progress: &(dyn Fn(u64) + Send + Sync),
+) -> Result<LoadTimes> {
+    if C::DRIVER != DbDriver::Pgsql {
         anyhow::bail!(
             "pgbench's tables need PostgreSQL (fillfactor, COPY, VACUUM): add --db-driver pgsql"
         );
     }
     // Held until the last step, as sysbench's prepare holds it.
     let Some(lock) =
-        PrepareLock::<PostgresConnection>::take(Dialect::Postgres, url, p.data.tls.as_ref(), &p.db)
-            .await?
+        PrepareLock::<C>::take(Dialect::Postgres, url, p.data.tls.as_ref(), &p.db).await?
     else {
         return Err(another_prepare(&p.db));
     };
-    if let Err(e) = check_not_prepared::<PostgresConnection>(url, p, true).await {
+    if let Err(e) = check_not_prepared::<C>(url, p, true).await {
         lock.release().await;
         return Err(e);
     }
     let cleanup = cleanup_command(&p.data, p.encrypt, p.fillers);
     let loading = async {
         let t = Instant::now();
-        let mut server: PostgresConnection = connect(url, p.data.tls.as_ref(), None).await?;
+        let mut server: C = connect(url, p.data.tls.as_ref(), None).await?;
         if !database_exists(&mut server, Dialect::Postgres, &p.db).await? {
             server
                 .simple(&format!(
@@ -103,7 +112,7 @@ pub async fn prepare(
         }
         server.close().await;
         let create_database_s = t.elapsed().as_secs_f64();
-        let mut conn: PostgresConnection = connect(url, p.data.tls.as_ref(), Some(&p.db)).await?;
+        let mut conn: C = connect(url, p.data.tls.as_ref(), Some(&p.db)).await?;
         let times = load(&mut conn, p, codec, progress).await?;
         conn.close().await;
         anyhow::Ok(LoadTimes {
