@@ -6,7 +6,7 @@
 //! each other's envelopes.
 //!
 //! Vectors: none fixed (keys from the OS CSPRNG). The layout checked is the one
-//! documented in `crypto-backends/core/src/envelope.rs`.
+//! documented in `crypto-backends/core/src/envelope/mod.rs`.
 
 use encbench_crypto::envelope::{
     DETERMINISTIC_VERSION, DeterministicColumnCipher, EnvelopeError, HEADER_LEN,

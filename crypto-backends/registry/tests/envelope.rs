@@ -4,7 +4,7 @@
 //!
 //! Vectors: none fixed. Keys come from the OS CSPRNG; the sizes are sysbench's
 //! `c` (119 bytes) and `pad` (59 bytes) plus edge cases. The layout checked here
-//! is the one documented in `crypto-backends/core/src/envelope.rs` and the README.
+//! is the one documented in `crypto-backends/core/src/envelope/mod.rs` and the README.
 
 use encbench_crypto::envelope::{
     ColumnAad, ColumnCipher, EnvelopeError, HEADER_LEN, Location, MAX_AAD_FIELD, VERSION,
