@@ -5,12 +5,12 @@ use std::collections::HashMap;
 use crate::error::{Result, invalid_err};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::capacity::{self, ClientSort, Mix};
+use crate::capacity::{self, CapacityRow, ClientSort, Mix};
 use crate::client_sort;
 use crate::comparison::{self, Rounds, is_baseline};
 use crate::config::Config;
 use crate::measure::{self, Corpus, KeyMode, Observations, Operation, PathKind};
-use crate::oltp_result;
+use crate::oltp_result::{self, ComparisonRow};
 use crate::report::{PointResult, Report, RowResult, SCHEMA_VERSION, Settings};
 use encbench_common::{ResultHeader, tool_info};
 
@@ -28,20 +28,7 @@ const PROGRESS_MIN_SECONDS: f64 = 2.0;
 pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
     cfg.check()?;
     let mut header = ResultHeader::begin(SCHEMA_VERSION, tool_info!("column-bench"));
-    let bar = if progress && cfg.estimated_seconds() > PROGRESS_MIN_SECONDS {
-        let b =
-            ProgressBar::with_draw_target(Some(cfg.points() as u64), ProgressDrawTarget::stderr());
-        b.set_style(
-            ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:30}] {pos}/{len} points, ETA {eta} {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        b
-    } else {
-        ProgressBar::hidden()
-    };
-
+    let bar = progress_bar(cfg, progress);
     let mut corpora = Vec::new();
     for d in &cfg.descriptors {
         for col in &cfg.shape.columns {
@@ -53,6 +40,92 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
             )?);
         }
     }
+    let (mut obs, rounds) = measure_points(cfg, &corpora, &bar)?;
+    let sort_ns = client_sorts(cfg, &corpora);
+    bar.finish_and_clear();
+    header.end();
+
+    let mut results = Vec::new();
+    for (ci, corpus) in corpora.iter().enumerate() {
+        let (di, col) = (ci / cfg.shape.columns.len(), ci % cfg.shape.columns.len());
+        for (vi, v) in cfg.variants.iter().enumerate() {
+            let o = obs.remove(&(di, col, vi)).unwrap_or_default();
+            results.push(PointResult::new(
+                cfg.descriptors[di],
+                &cfg.shape.columns[col].name,
+                corpus.mean_value_bytes(),
+                v,
+                &o,
+            ));
+        }
+    }
+    let rows = row_results(cfg, &results);
+    let columns: Vec<String> = cfg.shape.columns.iter().map(|c| c.name.clone()).collect();
+    let compared = comparison::comparisons(
+        &cfg.descriptors,
+        &columns,
+        &cfg.variants,
+        cfg.baseline_backend(),
+        &rounds,
+    );
+    let (capacity, oltp_comparison) = capacity_model(cfg, &results, &sort_ns)?;
+    Ok(Report {
+        header,
+        version: env!("CARGO_PKG_VERSION"),
+        settings: Settings {
+            timing: cfg.timing,
+            rounds: cfg.rounds,
+            control: cfg.control,
+            table: cfg.shape.table.clone(),
+            columns: cfg
+                .shape
+                .columns
+                .iter()
+                .map(|c| format!("{}:{}", c.name, c.lengths.describe()))
+                .collect(),
+            target_qps: cfg.target_qps,
+        },
+        results,
+        comparisons: compared.comparisons,
+        noise_floor: compared.noise_floor,
+        rows,
+        capacity,
+        oltp_comparison,
+    })
+}
+
+/// The progress bar over `cfg`'s points: hidden unless `progress` and the
+/// run is estimated to last more than [`PROGRESS_MIN_SECONDS`].
+fn progress_bar(cfg: &Config, progress: bool) -> ProgressBar {
+    if progress && cfg.estimated_seconds() > PROGRESS_MIN_SECONDS {
+        let b =
+            ProgressBar::with_draw_target(Some(cfg.points() as u64), ProgressDrawTarget::stderr());
+        b.set_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} points, ETA {eta} {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    } else {
+        ProgressBar::hidden()
+    }
+}
+
+/// A point of the grid: (descriptor, column, variant), indexes into `cfg`.
+type Point = (usize, usize, usize);
+
+/// Measures every point of the grid over `cfg.rounds` rounds (`corpora`:
+/// one per descriptor and column, descriptor outermost): each point's
+/// samples pooled over the rounds, and each point's median per round.
+///
+/// # Errors
+/// Key setup or sealing fails for a backend.
+fn measure_points(
+    cfg: &Config,
+    corpora: &[Corpus],
+    bar: &ProgressBar,
+) -> Result<(HashMap<Point, Observations>, Rounds)> {
     // Rounds outermost, so a burst of noise from other processes spreads over
     // every backend instead of hitting one; round r rotates the backends, the
     // columns and the variants by r (A B C, B C A, ...), so no point always runs
@@ -65,7 +138,7 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
         cfg.shape.columns.len(),
         cfg.variants.len(),
     );
-    let mut obs: HashMap<(usize, usize, usize), Observations> = HashMap::new();
+    let mut obs: HashMap<Point, Observations> = HashMap::new();
     let mut rounds = Rounds::default();
     let base = cfg.baseline_backend();
     for round in 0..cfg.rounds {
@@ -77,7 +150,7 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
                 }
             }
         }
-        let control = |&(di, _, vi): &(usize, usize, usize)| {
+        let control = |&(di, _, vi): &Point| {
             cfg.runs_control() && is_baseline(&cfg.descriptors, &cfg.variants, base, di, vi)
         };
         for (key, second) in schedule(&order, control) {
@@ -100,9 +173,16 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
             bar.inc(1);
         }
     }
-    // The client-side sort of the sorted result sets of every mix and of the
-    // --oltp-result runs' workloads, on the plaintexts of the first backend's
-    // corpus of that column (the same plaintexts for every backend).
+    Ok((obs, rounds))
+}
+
+/// A client-side sort measured: (column, rows, dedup, median ns).
+type SortNs = (String, u32, bool, f64);
+
+/// The client-side sort of the sorted result sets of every mix and of the
+/// --oltp-result runs' workloads, on the plaintexts of the first backend's
+/// corpus of that column (the same plaintexts for every backend).
+fn client_sorts(cfg: &Config, corpora: &[Corpus]) -> Vec<SortNs> {
     let specs: Vec<ClientSort> = cfg
         .mixes
         .iter()
@@ -115,7 +195,7 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
         )
         .flat_map(|m| m.sorts)
         .collect();
-    let mut sort_ns: Vec<(String, u32, bool, f64)> = Vec::new();
+    let mut sort_ns: Vec<SortNs> = Vec::new();
     for s in &specs {
         if sort_ns
             .iter()
@@ -143,38 +223,26 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
         }
         sort_ns.push((s.column.clone(), s.rows, s.dedup, o.quantile(0.5)));
     }
+    sort_ns
+}
+
+/// The capacity model of every mix and backend, and its predictions against
+/// the --oltp-result runs, from the single-thread results and the sorts.
+///
+/// # Errors
+/// The model cannot be evaluated, or an --oltp-result run names an
+/// encryption this build does not know.
+fn capacity_model(
+    cfg: &Config,
+    results: &[PointResult],
+    sort_ns: &[SortNs],
+) -> Result<(Vec<CapacityRow>, Vec<ComparisonRow>)> {
     let sort_of = |s: &ClientSort| {
         sort_ns
             .iter()
             .find(|(c, r, d, _)| *c == s.column && *r == s.rows && *d == s.dedup)
             .map(|t| t.3)
     };
-    bar.finish_and_clear();
-    header.end();
-
-    let mut results = Vec::new();
-    for (ci, corpus) in corpora.iter().enumerate() {
-        let (di, col) = (ci / cfg.shape.columns.len(), ci % cfg.shape.columns.len());
-        for (vi, v) in cfg.variants.iter().enumerate() {
-            let o = obs.remove(&(di, col, vi)).unwrap_or_default();
-            results.push(PointResult::new(
-                cfg.descriptors[di],
-                &cfg.shape.columns[col].name,
-                corpus.mean_value_bytes(),
-                v,
-                &o,
-            ));
-        }
-    }
-    let rows = row_results(cfg, &results);
-    let columns: Vec<String> = cfg.shape.columns.iter().map(|c| c.name.clone()).collect();
-    let compared = comparison::comparisons(
-        &cfg.descriptors,
-        &columns,
-        &cfg.variants,
-        cfg.baseline_backend(),
-        &rounds,
-    );
     let single = |backend: &str, algorithm: &str, column: &str, seal: bool| {
         results
             .iter()
@@ -232,29 +300,7 @@ pub fn run(cfg: &Config, progress: bool) -> Result<Report> {
             }))
         })?
     };
-    Ok(Report {
-        header,
-        version: env!("CARGO_PKG_VERSION"),
-        settings: Settings {
-            timing: cfg.timing,
-            rounds: cfg.rounds,
-            control: cfg.control,
-            table: cfg.shape.table.clone(),
-            columns: cfg
-                .shape
-                .columns
-                .iter()
-                .map(|c| format!("{}:{}", c.name, c.lengths.describe()))
-                .collect(),
-            target_qps: cfg.target_qps,
-        },
-        results,
-        comparisons: compared.comparisons,
-        noise_floor: compared.noise_floor,
-        rows,
-        capacity,
-        oltp_comparison,
-    })
+    Ok((capacity, oltp_comparison))
 }
 
 /// One round's runs: `order` (the rotated points, each once) with, for every

@@ -140,6 +140,10 @@ fn slots(n: usize, control: Option<usize>) -> Vec<(usize, bool)> {
 
 /// One measured run of `mode` at `threads` threads, over driver `C`; with
 /// `start_at`, its warm-up starts then (after every connection is ready).
+/// In order: the workers connect and meet at the gate ([`spawn_workers`]),
+/// the warm-up, the measured window with its progress ([`spawn_ticker`]) and
+/// interval lines ([`Intervals`]), the workers joined ([`join_workers`]),
+/// the window's time and CPU ([`window_time`], [`window_cpu`]), the result.
 ///
 /// # Errors
 /// Connecting the workers or preparing their statements failed, or took
@@ -155,74 +159,32 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     interrupted: &Arc<AtomicBool>,
     observer: Arc<dyn Observer>,
 ) -> Result<RunResult> {
-    let (encrypt, codec) = (mode.encrypt, mode.codec.clone());
-    let db = cfg.data.database(encrypt);
-    let per_conn = cfg
-        .workload
-        .statements_per_connection(cfg.data.tables, cfg.options.range_selects);
-    let mut connect = ConnectOptions::new(cfg.url.clone()).database(db.clone());
-    connect.statements = per_conn + 16;
-    connect.ps_mode = cfg.options.db_ps_mode;
-    if mode.tls.is_some() {
-        connect.tls = Some(TlsOptions {
-            ca: cfg.tls_ca.clone(),
-            mode: cfg.tls_mode,
-        });
-    }
+    let db = cfg.data.database(mode.encrypt);
+    let connect = connect_options(cfg, mode, &db);
     observer.started(
         &format!(
             "{}{} {} thr",
-            encrypt.name(),
+            mode.encrypt.name(),
             if mode.tls.is_some() { "+tls" } else { "" },
             threads
         ),
         cfg.time.as_secs(),
     );
     observer.phase("connecting");
-    let params = Params {
-        tables: cfg.data.tables,
-        table_size: cfg.data.table_size,
-        opts: cfg.options,
-        thread: 0,
-        threads,
-        scale,
-    };
     let live = Arc::new(Live::new(!cfg.report_interval.is_zero()));
-    let events_left = (cfg.events > 0).then(|| Arc::new(AtomicU64::new(cfg.events)));
     let gate = Arc::new(Gate::new(threads as usize + 1));
     // pgbench's "initial connection time": until every worker is connected
     // (and has prepared its statements).
     let connecting = Instant::now();
-    let mut workers = Vec::new();
-    for i in 0..threads {
-        let spec = WorkerSpec::<C> {
-            opts: connect.clone(),
-            workload: cfg.workload,
-            codec: codec.clone(),
-            params: Params {
-                thread: i,
-                ..params
-            },
-            rand_type: cfg.rand_type,
-            rand_seed: (cfg.rand_seed != 0).then(|| cfg.rand_seed.wrapping_add(u64::from(i))),
-            events_left: events_left.clone(),
-            // Each of the threads takes 1/threads of the arrivals.
-            mean_interarrival: (cfg.rate > 0.0)
-                .then(|| Duration::from_secs_f64(f64::from(threads) / cfg.rate)),
-            latency_limit: cfg.latency_limit,
-            reconnect_window: cfg.reconnect_window,
-            on_decrypt: cfg.on_decrypt_error,
-            live: live.clone(),
-            stop: interrupted.clone(),
-            gate: gate.clone(),
-            driver: std::marker::PhantomData,
-        };
-        let handle = std::thread::Builder::new()
-            .name(format!("oltp-worker-{i}"))
-            .spawn(move || spec.run())
-            .context("cannot start a worker thread")?;
-        workers.push(handle);
-    }
+    let workers = spawn_workers::<C>(
+        cfg,
+        mode,
+        &connect,
+        (threads, scale),
+        &live,
+        &gate,
+        interrupted,
+    )?;
     // All workers connect and prepare their statements, then (--start-at)
     // wait for the agreed time, then start together.
     if let Some(at) = start_at {
@@ -253,125 +215,16 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     // the client's CPU window.
     let server0 = server_cpu_time(&cfg.server_cpu);
     let cpu0 = process_cpu_time();
-    let ticker = {
-        let (observer, live) = (observer.clone(), live.clone());
-        tokio::spawn(async move {
-            let mut last = (Instant::now(), 0u64);
-            loop {
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                let q = live.read().queries();
-                let now = Instant::now();
-                let qps = (q - last.1) as f64 / now.duration_since(last.0).as_secs_f64();
-                last = (now, q);
-                observer.tick(start.elapsed().as_secs(), qps);
-            }
-        })
-    };
-    // Interval lines: a task emits one per --report-interval; the state (the
-    // counters at the last line, the next line's number, the last line's time)
-    // is shared so the line of an interval that ends with the run is emitted
-    // after the join. `emit(n)` prints line `n` only if it is still the next one:
-    // the reporter task, aborted while its timer's poll runs on another worker
-    // thread, and the join below may both reach line `n`; one prints it.
-    let interval_state = Arc::new(Mutex::new((live.read(), 1u32, start)));
-    let emit = {
-        let (observer, live, state) = (observer.clone(), live.clone(), interval_state.clone());
-        let every = cfg.report_interval;
-        let open_loop = cfg.rate > 0.0;
-        let limit = cfg.latency_limit.is_some();
-        let pgbench = cfg.workload.is_pgbench();
-        move |n: u32| {
-            let mut st = state
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if st.1 != n {
-                return;
-            }
-            let now = live.read();
-            let at = Instant::now();
-            let lat = live.take_interval();
-            let line = if pgbench {
-                // pgbench's -P: the actual times, as pgbench prints them.
-                crate::report::pgbench_text::progress_line(
-                    at.duration_since(start).as_secs_f64(),
-                    at.duration_since(st.2).as_secs_f64(),
-                    &st.0,
-                    &now,
-                    &lat,
-                    open_loop,
-                    limit,
-                )
-            } else {
-                let mut line = interval_line(
-                    (every * st.1).as_secs_f64(),
-                    threads,
-                    &st.0,
-                    &now,
-                    every.as_secs_f64(),
-                    lat.p95_ms,
-                );
-                if open_loop {
-                    // sysbench 1.0 adds this line in --rate mode.
-                    let (queue, busy) = live.queue();
-                    line.push_str(&format!(
-                        "\n[ {}s ] queue length: {queue}, concurrency: {busy}",
-                        (every * st.1).as_secs()
-                    ));
-                }
-                line
-            };
-            observer.interval(&line);
-            *st = (now, st.1 + 1, at);
-        }
-    };
-    let reporter = (!cfg.report_interval.is_zero()).then(|| {
-        let (every, state, emit) = (cfg.report_interval, interval_state.clone(), emit.clone());
-        tokio::spawn(async move {
-            loop {
-                let n = state
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .1;
-                tokio::time::sleep_until((start + every * n).into()).await;
-                emit(n);
-            }
-        })
-    });
-    let mut join = tokio::task::spawn_blocking(move || {
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join().unwrap_or_else(|_| {
-                    (Aggregate::new(), Some("worker thread panicked".to_string()))
-                })
-            })
-            .collect::<Vec<_>>()
-    });
-    // The window ends at the deadline (events that complete after it are not
-    // counted, worker.rs), so the CPU is read then, not when the last worker
-    // has finished its event; a run that ends before it (an error, Ctrl-C)
-    // is read at its end, below.
-    let mut at_deadline = None;
-    let joined = match deadline {
-        Some(d) => tokio::select! {
-            j = &mut join => j,
-            () = tokio::time::sleep_until(d.into()) => {
-                let cpu = process_cpu_time();
-                at_deadline = Some((cpu, server_cpu_time(&cfg.server_cpu)));
-                join.await
-            }
-        },
-        None => join.await,
-    }
-    .context("worker join task panicked")?;
+    let ticker = spawn_ticker(observer.clone(), live.clone(), start);
+    let intervals = Arc::new(Intervals::new(cfg, threads, start, observer, live));
+    let reporter = (!cfg.report_interval.is_zero())
+        .then(|| spawn_reporter(intervals.clone(), cfg.report_interval, start));
+    let (joined, at_deadline) = join_workers(workers, deadline, &cfg.server_cpu).await?;
     if let Some(r) = &reporter {
         r.abort();
-        let n = interval_state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .1;
+        let n = intervals.next();
         if deadline.is_some() && cfg.report_interval * n <= cfg.time {
-            emit(n);
+            intervals.emit(n);
         }
     }
     ticker.abort();
@@ -397,6 +250,298 @@ pub(crate) async fn run_one<C: Connection + 'static>(
     // time spent retrying a dead server does not dilute the rates.
     let stopped = first_error.is_some() || interrupted.load(Ordering::SeqCst);
     let at_deadline = at_deadline.filter(|_| !stopped);
+    let elapsed = window_time(cfg, &total, first_error.is_some(), stopped, deadline, start);
+    let cpu = window_cpu(cfg, (cpu0, server0), at_deadline);
+    if first_error.is_none() && interrupted.load(Ordering::SeqCst) {
+        first_error = Some("interrupted (Ctrl-C or SIGTERM)".to_string());
+    }
+    // `--on-decrypt-error count` restarts a failed event: when none ever
+    // succeeded, nothing was measured but failures, which is no result.
+    if first_error.is_none() && total.events == 0 && total.decrypt_errors > 0 {
+        first_error = Some(format!(
+            "every event failed to decrypt ({} decryption failures, 0 transactions): the key file does not open this data set; give --key-file the key file its tables were prepared with, and the --encrypt they were prepared with",
+            total.decrypt_errors
+        ));
+    }
+    let settings = run_settings(cfg, info, mode, (threads, scale), db, connection_ms);
+    let window = MeasuredWindow::new(start_wall, Duration::from_secs_f64(elapsed.max(0.0)));
+    let mut result = RunResult::from_aggregate(settings, &total, window, cpu, first_error);
+    result.latency_limit = cfg.latency_limit.map(|l| LatencyLimit {
+        // As pgbench prints it: latency_limit (µs) / 1000.0.
+        limit_ms: l.as_micros() as f64 / 1000.0,
+        late: total.late,
+        skipped: total.skipped,
+    });
+    Ok(result)
+}
+
+/// How the workers of a run in `mode` connect to database `db`.
+fn connect_options(cfg: &RunConfig, mode: &Mode, db: &str) -> ConnectOptions {
+    let per_conn = cfg
+        .workload
+        .statements_per_connection(cfg.data.tables, cfg.options.range_selects);
+    let mut connect = ConnectOptions::new(cfg.url.clone()).database(db.to_string());
+    connect.statements = per_conn + 16;
+    connect.ps_mode = cfg.options.db_ps_mode;
+    if mode.tls.is_some() {
+        connect.tls = Some(TlsOptions {
+            ca: cfg.tls_ca.clone(),
+            mode: cfg.tls_mode,
+        });
+    }
+    connect
+}
+
+/// What a worker thread returns: its aggregate and the error that stopped it.
+type WorkerOutcome = (Aggregate, Option<String>);
+
+/// Starts the (threads, scale) run's worker threads, one connection each;
+/// they connect, then wait at `gate`.
+///
+/// # Errors
+/// A thread cannot be started.
+fn spawn_workers<C: Connection + 'static>(
+    cfg: &RunConfig,
+    mode: &Mode,
+    connect: &ConnectOptions,
+    (threads, scale): (u32, u32),
+    live: &Arc<Live>,
+    gate: &Arc<Gate>,
+    interrupted: &Arc<AtomicBool>,
+) -> Result<Vec<std::thread::JoinHandle<WorkerOutcome>>> {
+    let params = Params {
+        tables: cfg.data.tables,
+        table_size: cfg.data.table_size,
+        opts: cfg.options,
+        thread: 0,
+        threads,
+        scale,
+    };
+    let events_left = (cfg.events > 0).then(|| Arc::new(AtomicU64::new(cfg.events)));
+    let mut workers = Vec::new();
+    for i in 0..threads {
+        let spec = WorkerSpec::<C> {
+            opts: connect.clone(),
+            workload: cfg.workload,
+            codec: mode.codec.clone(),
+            params: Params {
+                thread: i,
+                ..params
+            },
+            rand_type: cfg.rand_type,
+            rand_seed: (cfg.rand_seed != 0).then(|| cfg.rand_seed.wrapping_add(u64::from(i))),
+            events_left: events_left.clone(),
+            // Each of the threads takes 1/threads of the arrivals.
+            mean_interarrival: (cfg.rate > 0.0)
+                .then(|| Duration::from_secs_f64(f64::from(threads) / cfg.rate)),
+            latency_limit: cfg.latency_limit,
+            reconnect_window: cfg.reconnect_window,
+            on_decrypt: cfg.on_decrypt_error,
+            live: live.clone(),
+            stop: interrupted.clone(),
+            gate: gate.clone(),
+            driver: std::marker::PhantomData,
+        };
+        let handle = std::thread::Builder::new()
+            .name(format!("oltp-worker-{i}"))
+            .spawn(move || spec.run())
+            .context("cannot start a worker thread")?;
+        workers.push(handle);
+    }
+    Ok(workers)
+}
+
+/// Tells `observer` twice a second the seconds since `start` and the QPS
+/// over the last half second, until aborted.
+fn spawn_ticker(
+    observer: Arc<dyn Observer>,
+    live: Arc<Live>,
+    start: Instant,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut last = (Instant::now(), 0u64);
+        loop {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let q = live.read().queries();
+            let now = Instant::now();
+            let qps = (q - last.1) as f64 / now.duration_since(last.0).as_secs_f64();
+            last = (now, q);
+            observer.tick(start.elapsed().as_secs(), qps);
+        }
+    })
+}
+
+/// The `--report-interval` lines of a run. A task emits one per interval
+/// ([`spawn_reporter`]); the state (the counters at the last line, the next
+/// line's number, the last line's time) is shared so the line of an interval
+/// that ends with the run is emitted after the join. [`Intervals::emit`]
+/// prints line `n` only if it is still the next one: the reporter task,
+/// aborted while its timer's poll runs on another worker thread, and the join
+/// may both reach line `n`; one prints it.
+struct Intervals {
+    state: Mutex<(LiveCounts, u32, Instant)>,
+    observer: Arc<dyn Observer>,
+    live: Arc<Live>,
+    /// `--report-interval`.
+    every: Duration,
+    /// `--rate`.
+    open_loop: bool,
+    /// `--latency-limit`.
+    limit: bool,
+    /// pgbench's `-P` layout.
+    pgbench: bool,
+    threads: u32,
+    /// The start of the measured window.
+    start: Instant,
+}
+
+impl Intervals {
+    /// The lines of a run of `cfg` at `threads` threads whose window starts
+    /// at `start`, from `live`'s counters now.
+    fn new(
+        cfg: &RunConfig,
+        threads: u32,
+        start: Instant,
+        observer: Arc<dyn Observer>,
+        live: Arc<Live>,
+    ) -> Intervals {
+        Intervals {
+            state: Mutex::new((live.read(), 1u32, start)),
+            observer,
+            live,
+            every: cfg.report_interval,
+            open_loop: cfg.rate > 0.0,
+            limit: cfg.latency_limit.is_some(),
+            pgbench: cfg.workload.is_pgbench(),
+            threads,
+            start,
+        }
+    }
+
+    /// The number of the next line.
+    fn next(&self) -> u32 {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .1
+    }
+
+    /// Emits line `n` if it is still the next one.
+    fn emit(&self, n: u32) {
+        let mut st = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if st.1 != n {
+            return;
+        }
+        let now = self.live.read();
+        let at = Instant::now();
+        let lat = self.live.take_interval();
+        let line = if self.pgbench {
+            // pgbench's -P: the actual times, as pgbench prints them.
+            crate::report::pgbench_text::progress_line(
+                at.duration_since(self.start).as_secs_f64(),
+                at.duration_since(st.2).as_secs_f64(),
+                &st.0,
+                &now,
+                &lat,
+                self.open_loop,
+                self.limit,
+            )
+        } else {
+            let every = self.every;
+            let mut line = interval_line(
+                (every * st.1).as_secs_f64(),
+                self.threads,
+                &st.0,
+                &now,
+                every.as_secs_f64(),
+                lat.p95_ms,
+            );
+            if self.open_loop {
+                // sysbench 1.0 adds this line in --rate mode.
+                let (queue, busy) = self.live.queue();
+                line.push_str(&format!(
+                    "\n[ {}s ] queue length: {queue}, concurrency: {busy}",
+                    (every * st.1).as_secs()
+                ));
+            }
+            line
+        };
+        self.observer.interval(&line);
+        *st = (now, st.1 + 1, at);
+    }
+}
+
+/// Emits each of `intervals`' lines when its interval of `every` (from
+/// `start`) ends, until aborted.
+fn spawn_reporter(
+    intervals: Arc<Intervals>,
+    every: Duration,
+    start: Instant,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            let n = intervals.next();
+            tokio::time::sleep_until((start + every * n).into()).await;
+            intervals.emit(n);
+        }
+    })
+}
+
+/// The client's and the server's CPU time read at the deadline.
+type CpuReading = (Duration, Result<Duration, String>);
+
+/// Waits for the workers. The window ends at the deadline (events that
+/// complete after it are not counted, worker.rs), so the CPU is read then
+/// (returned beside the outcomes), not when the last worker has finished its
+/// event; a run that ends before it (an error, Ctrl-C) has no reading.
+///
+/// # Errors
+/// The task that joins the threads panicked.
+async fn join_workers(
+    workers: Vec<std::thread::JoinHandle<WorkerOutcome>>,
+    deadline: Option<Instant>,
+    server_cpu: &ServerCpu,
+) -> Result<(Vec<WorkerOutcome>, Option<CpuReading>)> {
+    let mut join = tokio::task::spawn_blocking(move || {
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join().unwrap_or_else(|_| {
+                    (Aggregate::new(), Some("worker thread panicked".to_string()))
+                })
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut at_deadline = None;
+    let joined = match deadline {
+        Some(d) => tokio::select! {
+            j = &mut join => j,
+            () = tokio::time::sleep_until(d.into()) => {
+                let cpu = process_cpu_time();
+                at_deadline = Some((cpu, server_cpu_time(server_cpu)));
+                join.await
+            }
+        },
+        None => join.await,
+    }
+    .context("worker join task panicked")?;
+    Ok((joined, at_deadline))
+}
+
+/// The length of the measured window, s: up to the last completed event of a
+/// run that `failed`; the whole `--time` of one that reached its deadline;
+/// else until now. `stopped`: failed or interrupted.
+fn window_time(
+    cfg: &RunConfig,
+    total: &Aggregate,
+    failed: bool,
+    stopped: bool,
+    deadline: Option<Instant>,
+    start: Instant,
+) -> f64 {
     // The workers may all be done before the timer above fires (it can be a
     // millisecond late): the run still measured exactly its window.
     let reached = !stopped && deadline.is_some_and(|d| Instant::now() >= d);
@@ -407,11 +552,20 @@ pub(crate) async fn run_one<C: Connection + 'static>(
         && deadline.is_some()
         && cfg.rate > 0.0
         && (cfg.events == 0 || total.events < cfg.events);
-    let elapsed = match (&first_error, total.last_event_end) {
-        (Some(_), Some(end)) => end.duration_since(start).as_secs_f64(),
+    match (failed, total.last_event_end) {
+        (true, Some(end)) => end.duration_since(start).as_secs_f64(),
         _ if reached || open_loop_window => cfg.time.as_secs_f64(),
         _ => start.elapsed().as_secs_f64(),
-    };
+    }
+}
+
+/// The CPU of the window from the readings at its start (client, server) and
+/// at its deadline (read now without one).
+fn window_cpu(
+    cfg: &RunConfig,
+    (cpu0, server0): (Duration, Result<Duration, String>),
+    at_deadline: Option<CpuReading>,
+) -> WindowCpu {
     let (cpu1, server1) = match at_deadline {
         Some((cpu, server)) => (cpu, server),
         None => (process_cpu_time(), server_cpu_time(&cfg.server_cpu)),
@@ -429,18 +583,24 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             )
         })
     });
-    if first_error.is_none() && interrupted.load(Ordering::SeqCst) {
-        first_error = Some("interrupted (Ctrl-C or SIGTERM)".to_string());
+    WindowCpu {
+        client_s: cpu,
+        server_s: server_cpu,
     }
-    // `--on-decrypt-error count` restarts a failed event: when none ever
-    // succeeded, nothing was measured but failures, which is no result.
-    if first_error.is_none() && total.events == 0 && total.decrypt_errors > 0 {
-        first_error = Some(format!(
-            "every event failed to decrypt ({} decryption failures, 0 transactions): the key file does not open this data set; give --key-file the key file its tables were prepared with, and the --encrypt they were prepared with",
-            total.decrypt_errors
-        ));
-    }
-    let settings = RunSettings {
+}
+
+/// The settings a (threads, scale) run in `mode` on database `db` records;
+/// `connection_ms`: pgbench's initial connection time.
+fn run_settings(
+    cfg: &RunConfig,
+    info: &ServerInfo,
+    mode: &Mode,
+    (threads, scale): (u32, u32),
+    db: String,
+    connection_ms: f64,
+) -> RunSettings {
+    let encrypt = mode.encrypt;
+    RunSettings {
         workload: cfg.workload.name().to_string(),
         threads,
         encrypt: encrypt.name(),
@@ -488,20 +648,7 @@ pub(crate) async fn run_one<C: Connection + 'static>(
             transactions_per_client: (cfg.time.is_zero() && cfg.events > 0)
                 .then(|| cfg.events / u64::from(threads.max(1))),
         }),
-    };
-    let window = MeasuredWindow::new(start_wall, Duration::from_secs_f64(elapsed.max(0.0)));
-    let cpu = WindowCpu {
-        client_s: cpu,
-        server_s: server_cpu,
-    };
-    let mut result = RunResult::from_aggregate(settings, &total, window, cpu, first_error);
-    result.latency_limit = cfg.latency_limit.map(|l| LatencyLimit {
-        // As pgbench prints it: latency_limit (µs) / 1000.0.
-        limit_ms: l.as_micros() as f64 / 1000.0,
-        late: total.late,
-        skipped: total.skipped,
-    });
-    Ok(result)
+    }
 }
 
 /// The server's CPU time so far, or why it is not known.

@@ -152,6 +152,60 @@ async fn one_event<C: Connection>(
     }
 }
 
+/// The warm-up of [`run_worker`]: events until `warm_end`, counted only
+/// when one completes inside the measured window (from `warm_end` on), with
+/// the same (`reconnect_window`, `on_decrypt`) as the measured ones.
+///
+/// # Errors
+/// As [`run_worker`]'s; the failed event is taken back out of `agg`.
+#[allow(clippy::too_many_arguments)]
+async fn warm_up<C: Connection>(
+    session: &mut Session<C>,
+    rng: &mut SbRng,
+    agg: &mut Aggregate,
+    warm_end: Instant,
+    limits: &Limits,
+    (reconnect_window, on_decrypt): (std::time::Duration, OnDecryptError),
+    live: &crate::measure::Live,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<(), QueryError> {
+    while Instant::now() < warm_end && !stop.load(Ordering::Relaxed) {
+        let mark = agg.mark();
+        let before = agg.counts();
+        let t0 = Instant::now();
+        let done = match one_event(
+            session,
+            rng,
+            agg,
+            reconnect_window,
+            on_decrypt,
+            stop,
+            limits.deadline,
+            &mut None,
+        )
+        .await
+        {
+            Ok(done) => done,
+            Err(e) => {
+                agg.rewind(&mark);
+                return Err(e);
+            }
+        };
+        let end = Instant::now();
+        if done && end >= warm_end && limits.deadline.is_none_or(|d| end <= d) {
+            limits.record(agg, t0, end);
+            live.add(&before, agg, Some(end - t0), None);
+        } else {
+            agg.rewind(&mark);
+        }
+    }
+    Ok(())
+}
+
+// One function on purpose: its loop is the per-event hot path, whose state
+// (the arrival queue, the next arrival, the busy flag, the mark) lives across
+// iterations in locals; split, it would pass that state through calls whose
+// cost callgrind would have to show to be nil. The warm-up is apart.
 /// Runs events on `session` (first unmeasured ones until `limits.warmup_until`)
 /// until the deadline, the event budget or `stop` (Ctrl-C), and returns the
 /// worker's aggregate. An event's latency runs from its first attempt to its
@@ -179,37 +233,20 @@ pub async fn run_worker<C: Connection>(
     // does not). Counting by completion keeps TPS and RT unbiased however
     // short the window: dropping the warm-up's last event and counting past
     // the deadline put a 2 s window's RT 5% below threads / TPS at 64 threads.
-    if let Some(warm_end) = limits.warmup_until {
-        while Instant::now() < warm_end && !stop.load(Ordering::Relaxed) {
-            let mark = agg.mark();
-            let before = agg.counts();
-            let t0 = Instant::now();
-            let done = match one_event(
-                session,
-                &mut rng,
-                &mut agg,
-                reconnect_window,
-                on_decrypt,
-                stop,
-                limits.deadline,
-                &mut None,
-            )
-            .await
-            {
-                Ok(done) => done,
-                Err(e) => {
-                    agg.rewind(&mark);
-                    return (agg, Some(e));
-                }
-            };
-            let end = Instant::now();
-            if done && end >= warm_end && limits.deadline.is_none_or(|d| end <= d) {
-                limits.record(&mut agg, t0, end);
-                live.add(&before, &agg, Some(end - t0), None);
-            } else {
-                agg.rewind(&mark);
-            }
-        }
+    if let Some(warm_end) = limits.warmup_until
+        && let Err(e) = warm_up(
+            session,
+            &mut rng,
+            &mut agg,
+            warm_end,
+            limits,
+            (reconnect_window, on_decrypt),
+            live,
+            stop,
+        )
+        .await
+    {
+        return (agg, Some(e));
     }
     let start = limits.warmup_until.unwrap_or_else(Instant::now);
     // Open loop (--rate): events arrive at exponential intervals; an event's

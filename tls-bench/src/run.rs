@@ -154,13 +154,89 @@ fn progress(total: u64) -> ProgressBar {
     pb
 }
 
-/// Runs every configured section.
+/// The variants each section runs, and the baselines that run twice per
+/// round with `--control` (indexes into the variants).
+struct Plan {
+    /// Handshake configurations, (params, in memory).
+    hs_runs: Vec<(TlsParams, bool)>,
+    hs_controls: Vec<usize>,
+    /// Notes on handshake configurations left out.
+    skipped: Vec<String>,
+    /// Latency (and record) variants.
+    lat: Vec<TlsParams>,
+    lat_controls: Vec<usize>,
+    /// Bulk variants, one per suite.
+    bulk_p: Vec<TlsParams>,
+    bulk_controls: Vec<usize>,
+}
+
+impl Plan {
+    /// The variants of `cfg`.
+    fn of(cfg: &RunConfig) -> Plan {
+        let (hs, skipped) = handshake_params(cfg);
+        let lat = latency_params(cfg);
+        let bulk_p = bulk_params(cfg);
+        let hs_runs = handshake_runs(cfg, &hs);
+        // The baselines that run twice per round with --control.
+        let first_tls = cfg.transports.iter().copied().find(|t| t.is_tls());
+        let controls = |baseline: &dyn Fn(usize) -> bool, n: usize| -> Vec<usize> {
+            if cfg.control {
+                (0..n).filter(|&i| baseline(i)).collect()
+            } else {
+                Vec::new()
+            }
+        };
+        // Socket and memory harness alike: every handshake comparison has a floor.
+        let hs_controls = controls(
+            &|i| Some(hs_runs[i].0.transport) == first_tls,
+            hs_runs.len(),
+        );
+        let lat_controls = controls(&|i| lat[i].transport == Transport::Plain, lat.len());
+        let bulk_controls = controls(&|i| bulk_p[i].transport == Transport::Plain, bulk_p.len());
+        Plan {
+            hs_runs,
+            hs_controls,
+            skipped,
+            lat,
+            lat_controls,
+            bulk_p,
+            bulk_controls,
+        }
+    }
+
+    /// The measurements of `sections` over `cfg.repeat` rounds: the length
+    /// of the progress bar.
+    fn steps(&self, cfg: &RunConfig, sections: &[Section]) -> u64 {
+        let has = |s| sections.contains(&s);
+        let rounds = cfg.repeat as u64;
+        let mut total = 0u64;
+        if has(Section::Handshake) {
+            total += (self.hs_runs.len() + self.hs_controls.len()) as u64 * rounds;
+        }
+        if has(Section::Record) {
+            total += self.lat.len() as u64;
+        }
+        if has(Section::Latency) {
+            total += ((self.lat.len() + self.lat_controls.len()) * cfg.connections.len()) as u64
+                * rounds;
+        }
+        if has(Section::Bulk) {
+            total += (self.bulk_p.len() + self.bulk_controls.len()) as u64 * rounds;
+        }
+        if has(Section::Footprint) {
+            total += 1;
+        }
+        total
+    }
+}
+
+/// The note that the footprint section is left out because its programs are
+/// not built (printed as it is found); `None` when they are, or the section
+/// was not asked for.
 ///
 /// # Errors
-/// The first error of any measurement; nothing partial is returned.
-pub async fn run(cfg: &RunConfig) -> Result<Report> {
-    // A default run without the footprint programs measures the rest and says so.
-    let mut footprint_skipped = None;
+/// The programs are missing and the user asked for the section.
+fn check_footprint(cfg: &RunConfig) -> Result<Option<String>> {
     if cfg.sections.contains(&Section::Footprint) {
         if let Err(e) = footprint::check_present(&cfg.footprint_dir) {
             if cfg.footprint_required {
@@ -172,9 +248,19 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
                 footprint::BUILD_COMMAND
             );
             eprintln!("note: {note}");
-            footprint_skipped = Some(note);
+            return Ok(Some(note));
         }
     }
+    Ok(None)
+}
+
+/// Runs every configured section.
+///
+/// # Errors
+/// The first error of any measurement; nothing partial is returned.
+pub async fn run(cfg: &RunConfig) -> Result<Report> {
+    // A default run without the footprint programs measures the rest and says so.
+    let footprint_skipped = check_footprint(cfg)?;
     let sections: Vec<Section> = cfg
         .sections
         .iter()
@@ -186,45 +272,8 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
             .await
             .map_err(|e| Error::Protocol(format!("certificate generation task: {e}")))??,
     );
-    let (hs, mut skipped) = handshake_params(cfg);
-    let lat = latency_params(cfg);
-    let bulk_p = bulk_params(cfg);
-    let has = |s| sections.contains(&s);
-    let mut total = 0u64;
-    let hs_runs = handshake_runs(cfg, &hs);
-    let rounds = cfg.repeat as u64;
-    // The baselines that run twice per round with --control.
-    let first_tls = cfg.transports.iter().copied().find(|t| t.is_tls());
-    let controls = |baseline: &dyn Fn(usize) -> bool, n: usize| -> Vec<usize> {
-        if cfg.control {
-            (0..n).filter(|&i| baseline(i)).collect()
-        } else {
-            Vec::new()
-        }
-    };
-    // Socket and memory harness alike: every handshake comparison has a floor.
-    let hs_controls = controls(
-        &|i| Some(hs_runs[i].0.transport) == first_tls,
-        hs_runs.len(),
-    );
-    let lat_controls = controls(&|i| lat[i].transport == Transport::Plain, lat.len());
-    let bulk_controls = controls(&|i| bulk_p[i].transport == Transport::Plain, bulk_p.len());
-    if has(Section::Handshake) {
-        total += (hs_runs.len() + hs_controls.len()) as u64 * rounds;
-    }
-    if has(Section::Record) {
-        total += lat.len() as u64;
-    }
-    if has(Section::Latency) {
-        total += ((lat.len() + lat_controls.len()) * cfg.connections.len()) as u64 * rounds;
-    }
-    if has(Section::Bulk) {
-        total += (bulk_p.len() + bulk_controls.len()) as u64 * rounds;
-    }
-    if has(Section::Footprint) {
-        total += 1;
-    }
-    let pb = progress(total);
+    let mut plan = Plan::of(cfg);
+    let pb = progress(plan.steps(cfg, &sections));
     let mut report = Report {
         header: ResultHeader::begin(SCHEMA_VERSION, tool_info!("tls-bench")),
         environment: Environment {
@@ -248,126 +297,19 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
     for &section in &sections {
         match section {
             Section::Handshake => {
-                let opts = HandshakeOptions {
-                    duration: cfg.handshake_time,
-                    warmup: 10,
-                    timeout: cfg.timeout,
-                    core: cfg.core,
-                    bind: cfg.bind,
-                };
-                let mut rounds: Vec<Vec<HandshakeRow>> = vec![Vec::new(); hs_runs.len()];
-                let mut again: Vec<Vec<HandshakeRow>> = vec![Vec::new(); hs_runs.len()];
-                for round in 0..cfg.repeat {
-                    for (i, control) in schedule(hs_runs.len(), &hs_controls, round) {
-                        let (p, memory) = hs_runs[i];
-                        pb.set_message(format!(
-                            "handshake{}{} {} {} {} {} round {}",
-                            if memory { " in memory" } else { "" },
-                            if control { " (A/A control)" } else { "" },
-                            p.transport,
-                            p.version_name(),
-                            p.cert_name(),
-                            p.resumption,
-                            round + 1
-                        ));
-                        let (pki2, o2) = (pki.clone(), opts.clone());
-                        let row = tokio::task::spawn_blocking(move || {
-                            if memory {
-                                handshake::memory(&p, &pki2, o2.duration)
-                            } else {
-                                handshake::socket(&p, &pki2, &o2)
-                            }
-                        })
-                        .await
-                        .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
-                        let into = if control { &mut again } else { &mut rounds };
-                        into[i].push(row);
-                        pb.inc(1);
-                    }
-                }
-                for r in rounds {
-                    report.handshake.push(HandshakeRow::of_rounds(r)?);
-                }
-                for r in again.into_iter().filter(|r| !r.is_empty()) {
-                    report
-                        .control_runs
-                        .handshake
-                        .push(HandshakeRow::of_rounds(r)?);
-                }
-                report.skipped.append(&mut skipped);
+                run_handshakes(cfg, &plan, &pki, &pb, &mut report).await?;
+                report.skipped.append(&mut plan.skipped);
             }
             Section::Record => {
-                for p in &lat {
+                for p in &plan.lat {
                     pb.set_message(format!("record {} {}", p.transport, p.version_name()));
                     let rows = record::measure(p, &pki, &MESSAGES, cfg.bind, cfg.timeout).await?;
                     report.record.extend(rows);
                     pb.inc(1);
                 }
             }
-            Section::Latency => {
-                for &n in &cfg.connections {
-                    let mut rounds: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
-                    let mut again: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
-                    for round in 0..cfg.repeat {
-                        for (i, control) in schedule(lat.len(), &lat_controls, round) {
-                            let p = &lat[i];
-                            pb.set_message(format!(
-                                "latency {}{} {} x{n} round {}",
-                                p.transport,
-                                if control { " (A/A control)" } else { "" },
-                                p.version_name(),
-                                round + 1
-                            ));
-                            let row = latency::measure(
-                                p,
-                                &pki,
-                                n,
-                                cfg.exchange,
-                                (cfg.latency_time, cfg.latency_warmup),
-                                cfg.bind,
-                                cfg.timeout,
-                            )
-                            .await?;
-                            let into = if control { &mut again } else { &mut rounds };
-                            into[i].push(row);
-                            pb.inc(1);
-                        }
-                    }
-                    for r in rounds {
-                        report.latency.push(latency::median_round(r)?);
-                    }
-                    for r in again.into_iter().filter(|r| !r.is_empty()) {
-                        report.control_runs.latency.push(latency::median_round(r)?);
-                    }
-                }
-            }
-            Section::Bulk => {
-                let mut rounds: Vec<Vec<BulkRow>> = vec![Vec::new(); bulk_p.len()];
-                let mut again: Vec<Vec<BulkRow>> = vec![Vec::new(); bulk_p.len()];
-                for round in 0..cfg.repeat {
-                    for (i, control) in schedule(bulk_p.len(), &bulk_controls, round) {
-                        let p = &bulk_p[i];
-                        pb.set_message(format!(
-                            "bulk {}{} {} round {}",
-                            p.transport,
-                            if control { " (A/A control)" } else { "" },
-                            p.suite().name(),
-                            round + 1
-                        ));
-                        let row =
-                            bulk::measure(p, &pki, cfg.bulk_bytes, cfg.bind, cfg.timeout).await?;
-                        let into = if control { &mut again } else { &mut rounds };
-                        into[i].push(row);
-                        pb.inc(1);
-                    }
-                }
-                for r in rounds {
-                    report.bulk.push(BulkRow::of_rounds(r)?);
-                }
-                for r in again.into_iter().filter(|r| !r.is_empty()) {
-                    report.control_runs.bulk.push(BulkRow::of_rounds(r)?);
-                }
-            }
+            Section::Latency => run_latency(cfg, &plan, &pki, &pb, &mut report).await?,
+            Section::Bulk => run_bulk(cfg, &plan, &pki, &pb, &mut report).await?,
             Section::Footprint => {
                 pb.set_message("footprint");
                 report.footprint =
@@ -390,4 +332,158 @@ pub async fn run(cfg: &RunConfig) -> Result<Report> {
     .concat();
     report.header.end();
     Ok(report)
+}
+
+/// The handshake section: every configuration of `plan` in rotated rounds,
+/// each configuration's rounds (and its control's) into `report`.
+///
+/// # Errors
+/// A measurement failed.
+async fn run_handshakes(
+    cfg: &RunConfig,
+    plan: &Plan,
+    pki: &Arc<Pki>,
+    pb: &ProgressBar,
+    report: &mut Report,
+) -> Result<()> {
+    let hs_runs = &plan.hs_runs;
+    let opts = HandshakeOptions {
+        duration: cfg.handshake_time,
+        warmup: 10,
+        timeout: cfg.timeout,
+        core: cfg.core,
+        bind: cfg.bind,
+    };
+    let mut rounds: Vec<Vec<HandshakeRow>> = vec![Vec::new(); hs_runs.len()];
+    let mut again: Vec<Vec<HandshakeRow>> = vec![Vec::new(); hs_runs.len()];
+    for round in 0..cfg.repeat {
+        for (i, control) in schedule(hs_runs.len(), &plan.hs_controls, round) {
+            let (p, memory) = hs_runs[i];
+            pb.set_message(format!(
+                "handshake{}{} {} {} {} {} round {}",
+                if memory { " in memory" } else { "" },
+                if control { " (A/A control)" } else { "" },
+                p.transport,
+                p.version_name(),
+                p.cert_name(),
+                p.resumption,
+                round + 1
+            ));
+            let (pki2, o2) = (pki.clone(), opts.clone());
+            let row = tokio::task::spawn_blocking(move || {
+                if memory {
+                    handshake::memory(&p, &pki2, o2.duration)
+                } else {
+                    handshake::socket(&p, &pki2, &o2)
+                }
+            })
+            .await
+            .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
+            let into = if control { &mut again } else { &mut rounds };
+            into[i].push(row);
+            pb.inc(1);
+        }
+    }
+    for r in rounds {
+        report.handshake.push(HandshakeRow::of_rounds(r)?);
+    }
+    for r in again.into_iter().filter(|r| !r.is_empty()) {
+        report
+            .control_runs
+            .handshake
+            .push(HandshakeRow::of_rounds(r)?);
+    }
+    Ok(())
+}
+
+/// The latency section: every variant of `plan` at each connection count
+/// in rotated rounds, the median round of each (and of its control) into
+/// `report`.
+///
+/// # Errors
+/// A measurement failed.
+async fn run_latency(
+    cfg: &RunConfig,
+    plan: &Plan,
+    pki: &Arc<Pki>,
+    pb: &ProgressBar,
+    report: &mut Report,
+) -> Result<()> {
+    let lat = &plan.lat;
+    for &n in &cfg.connections {
+        let mut rounds: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
+        let mut again: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
+        for round in 0..cfg.repeat {
+            for (i, control) in schedule(lat.len(), &plan.lat_controls, round) {
+                let p = &lat[i];
+                pb.set_message(format!(
+                    "latency {}{} {} x{n} round {}",
+                    p.transport,
+                    if control { " (A/A control)" } else { "" },
+                    p.version_name(),
+                    round + 1
+                ));
+                let row = latency::measure(
+                    p,
+                    pki,
+                    n,
+                    cfg.exchange,
+                    (cfg.latency_time, cfg.latency_warmup),
+                    cfg.bind,
+                    cfg.timeout,
+                )
+                .await?;
+                let into = if control { &mut again } else { &mut rounds };
+                into[i].push(row);
+                pb.inc(1);
+            }
+        }
+        for r in rounds {
+            report.latency.push(latency::median_round(r)?);
+        }
+        for r in again.into_iter().filter(|r| !r.is_empty()) {
+            report.control_runs.latency.push(latency::median_round(r)?);
+        }
+    }
+    Ok(())
+}
+
+/// The bulk section: every suite of `plan` in rotated rounds, each one's
+/// rounds (and its control's) into `report`.
+///
+/// # Errors
+/// A measurement failed.
+async fn run_bulk(
+    cfg: &RunConfig,
+    plan: &Plan,
+    pki: &Arc<Pki>,
+    pb: &ProgressBar,
+    report: &mut Report,
+) -> Result<()> {
+    let bulk_p = &plan.bulk_p;
+    let mut rounds: Vec<Vec<BulkRow>> = vec![Vec::new(); bulk_p.len()];
+    let mut again: Vec<Vec<BulkRow>> = vec![Vec::new(); bulk_p.len()];
+    for round in 0..cfg.repeat {
+        for (i, control) in schedule(bulk_p.len(), &plan.bulk_controls, round) {
+            let p = &bulk_p[i];
+            pb.set_message(format!(
+                "bulk {}{} {} round {}",
+                p.transport,
+                if control { " (A/A control)" } else { "" },
+                p.suite().name(),
+                round + 1
+            ));
+            let row = bulk::measure(p, pki, cfg.bulk_bytes, cfg.bind, cfg.timeout).await?;
+            let into = if control { &mut again } else { &mut rounds };
+            into[i].push(row);
+            pb.inc(1);
+        }
+    }
+    for r in rounds {
+        report.bulk.push(BulkRow::of_rounds(r)?);
+    }
+    for r in again.into_iter().filter(|r| !r.is_empty()) {
+        report.control_runs.bulk.push(BulkRow::of_rounds(r)?);
+    }
+    Ok(())
 }

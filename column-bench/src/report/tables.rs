@@ -72,8 +72,19 @@ impl Report {
         s
     }
 
+    /// The report's tables, in order.
     fn tables(&self) -> Vec<Table> {
-        let mut tables = Vec::new();
+        let mut tables = vec![self.per_value_table()];
+        tables.extend(self.thread_scaling_table());
+        tables.push(self.per_row_table());
+        tables.extend(self.capacity_table());
+        tables.extend(self.oltp_comparison_table());
+        tables.extend(self.comparison_tables());
+        tables
+    }
+
+    /// Per value at one thread: ns per value with its spread, values/s, MB/s.
+    fn per_value_table(&self) -> Table {
         let mut t = table(
             "Per value, one thread (ns per value: median [p10-p90])".into(),
             &[
@@ -108,52 +119,59 @@ impl Report {
                 f1(r.mb_per_sec),
             ]);
         }
-        tables.push(t);
+        t
+    }
 
+    /// Thread scaling of an open (key reused, envelope, one value at a time); `None` with one thread count.
+    fn thread_scaling_table(&self) -> Option<Table> {
         let mut threads: Vec<usize> = self.results.iter().map(|r| r.threads).collect();
         threads.sort_unstable();
         threads.dedup();
-        if threads.len() > 1 {
-            let mut t = table(
-                "Thread scaling (open, key reused, envelope, one value at a time)".into(),
-                &[
-                    "backend:algorithm",
-                    "column",
-                    "threads",
-                    "ns/value per thread",
-                    "values/s (all threads)",
-                    "speed-up vs 1 thread",
-                ],
-                &[false, false, true, true, true, true],
-            );
-            for r in self.results.iter().filter(|r| {
-                r.operation == Operation::Open
-                    && r.key_mode == KeyMode::Reused
-                    && r.path == PathKind::Envelope
-                    && r.batch_rows == 1
-            }) {
-                let one = self
-                    .results
-                    .iter()
-                    .find(|o| {
-                        o.is_reference()
-                            && o.backend == r.backend
-                            && o.algorithm == r.algorithm
-                            && o.column == r.column
-                    })
-                    .map_or(f64::NAN, |o| o.values_per_sec);
-                t.rows.push(vec![
-                    format!("{}:{}", r.backend, r.algorithm),
-                    r.column.clone(),
-                    r.threads.to_string(),
-                    f1(r.ns_per_value),
-                    grouped(r.values_per_sec),
-                    f2(r.values_per_sec / one),
-                ]);
-            }
-            tables.push(t);
+        if threads.len() < 2 {
+            return None;
         }
+        let mut t = table(
+            "Thread scaling (open, key reused, envelope, one value at a time)".into(),
+            &[
+                "backend:algorithm",
+                "column",
+                "threads",
+                "ns/value per thread",
+                "values/s (all threads)",
+                "speed-up vs 1 thread",
+            ],
+            &[false, false, true, true, true, true],
+        );
+        for r in self.results.iter().filter(|r| {
+            r.operation == Operation::Open
+                && r.key_mode == KeyMode::Reused
+                && r.path == PathKind::Envelope
+                && r.batch_rows == 1
+        }) {
+            let one = self
+                .results
+                .iter()
+                .find(|o| {
+                    o.is_reference()
+                        && o.backend == r.backend
+                        && o.algorithm == r.algorithm
+                        && o.column == r.column
+                })
+                .map_or(f64::NAN, |o| o.values_per_sec);
+            t.rows.push(vec![
+                format!("{}:{}", r.backend, r.algorithm),
+                r.column.clone(),
+                r.threads.to_string(),
+                f1(r.ns_per_value),
+                grouped(r.values_per_sec),
+                f2(r.values_per_sec / one),
+            ]);
+        }
+        Some(t)
+    }
 
+    /// Per row: the sum over the columns at one thread.
+    fn per_row_table(&self) -> Table {
         let mut t = table(
             "Per row (sum over the columns, one thread)".into(),
             &[
@@ -178,103 +196,109 @@ impl Report {
                 grouped(r.rows_per_sec),
             ]);
         }
-        tables.push(t);
+        t
+    }
 
-        if !self.capacity.is_empty() {
-            let mut t = table(
-                format!(
-                    "Proxy capacity, crypto and client-side sort (target {} QPS)",
-                    grouped(self.settings.target_qps)
+    /// The proxy capacity model; `None` without one.
+    fn capacity_table(&self) -> Option<Table> {
+        if self.capacity.is_empty() {
+            return None;
+        }
+        let mut t = table(
+            format!(
+                "Proxy capacity, crypto and client-side sort (target {} QPS)",
+                grouped(self.settings.target_qps)
+            ),
+            &[
+                "workload",
+                "backend:algorithm",
+                "opens/txn",
+                "seals/txn",
+                "decrypt us/txn",
+                "seal us/txn",
+                "sort us/txn",
+                "txn/s per core",
+                "queries/txn",
+                "QPS per core",
+                "cores for target",
+            ],
+            &[
+                false, false, true, true, true, true, true, true, true, true, true,
+            ],
+        );
+        for c in &self.capacity {
+            t.rows.push(vec![
+                c.workload.clone(),
+                format!("{}:{}", c.backend, c.algorithm),
+                grouped(c.opens_per_txn),
+                grouped(c.seals_per_txn),
+                f2(c.decrypt_us_per_txn),
+                f2(c.seal_us_per_txn),
+                f2(c.client_sort_us_per_txn),
+                grouped(c.txn_per_sec_per_core),
+                grouped(c.queries_per_txn),
+                grouped(c.qps_per_core),
+                f2(c.cores_for_target),
+            ]);
+        }
+        Some(t)
+    }
+
+    /// The model against `oltp run` results; `None` without them.
+    fn oltp_comparison_table(&self) -> Option<Table> {
+        if self.oltp_comparison.is_empty() {
+            return None;
+        }
+        let mut t = table(
+            "Model vs oltp run: client CPU per transaction (us), added by encryption".into(),
+            &[
+                "workload",
+                "threads",
+                "encrypt",
+                "rounds",
+                "CPU plain",
+                "CPU encrypted",
+                "measured added",
+                "interval",
+                "predicted crypto",
+                "predicted sort",
+                "predicted",
+                "predicted/measured",
+            ],
+            &[
+                false, true, false, true, true, true, true, false, true, true, true, true,
+            ],
+        );
+        for c in &self.oltp_comparison {
+            let interval = match (
+                c.measured_low_us_per_txn,
+                c.measured_high_us_per_txn,
+                c.confidence_pct,
+            ) {
+                (Some(lo), Some(hi), Some(pct)) => format!(
+                    "{} to {} ({})",
+                    f1(lo),
+                    f1(hi),
+                    encbench_common::compare::confidence_text(pct)
                 ),
-                &[
-                    "workload",
-                    "backend:algorithm",
-                    "opens/txn",
-                    "seals/txn",
-                    "decrypt us/txn",
-                    "seal us/txn",
-                    "sort us/txn",
-                    "txn/s per core",
-                    "queries/txn",
-                    "QPS per core",
-                    "cores for target",
-                ],
-                &[
-                    false, false, true, true, true, true, true, true, true, true, true,
-                ],
-            );
-            for c in &self.capacity {
-                t.rows.push(vec![
-                    c.workload.clone(),
-                    format!("{}:{}", c.backend, c.algorithm),
-                    grouped(c.opens_per_txn),
-                    grouped(c.seals_per_txn),
-                    f2(c.decrypt_us_per_txn),
-                    f2(c.seal_us_per_txn),
-                    f2(c.client_sort_us_per_txn),
-                    grouped(c.txn_per_sec_per_core),
-                    grouped(c.queries_per_txn),
-                    grouped(c.qps_per_core),
-                    f2(c.cores_for_target),
-                ]);
-            }
-            tables.push(t);
+                _ => "1 round".to_string(),
+            };
+            t.rows.push(vec![
+                c.workload.clone(),
+                format!("{}{}", c.threads, if c.tls { " TLS" } else { "" }),
+                c.encrypt.clone(),
+                c.rounds.to_string(),
+                f1(c.plaintext_cpu_us_per_txn),
+                f1(c.encrypted_cpu_us_per_txn),
+                f1(c.measured_overhead_us_per_txn),
+                interval,
+                f1(c.predicted_crypto_us_per_txn),
+                f1(c.predicted_sort_us_per_txn),
+                f1(c.predicted_us_per_txn),
+                f2(c.predicted_share),
+            ]);
         }
-
-        if !self.oltp_comparison.is_empty() {
-            let mut t = table(
-                "Model vs oltp run: client CPU per transaction (us), added by encryption".into(),
-                &[
-                    "workload",
-                    "threads",
-                    "encrypt",
-                    "rounds",
-                    "CPU plain",
-                    "CPU encrypted",
-                    "measured added",
-                    "interval",
-                    "predicted crypto",
-                    "predicted sort",
-                    "predicted",
-                    "predicted/measured",
-                ],
-                &[
-                    false, true, false, true, true, true, true, false, true, true, true, true,
-                ],
-            );
-            for c in &self.oltp_comparison {
-                let interval = match (
-                    c.measured_low_us_per_txn,
-                    c.measured_high_us_per_txn,
-                    c.confidence_pct,
-                ) {
-                    (Some(lo), Some(hi), Some(pct)) => format!(
-                        "{} to {} ({})",
-                        f1(lo),
-                        f1(hi),
-                        encbench_common::compare::confidence_text(pct)
-                    ),
-                    _ => "1 round".to_string(),
-                };
-                t.rows.push(vec![
-                    c.workload.clone(),
-                    format!("{}{}", c.threads, if c.tls { " TLS" } else { "" }),
-                    c.encrypt.clone(),
-                    c.rounds.to_string(),
-                    f1(c.plaintext_cpu_us_per_txn),
-                    f1(c.encrypted_cpu_us_per_txn),
-                    f1(c.measured_overhead_us_per_txn),
-                    interval,
-                    f1(c.predicted_crypto_us_per_txn),
-                    f1(c.predicted_sort_us_per_txn),
-                    f1(c.predicted_us_per_txn),
-                    f2(c.predicted_share),
-                ]);
-            }
-            tables.push(t);
-        }
-        tables.extend(self.comparison_tables());
-        tables
+        Some(t)
     }
 
     /// The one-screen summary of the comparisons: key reused, one value at a

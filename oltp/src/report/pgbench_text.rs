@@ -22,9 +22,19 @@ impl RunResult {
     /// so). A result without pgbench settings
     /// gets the lines it has.
     pub fn to_pgbench_text(&self) -> String {
+        let mut s = String::new();
+        self.pgbench_run_text(&mut s);
+        self.pgbench_failures_text(&mut s);
+        self.pgbench_latency_text(&mut s);
+        self.oltp_lines_text(&mut s);
+        s.push_str(&self.incomplete_text());
+        s
+    }
+
+    /// pgbench's lines from `transaction type` to the transactions processed.
+    fn pgbench_run_text(&self, s: &mut String) {
         let st = &self.settings;
         let pg = st.pgbench.as_ref();
-        let mut s = String::new();
         let script = pg.map_or(st.workload.as_str(), |p| p.script.as_str());
         let _ = writeln!(s, "transaction type: <builtin: {}>", builtin_title(script));
         if let Some(p) = pg {
@@ -66,6 +76,11 @@ impl RunResult {
                 );
             }
         }
+    }
+
+    /// pgbench's failed, and with `--latency-limit` skipped and late, transactions.
+    fn pgbench_failures_text(&self, s: &mut String) {
+        let st = &self.settings;
         let failed = self.errors + self.interrupted_events;
         let limit = self.latency_limit.as_ref();
         // pgbench's total_cnt: processed + skipped + failed.
@@ -100,6 +115,12 @@ impl RunResult {
                 pct(l.late, self.transactions)
             );
         }
+    }
+
+    /// pgbench's latency, schedule lag, connection time and tps lines.
+    fn pgbench_latency_text(&self, s: &mut String) {
+        let st = &self.settings;
+        let pg = st.pgbench.as_ref();
         let _ = writeln!(s, "latency average = {:.3} ms", self.latency_ms.avg);
         if let Some(sd) = latency_stddev_ms(self) {
             let _ = writeln!(s, "latency stddev = {sd:.3} ms");
@@ -126,7 +147,11 @@ impl RunResult {
             );
         }
         let _ = writeln!(s, "tps = {:.6} (without initial connection time)", self.tps);
-        // oltp's lines, which pgbench has no place for.
+    }
+
+    /// oltp's lines, which pgbench has no place for: encryption, TLS, server, CPU.
+    fn oltp_lines_text(&self, s: &mut String) {
+        let st = &self.settings;
         let _ = writeln!(
             s,
             "encrypt: {}{} | tls: {} | engine: {} {} | database: {}",
@@ -169,8 +194,6 @@ impl RunResult {
             }
             None => s.push('\n'),
         }
-        s.push_str(&self.incomplete_text());
-        s
     }
 }
 

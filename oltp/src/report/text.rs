@@ -17,13 +17,19 @@ impl RunResult {
             return self.to_pgbench_text();
         }
         let mut s = String::new();
-        let per = |n: u64| {
-            if self.time_s > 0.0 {
-                n as f64 / self.time_s
-            } else {
-                0.0
-            }
-        };
+        self.header_text(&mut s);
+        self.sql_statistics_text(&mut s);
+        self.general_statistics_text(&mut s);
+        self.latency_text(&mut s);
+        self.statement_latency_text(&mut s);
+        self.fairness_text(&mut s);
+        self.cpu_text(&mut s);
+        s.push_str(&self.incomplete_text());
+        s
+    }
+
+    /// The first line: workload, threads, encryption, TLS, at rest, data set, server.
+    fn header_text(&self, s: &mut String) {
         let _ = writeln!(
             s,
             "{} | threads: {} | encrypt: {} | tls: {} | at rest: {} | {} | {}server {}{}{}",
@@ -87,6 +93,17 @@ impl RunResult {
                 String::new()
             }
         );
+    }
+
+    /// sysbench's `SQL statistics:` section, with the decryption failures.
+    fn sql_statistics_text(&self, s: &mut String) {
+        let per = |n: u64| {
+            if self.time_s > 0.0 {
+                n as f64 / self.time_s
+            } else {
+                0.0
+            }
+        };
         let _ = writeln!(s, "SQL statistics:");
         let _ = writeln!(s, "    queries performed:");
         let _ = writeln!(
@@ -138,6 +155,10 @@ impl RunResult {
             per(self.reconnects)
         );
         let _ = writeln!(s);
+    }
+
+    /// sysbench's `General statistics:` section.
+    fn general_statistics_text(&self, s: &mut String) {
         let _ = writeln!(s, "General statistics:");
         let _ = writeln!(
             s,
@@ -150,6 +171,10 @@ impl RunResult {
             self.transactions
         );
         let _ = writeln!(s);
+    }
+
+    /// sysbench's `Latency (ms):` section.
+    fn latency_text(&self, s: &mut String) {
         let l = &self.latency_ms;
         let _ = writeln!(s, "Latency (ms):");
         let _ = writeln!(
@@ -178,6 +203,10 @@ impl RunResult {
             l.sum
         );
         let _ = writeln!(s);
+    }
+
+    /// The latency of each statement kind, when any was recorded.
+    fn statement_latency_text(&self, s: &mut String) {
         if !self.statements.is_empty() {
             let _ = writeln!(
                 s,
@@ -193,6 +222,10 @@ impl RunResult {
             }
             let _ = writeln!(s);
         }
+    }
+
+    /// sysbench's `Threads fairness:` section.
+    fn fairness_text(&self, s: &mut String) {
         let f = &self.fairness;
         let _ = writeln!(s, "Threads fairness:");
         let _ = writeln!(
@@ -206,6 +239,10 @@ impl RunResult {
             f.exec_time_avg_s, f.exec_time_stddev_s
         );
         let _ = writeln!(s);
+    }
+
+    /// The client's and the server's CPU over the measured window.
+    fn cpu_text(&self, s: &mut String) {
         let _ = writeln!(
             s,
             "Client CPU: {:.3} s ({:.1} us per query)",
@@ -228,8 +265,6 @@ impl RunResult {
                 );
             }
         }
-        s.push_str(&self.incomplete_text());
-        s
     }
 
     /// The lines of a run that stopped early, in both layouts: `INCOMPLETE

@@ -135,6 +135,11 @@ async fn prepare_with<C: Connection>(
     })
 }
 
+/// `pgbench -i`'s steps on `conn` (connected to `p.db`): the mark, the
+/// tables, their rows, vacuum, primary keys, the mark done; how long each took.
+///
+/// # Errors
+/// A statement, a COPY or sealing a filler failed.
 async fn load<C: Connection>(
     conn: &mut C,
     p: &PgbenchPrepare,
@@ -177,8 +182,38 @@ async fn load<C: Connection>(
             .await?;
     }
     lap(&mut times.create_tables_s);
+    copy_branches_and_tellers(conn, p.scale).await?;
+    copy_accounts(conn, p.scale, codec, fillers, progress).await?;
+    conn.simple("COMMIT").await?;
+    lap(&mut times.generate_s);
+    // pgbench's "vacuum" step, then "primary keys".
+    for t in [
+        Table::Branches,
+        Table::Tellers,
+        Table::Accounts,
+        Table::History,
+    ] {
+        conn.simple(&format!("vacuum analyze {}", t.name())).await?;
+    }
+    lap(&mut times.vacuum_s);
+    for t in [Table::Branches, Table::Tellers, Table::Accounts] {
+        if let Some(key) = t.key() {
+            conn.simple(&format!("alter table {} add primary key ({key})", t.name()))
+                .await?;
+        }
+    }
+    lap(&mut times.primary_keys_s);
+    mark_done(conn, p, fillers, &insert).await?;
+    Ok(times)
+}
+
+/// Branches and tellers of `scale`, copied as pgbench copies them.
+///
+/// # Errors
+/// The COPYs failed.
+async fn copy_branches_and_tellers<C: Connection>(conn: &mut C, scale: u32) -> Result<()> {
     // Branches and tellers: (key, bid, 0, NULL filler), as pgbench inserts them.
-    let branches = p.scale * BRANCHES_PER_SCALE;
+    let branches = scale * BRANCHES_PER_SCALE;
     let mut rows = Vec::with_capacity(branches as usize * 8);
     for bid in 1..=branches {
         rows.extend_from_slice(format!("{bid}\t0\t\\N\n").as_bytes());
@@ -188,7 +223,7 @@ async fn load<C: Connection>(
         std::iter::once(Ok(rows)),
     )
     .await?;
-    let tellers = p.scale * TELLERS_PER_SCALE;
+    let tellers = scale * TELLERS_PER_SCALE;
     let mut rows = Vec::with_capacity(tellers as usize * 12);
     for tid in 1..=tellers {
         let bid = (tid - 1) / TELLERS_PER_SCALE + 1;
@@ -199,10 +234,26 @@ async fn load<C: Connection>(
         std::iter::once(Ok(rows)),
     )
     .await?;
+    Ok(())
+}
+
+/// The accounts of `scale`, copied in chunks of [`CHUNK_ROWS`] (`fillers`
+/// say whether the filler is sealed with `codec`), `progress` told the rows
+/// of each chunk.
+///
+/// # Errors
+/// The COPY or sealing a filler failed.
+async fn copy_accounts<C: Connection>(
+    conn: &mut C,
+    scale: u32,
+    codec: &Codec,
+    fillers: Option<Fillers>,
+    progress: &(dyn Fn(u64) + Send + Sync),
+) -> Result<()> {
     // Accounts: (aid, (aid - 1) / 100000 + 1, 0, '') as pgbench 15 copies
     // them; the empty filler is char(84)'s 84 blanks, sealed as such when
     // encrypted.
-    let accounts = p.scale * ACCOUNTS_PER_SCALE;
+    let accounts = scale * ACCOUNTS_PER_SCALE;
     let sealed = fillers.is_some_and(|f| f.encrypts(Table::Accounts));
     let blank = [b' '; 84];
     let mut next = 1u32;
@@ -248,25 +299,20 @@ async fn load<C: Connection>(
         chunks,
     )
     .await?;
-    conn.simple("COMMIT").await?;
-    lap(&mut times.generate_s);
-    // pgbench's "vacuum" step, then "primary keys".
-    for t in [
-        Table::Branches,
-        Table::Tellers,
-        Table::Accounts,
-        Table::History,
-    ] {
-        conn.simple(&format!("vacuum analyze {}", t.name())).await?;
-    }
-    lap(&mut times.vacuum_s);
-    for t in [Table::Branches, Table::Tellers, Table::Accounts] {
-        if let Some(key) = t.key() {
-            conn.simple(&format!("alter table {} add primary key ({key})", t.name()))
-                .await?;
-        }
-    }
-    lap(&mut times.primary_keys_s);
+    Ok(())
+}
+
+/// Records the data set's settings in [`META_TABLE`] (with `insert`), then
+/// marks it done.
+///
+/// # Errors
+/// A statement failed.
+async fn mark_done<C: Connection>(
+    conn: &mut C,
+    p: &PgbenchPrepare,
+    fillers: Option<Fillers>,
+    insert: &str,
+) -> Result<()> {
     let entries = [
         (
             "algorithm",
@@ -278,7 +324,7 @@ async fn load<C: Connection>(
     ];
     for (name, value) in entries {
         conn.execute_text(
-            &insert,
+            insert,
             &[Param::Text(name.as_bytes()), Param::Text(value.as_bytes())],
         )
         .await?;
@@ -288,7 +334,7 @@ async fn load<C: Connection>(
         &[Param::Text(STATE_DONE.as_bytes())],
     )
     .await?;
-    Ok(times)
+    Ok(())
 }
 
 /// Appends the decimal digits of `n`.
