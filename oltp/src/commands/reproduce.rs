@@ -19,12 +19,12 @@ use crate::config::{RunConfig, base_dir, data_set, parse_encrypts};
 use crate::driver::{Connection, DbDriver, with_driver};
 use crate::report::{Report, RunKey, RunResult};
 use crate::reproduce::io_sample::{self, IoSample};
-use crate::reproduce::plan::{DataSetStep, Plan, Scale, Servers, duration_text};
+use crate::reproduce::plan::{DataSetStep, Plan, Scale, Servers, comma_separated, duration_text};
 use crate::reproduce::published::{Published, ScaleSpec};
 use crate::reproduce::row::{GridRun, Reproduction};
 use crate::reproduce::{
-    ReportId, buffer_pool, diskstats, footprint, html, json, markdown, parse_id, proxy, r000, r001,
-    r003, r004, resources,
+    ReportId, at_rest_pgbench, buffer_pool, cached_vs_io_bound, column_encryption, diskstats,
+    footprint, html, json, markdown, parse_id, proxy, resources, tls_footprint,
 };
 use crate::run::{Observer, run_grid};
 use crate::schema;
@@ -116,7 +116,7 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
 struct Extras {
     footprint: Result<footprint::Footprint, String>,
     tls_bench: Result<Value, String>,
-    at_rest: r001::Context,
+    at_rest: at_rest_pgbench::Context,
     /// 004's buffer-pool and device reads, one per grid, thread count and round.
     io: Vec<IoSample>,
     /// 000's column-bench measurement for the proxy prediction, or why not.
@@ -124,15 +124,15 @@ struct Extras {
 }
 
 /// 001's at-rest modes: the ones this machine provides (of
-/// [`r001::MODES`]), and the encrypting ones it refuses with why (the
+/// [`at_rest_pgbench::MODES`]), and the encrypting ones it refuses with why (the
 /// report's block-device kind first).
 fn at_rest_modes() -> (Vec<AtRest>, Vec<(AtRest, String)>) {
     let mut modes = Vec::new();
     let mut refused = Vec::new();
-    if let Err(e) = check_available(r001::BLOCK_DEVICE, true, false) {
-        refused.push((r001::BLOCK_DEVICE, e.to_string()));
+    if let Err(e) = check_available(at_rest_pgbench::BLOCK_DEVICE, true, false) {
+        refused.push((at_rest_pgbench::BLOCK_DEVICE, e.to_string()));
     }
-    for m in r001::MODES {
+    for m in at_rest_pgbench::MODES {
         match check_available(m, true, false) {
             Ok(()) => modes.push(m),
             Err(e) if m.encrypts() => refused.push((m, e.to_string())),
@@ -172,29 +172,30 @@ async fn reproduce_one(
 ) -> Result<bool> {
     let published = Published::of(id)?;
     let spec = scale.apply(published.scale(scale.quick));
-    let mut at_rest = r001::Context::default();
+    let mut at_rest = at_rest_pgbench::Context::default();
     let plan = match id {
-        ReportId::R003 => r003::plan(&spec),
-        ReportId::R000 => r000::plan(
+        ReportId::R003 => tls_footprint::plan(&spec),
+        ReportId::R000 => column_encryption::plan(
             &published,
             &spec,
-            &sized_db(r000::DB, scale, &spec, &published.full),
+            &sized_db(column_encryption::DB, scale, &spec, &published.full),
         ),
-        ReportId::R004 => r004::plan(
+        ReportId::R004 => cached_vs_io_bound::plan(
             &spec,
-            &sized_db(r004::DB, scale, &spec, &published.full),
+            &sized_db(cached_vs_io_bound::DB, scale, &spec, &published.full),
             published.beyond.as_ref().filter(|_| !scale.quick),
         ),
         ReportId::R001 => {
             let (modes, refused) = at_rest_modes();
-            at_rest = r001::Context {
-                cached: scale.pgbench_scale.unwrap_or(r001::CACHED_SCALE),
-                large: (!scale.quick && !scale.overridden()).then_some(r001::LARGE_SCALE),
+            at_rest = at_rest_pgbench::Context {
+                cached: scale.pgbench_scale.unwrap_or(at_rest_pgbench::CACHED_SCALE),
+                large: (!scale.quick && !scale.overridden())
+                    .then_some(at_rest_pgbench::LARGE_SCALE),
                 modes,
                 refused,
                 loads: Vec::new(),
             };
-            r001::plan(&spec, &at_rest.modes, at_rest.cached, at_rest.large)
+            at_rest_pgbench::plan(&spec, &at_rest.modes, at_rest.cached, at_rest.large)
         }
     };
     // Checks before anything starts: the output directory, the memory.
@@ -229,7 +230,7 @@ async fn reproduce_one(
         plan.runs(),
         spec.time_s,
         spec.warmup_s,
-        r003::join(&spec.threads),
+        comma_separated(&spec.threads),
         spec.repeat,
         duration_text(plan.estimate_secs()),
         out.display()
@@ -669,9 +670,9 @@ async fn measure_steps(
                         plan.scale.repeat,
                         grid.name,
                         command_run_argv(plan, a, &grid.args, 1, &json_out(i)).join(" "),
-                        r003::join(&grid.threads)
+                        comma_separated(&grid.threads)
                     );
-                    let warm = r004::warms(grid);
+                    let warm = cached_vs_io_bound::warms(grid);
                     let (complete, io, got) =
                         run_observed(&commands, &grid.name, warm, plan, round + 1, &json_out(i))
                             .await?;
@@ -1023,10 +1024,10 @@ impl Observer for Progress {
 /// The report's rows and words from what has been measured.
 fn fill(id: ReportId, r: &mut Reproduction, p: &Published, plan: &Plan, extras: &Extras) {
     match id {
-        ReportId::R003 => r003::fill(r, p, plan, &extras.footprint, &extras.tls_bench),
-        ReportId::R000 => r000::fill(r, p, plan, r.quick, &extras.proxy),
-        ReportId::R001 => r001::fill(r, p, plan, &extras.at_rest),
-        ReportId::R004 => r004::fill(r, p, plan, r.quick, &extras.io),
+        ReportId::R003 => tls_footprint::fill(r, p, plan, &extras.footprint, &extras.tls_bench),
+        ReportId::R000 => column_encryption::fill(r, p, plan, r.quick, &extras.proxy),
+        ReportId::R001 => at_rest_pgbench::fill(r, p, plan, &extras.at_rest),
+        ReportId::R004 => cached_vs_io_bound::fill(r, p, plan, r.quick, &extras.io),
     }
 }
 
@@ -1072,7 +1073,7 @@ fn scale_text(plan: &Plan, p: &Published, scale: &Scale) -> String {
     if plan.db.is_empty() {
         return format!(
             "pgbench, {} connections, {} interleaved rounds of {} s runs after {} s of warm-up; {}{}",
-            r003::join(&s.threads),
+            comma_separated(&s.threads),
             s.repeat,
             s.time_s,
             s.warmup_s,
@@ -1090,7 +1091,7 @@ fn scale_text(plan: &Plan, p: &Published, scale: &Scale) -> String {
         s.table_size,
         p.full.tables,
         p.full.table_size,
-        r003::join(&s.threads),
+        comma_separated(&s.threads),
         s.repeat,
         s.time_s,
         s.warmup_s,

@@ -19,9 +19,10 @@
 use encbench_common::compare::{Comparison, compare};
 
 use super::io_sample::{IO_BOUND_MIN_MISS_PCT, IoSample, ProfileIo, profile};
-use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, SEALED_BYTES_PER_ROW, Servers};
+use super::plan::{
+    DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, SEALED_BYTES_PER_ROW, Servers, comma_separated,
+};
 use super::published::{BeyondSpec, Figure, IopsLimitSpec, Published, ScaleSpec};
-use super::r003::join;
 use super::row::{GridRun, Row, Table};
 use super::verdict::{Effect, judge};
 
@@ -150,7 +151,7 @@ pub fn plan(scale: &ScaleSpec, db: &str, beyond: Option<&BeyondSpec>) -> Plan {
             "--workload".into(),
             "oltp_read_write".into(),
             "--threads".into(),
-            join(threads),
+            comma_separated(threads),
         ]
         .into_iter()
         .chain(extra.iter().cloned())
@@ -609,7 +610,7 @@ pub fn setup_differences(
         if quick {
             format!(
                 "Quick mode: the full data set (7.5x the io-bound pool), threads {} (the report's IO-bound thread counts; 64 threads is full mode's, so c2.xlarge's cached QPS / TPS row is not measured in quick mode), {} rounds of {} s runs.",
-                join(&spec.threads),
+                comma_separated(&spec.threads),
                 spec.repeat,
                 spec.time_s
             )
