@@ -5,7 +5,7 @@
 //!
 //! Data flows one way, as in `oltp run`: the report's data file
 //! ([`published`]) and the scale ([`plan`]) give the grids to run; the
-//! command (`commands/reproduce.rs`, the only part that prints or touches a
+//! command (`commands/reproduce/`, the only part that prints or touches a
 //! server) checks resources ([`resources`]), prepares or reuses the data
 //! sets and runs the grids; one file per report turns the grids' results into
 //! rows ([`column_encryption`] for 000, [`at_rest_pgbench`] for 001,
