@@ -366,8 +366,8 @@ fn loads_json(cx: &Context) -> Value {
     Value::Object(loads)
 }
 
-/// Fills `r` from the grids run so far and `cx`.
-pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, cx: &Context) {
+/// Updates `r` from the grids run so far and `cx`.
+pub fn update_reproduction(r: &mut super::Reproduction, p: &Published, plan: &Plan, cx: &Context) {
     r.rows = rows(p, &r.runs, cx);
     r.setup_differences = setup_differences(cx, &plan.scale);
     r.measurements.insert("loads_s".into(), loads_json(cx));

@@ -194,9 +194,9 @@ pub fn setup_differences(
     out
 }
 
-/// Fills `r` (rows, identity, the proxy prediction's tables, charts, words)
+/// Updates `r` (rows, identity, the proxy prediction's tables, charts, words)
 /// from the grids run so far and column-bench's measurement (`proxy`).
-pub fn fill(
+pub fn update_reproduction(
     r: &mut super::Reproduction,
     p: &Published,
     plan: &Plan,

@@ -241,9 +241,9 @@ pub fn setup_differences() -> Vec<String> {
     ]
 }
 
-/// Fills `r` (rows, curve, footprint, charts, words) from what has been
+/// Updates `r` (rows, curve, footprint, charts, words) from what has been
 /// measured so far.
-pub fn fill(
+pub fn update_reproduction(
     r: &mut super::Reproduction,
     p: &Published,
     plan: &Plan,

@@ -26,8 +26,8 @@ use super::arguments::{
 use super::data_sets::{
     check_missing_fit, databases_read, step_name, verify, verify_pgbench, without_fix,
 };
-use super::outputs::{fill, write_reports};
-use super::{Extras, Job};
+use super::outputs::{update_reproduction, write_reports};
+use super::{Job, SideMeasurements};
 
 /// 001 and 004: the servers 001's data sets need opened and held (001:
 /// every mode's server started once and held to the end, so the commands
@@ -41,7 +41,7 @@ use super::{Extras, Job};
 pub(super) async fn measure_by_commands(
     job: &Job<'_>,
     repro: &mut Reproduction,
-    extras: &mut Extras,
+    extras: &mut SideMeasurements,
 ) -> Result<bool> {
     let (plan, a) = (job.plan, job.args);
     let mut held: Vec<(AtRest, Lease)> = Vec::new();
@@ -81,7 +81,7 @@ pub(super) async fn measure_by_commands(
 async fn measure_steps(
     job: &Job<'_>,
     repro: &mut Reproduction,
-    extras: &mut Extras,
+    extras: &mut SideMeasurements,
     held: &[(AtRest, Lease)],
 ) -> Result<bool> {
     let missing = data_sets_to_load(job, repro.quick, held).await?;
@@ -161,7 +161,7 @@ async fn load_data_sets(
     job: &Job<'_>,
     missing: &[&DataSetStep],
     repro: &mut Reproduction,
-    extras: &mut Extras,
+    extras: &mut SideMeasurements,
     held: &[(AtRest, Lease)],
 ) -> Result<bool> {
     let Job {
@@ -227,7 +227,7 @@ fn grid_json_out(out: &Path, i: usize) -> PathBuf {
 async fn run_rotated_rounds(
     job: &Job<'_>,
     repro: &mut Reproduction,
-    extras: &mut Extras,
+    extras: &mut SideMeasurements,
 ) -> Result<bool> {
     let Job {
         args: a,
@@ -273,7 +273,7 @@ async fn run_rotated_rounds(
                     report: Report::new(heads[j].clone(), runs[j].clone()),
                 })
                 .collect();
-            fill(id, repro, published, plan, extras);
+            update_reproduction(id, repro, published, plan, extras);
             write_reports(repro, out)?;
             if !complete {
                 repro.stopped = Some(format!("a run of {} stopped early", grid.name));
@@ -319,7 +319,7 @@ async fn run_round_of_grid(
         command_run_argv(plan, a, &grid.args, 1, &json_out).join(" "),
         comma_separated(&grid.threads)
     );
-    let warm = cached_vs_io_bound::warms(grid);
+    let warm = cached_vs_io_bound::warms_buffer_pool(grid);
     run_observed(&commands, &grid.name, warm, plan, round + 1, &json_out).await
 }
 
@@ -332,7 +332,7 @@ async fn run_round_of_grid(
 async fn run_grids_in_turn(
     job: &Job<'_>,
     repro: &mut Reproduction,
-    extras: &mut Extras,
+    extras: &mut SideMeasurements,
 ) -> Result<bool> {
     let Job {
         args: a,
@@ -362,7 +362,7 @@ async fn run_grids_in_turn(
             command,
             report: Report::new(head, file.runs),
         });
-        fill(id, repro, published, plan, extras);
+        update_reproduction(id, repro, published, plan, extras);
         write_reports(repro, out)?;
         if !complete {
             repro.stopped = Some(format!("a run of {} stopped early", grid.name));
@@ -398,8 +398,8 @@ async fn run_observed(
     // Held as `oltp server start` holds it, so the server outlives the
     // in-process commands' own leases and is still up when the counters after
     // each are read. (Each `Lease` now registers on its own, `users/<pid>-<n>`,
-    // so a lease here would also do; `Standing` says the intent.)
-    let standing = crate::server::Standing::open(
+    // so a lease here would also do; `StandingServer` says the intent.)
+    let standing = crate::server::StandingServer::open(
         &base_dir(&ra.data),
         ra.data.at_rest_mode(),
         ra.data.profile,

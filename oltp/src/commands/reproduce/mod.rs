@@ -41,7 +41,7 @@ use crate::reproduce::{
 use crate::server::{Lease, LeaseError, Profile};
 
 use arguments::prepare_args;
-use outputs::{fill, markdown_rows, scale_text, write_reports};
+use outputs::{markdown_rows, scale_text, update_reproduction, write_reports};
 use sibling_tools::{column_bench_prediction, not_runnable, tls_bench_footprint};
 
 /// Runs `oltp reproduce`; false when a reproduction stopped early (its
@@ -124,7 +124,7 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
 
 /// What a report needs besides the grids: 003's footprints, 001's modes
 /// and timed loads.
-struct Extras {
+struct SideMeasurements {
     footprint: Result<footprint::Footprint, String>,
     tls_bench: Result<Value, String>,
     at_rest: at_rest_pgbench::Context,
@@ -208,7 +208,7 @@ async fn reproduce_one(
     print_what_runs(id, &published, &plan, &spec, scale, out);
     let mut header = Report::begin();
     let mut repro = new_reproduction(id, &published, &plan, scale, &header);
-    let mut extras = Extras {
+    let mut extras = SideMeasurements {
         footprint: Err("not measured yet".into()),
         tls_bench: Err("not run yet".into()),
         at_rest,
@@ -237,7 +237,7 @@ async fn reproduce_one(
         }
         Err(e) => repro.stopped = Some(encbench_common::cli_error::error_line(e.as_ref())),
     }
-    fill(id, &mut repro, &published, &plan, &extras);
+    update_reproduction(id, &mut repro, &published, &plan, &extras);
     write_reports(&repro, out)?;
     let complete = outcome?;
     stopped?;
@@ -403,7 +403,7 @@ async fn measure_with_sibling_tools(
     id: ReportId,
     published: &Published,
     out: &Path,
-    extras: &mut Extras,
+    extras: &mut SideMeasurements,
 ) {
     if id == ReportId::R003 {
         extras.footprint = footprint::measure().map_err(|e| format!("{e:#}"));
@@ -446,7 +446,7 @@ async fn measure_with_sibling_tools(
 async fn measure_on_servers(
     job: &Job<'_>,
     repro: &mut Reproduction,
-    extras: &mut Extras,
+    extras: &mut SideMeasurements,
 ) -> Result<(Result<bool>, std::result::Result<(), LeaseError>)> {
     if job.plan.servers == Servers::Shared {
         let server = Lease::open(None, job.base, AtRest::Off, Profile::Default, None).await?;

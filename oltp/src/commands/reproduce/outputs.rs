@@ -15,21 +15,25 @@ use crate::reproduce::{
     tls_footprint,
 };
 
-use super::Extras;
+use super::SideMeasurements;
 
 /// The report's rows and words from what has been measured.
-pub(super) fn fill(
+pub(super) fn update_reproduction(
     id: ReportId,
     r: &mut Reproduction,
     p: &Published,
     plan: &Plan,
-    extras: &Extras,
+    extras: &SideMeasurements,
 ) {
     match id {
-        ReportId::R003 => tls_footprint::fill(r, p, plan, &extras.footprint, &extras.tls_bench),
-        ReportId::R000 => column_encryption::fill(r, p, plan, r.quick, &extras.proxy),
-        ReportId::R001 => at_rest_pgbench::fill(r, p, plan, &extras.at_rest),
-        ReportId::R004 => cached_vs_io_bound::fill(r, p, plan, r.quick, &extras.io),
+        ReportId::R003 => {
+            tls_footprint::update_reproduction(r, p, plan, &extras.footprint, &extras.tls_bench)
+        }
+        ReportId::R000 => {
+            column_encryption::update_reproduction(r, p, plan, r.quick, &extras.proxy)
+        }
+        ReportId::R001 => at_rest_pgbench::update_reproduction(r, p, plan, &extras.at_rest),
+        ReportId::R004 => cached_vs_io_bound::update_reproduction(r, p, plan, r.quick, &extras.io),
     }
 }
 

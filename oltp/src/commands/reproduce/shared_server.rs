@@ -18,8 +18,8 @@ use crate::server::Lease;
 
 use super::arguments::{prepare_args, run_args, run_argv};
 use super::data_sets::{check_missing_fit, data_set_of, verify, without_fix};
-use super::outputs::{fill, write_reports};
-use super::{Extras, Job};
+use super::outputs::{update_reproduction, write_reports};
+use super::{Job, SideMeasurements};
 
 /// The data sets, then every grid; after each step the reports are written
 /// (partial). False when a run stopped early or Ctrl-C came.
@@ -27,7 +27,7 @@ pub(super) async fn measure(
     job: &Job<'_>,
     server: &Lease,
     repro: &mut Reproduction,
-    extras: &Extras,
+    extras: &SideMeasurements,
 ) -> Result<bool> {
     let Job {
         args: a,
@@ -139,7 +139,7 @@ pub(super) async fn measure(
             command,
             report,
         });
-        fill(id, repro, published, plan, extras);
+        update_reproduction(id, repro, published, plan, extras);
         write_reports(repro, out)?;
         if !complete {
             repro.stopped = Some(why.unwrap_or_else(|| "a run stopped early".into()));

@@ -10,7 +10,7 @@ use crate::reproduce::published::{BeyondSpec, Figure, IopsLimitSpec, Published};
 use crate::reproduce::row::{GridRun, Row};
 use crate::reproduce::verdict::{Effect, judge};
 
-use super::{CACHED, Extra, IO_BOUND, grid_name};
+use super::{AddedEncryption, CACHED, IO_BOUND, grid_name};
 
 /// QPS of complete, non-control runs of `grid` at `threads`, by round.
 fn qps_by_round(grid: &GridRun, threads: u32) -> Vec<(u32, f64)> {
@@ -53,8 +53,9 @@ pub fn compare_grids(
 pub struct BeyondCost {
     /// `cached` or `io-bound`.
     pub profile: String,
-    /// [`Extra::key`].
-    pub extra: &'static str,
+    /// [`AddedEncryption::key`]; `extra` in the JSON.
+    #[serde(rename = "extra")]
+    pub added: &'static str,
     /// What was added, in words.
     pub what: String,
     /// Client threads.
@@ -77,9 +78,9 @@ pub fn beyond_costs(
     io: &[IoSample],
 ) -> Vec<BeyondCost> {
     let mut out = Vec::new();
-    for extra in Extra::ALL {
+    for added in AddedEncryption::ALL {
         for p in [CACHED, IO_BOUND] {
-            let name = grid_name(p, extra);
+            let name = grid_name(p, added);
             let Some(g) = planned.iter().find(|g| g.name == name) else {
                 continue;
             };
@@ -88,8 +89,8 @@ pub fn beyond_costs(
             };
             out.push(BeyondCost {
                 profile: p.to_string(),
-                extra: extra.key(),
-                what: extra.words(b),
+                added: added.key(),
+                what: added.words(b),
                 threads: t,
                 comparison: compare_grids(grids, p, &name, t),
                 baseline_miss_pct: profile(io, p, t).map(|x| x.miss_pct),

@@ -30,10 +30,11 @@ mod tests;
 
 pub use analysis::{BeyondCost, beyond_costs, compare_grids, io_by_threads, ratio, rows};
 pub use plan::{
-    Extra, MEASURED_BYTES_PER_ROW, PAGE_BYTES, SEALED_MEASURED_BYTES_PER_ROW, SERVER_RESTART_SECS,
-    UNCAPPED_READS_PER_SEC, data_bytes, data_bytes_at, grid_name, plan, round_setup_secs, warms,
+    AddedEncryption, MEASURED_BYTES_PER_ROW, PAGE_BYTES, SEALED_MEASURED_BYTES_PER_ROW,
+    SERVER_RESTART_SECS, UNCAPPED_READS_PER_SEC, data_bytes, data_bytes_at, grid_name, plan,
+    round_setup_secs, warms_buffer_pool,
 };
-pub use report::{fill, setup_differences};
+pub use report::{setup_differences, update_reproduction};
 pub use tables::{beyond_table, io_table};
 
 /// The plaintext database of report 004 (overridden and quick scales get

@@ -36,49 +36,49 @@ pub fn data_bytes_at(spec: &ScaleSpec, bytes_per_row: u64) -> u64 {
 
 /// What a grid beyond the report adds to its profile's plaintext run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Extra {
+pub enum AddedEncryption {
     /// Column encryption (`--encrypt BACKEND --encrypt-columns COLUMNS`).
     Columns,
     /// Encryption at rest (`--at-rest MODE`).
     AtRest,
 }
 
-impl Extra {
+impl AddedEncryption {
     /// Both, in the order of the grids.
-    pub const ALL: [Extra; 2] = [Extra::Columns, Extra::AtRest];
+    pub const ALL: [AddedEncryption; 2] = [AddedEncryption::Columns, AddedEncryption::AtRest];
 
     /// In words, with the choice of `b`.
     pub fn words(self, b: &BeyondSpec) -> String {
         match self {
-            Extra::Columns => format!(
+            AddedEncryption::Columns => format!(
                 "column encryption ({}, --encrypt-columns {})",
                 b.backend, b.encrypt_columns
             ),
-            Extra::AtRest => format!("encryption at rest (--at-rest {})", b.at_rest),
+            AddedEncryption::AtRest => format!("encryption at rest (--at-rest {})", b.at_rest),
         }
     }
 
     /// Its key in `measurements.beyond`.
     pub fn key(self) -> &'static str {
         match self {
-            Extra::Columns => "column_encryption",
-            Extra::AtRest => "encryption_at_rest",
+            AddedEncryption::Columns => "column_encryption",
+            AddedEncryption::AtRest => "encryption_at_rest",
         }
     }
 }
 
 /// The name of the grid of `profile` with `extra`, e.g. `cached, column
 /// encryption`.
-pub fn grid_name(profile: &str, extra: Extra) -> String {
-    match extra {
-        Extra::Columns => format!("{profile}, column encryption"),
-        Extra::AtRest => format!("{profile}, encryption at rest"),
+pub fn grid_name(profile: &str, added: AddedEncryption) -> String {
+    match added {
+        AddedEncryption::Columns => format!("{profile}, column encryption"),
+        AddedEncryption::AtRest => format!("{profile}, encryption at rest"),
     }
 }
 
 /// Whether the server of `grid` is warmed before its runs: the cached
 /// profile's grids (`--profile cached`).
-pub fn warms(grid: &Grid) -> bool {
+pub fn warms_buffer_pool(grid: &Grid) -> bool {
     grid.args
         .windows(2)
         .any(|w| w[0] == "--profile" && w[1] == CACHED)
@@ -123,7 +123,7 @@ pub fn round_setup_secs(scale: &ScaleSpec, profile: &str, bytes_per_row: u64) ->
 /// rest at the scale's first thread count, each a grid and data set of its
 /// own (module docs).
 pub fn plan(scale: &ScaleSpec, db: &str, beyond: Option<&BeyondSpec>) -> Plan {
-    let grid = |name: String, profile: &str, threads: &[u32], extra: &[String], per_row| Grid {
+    let grid = |name: String, profile: &str, threads: &[u32], added: &[String], per_row| Grid {
         name,
         args: [
             "--workload".into(),
@@ -132,7 +132,7 @@ pub fn plan(scale: &ScaleSpec, db: &str, beyond: Option<&BeyondSpec>) -> Plan {
             comma_separated(threads),
         ]
         .into_iter()
-        .chain(extra.iter().cloned())
+        .chain(added.iter().cloned())
         .chain(["--profile".into(), profile.into()])
         .chain(
             scale
@@ -183,13 +183,13 @@ pub fn plan(scale: &ScaleSpec, db: &str, beyond: Option<&BeyondSpec>) -> Plan {
             args: vec!["--at-rest".into(), b.at_rest.clone()],
             ..DataSetStep::default()
         });
-        for extra in Extra::ALL {
+        for added in AddedEncryption::ALL {
             for p in [CACHED, IO_BOUND] {
-                let (args, per_row) = match extra {
-                    Extra::Columns => (&columns, SEALED_MEASURED_BYTES_PER_ROW),
-                    Extra::AtRest => (&at_rest, MEASURED_BYTES_PER_ROW),
+                let (args, per_row) = match added {
+                    AddedEncryption::Columns => (&columns, SEALED_MEASURED_BYTES_PER_ROW),
+                    AddedEncryption::AtRest => (&at_rest, MEASURED_BYTES_PER_ROW),
                 };
-                grids.push(grid(grid_name(p, extra), p, &[first], args, per_row));
+                grids.push(grid(grid_name(p, added), p, &[first], args, per_row));
             }
         }
     }

@@ -6,8 +6,8 @@ use crate::reproduce::plan::{Plan, comma_separated};
 use crate::reproduce::published::{BeyondSpec, Published, ScaleSpec};
 
 use super::{
-    CACHED, Extra, IO_BOUND, beyond_costs, beyond_table, data_bytes, io_by_threads, io_table,
-    ratio, rows,
+    AddedEncryption, CACHED, IO_BOUND, beyond_costs, beyond_table, data_bytes, io_by_threads,
+    io_table, ratio, rows,
 };
 
 /// Where our setup differs from the report's, plainly; `beyond`: the
@@ -59,24 +59,24 @@ pub fn setup_differences(
         Some((b, true)) => out.push(format!(
             "Beyond the report, at {} threads in each profile: {} (a sealed data set of its own, warmed as the plaintext one in the cached profile) and {} (a private server and data set of its own), each a grid of its own in the same rotation, compared with its profile's plaintext run of the same round (the table beyond-the-report, measurements.beyond).",
             spec.threads.first().copied().unwrap_or(0),
-            Extra::Columns.words(b),
-            Extra::AtRest.words(b)
+            AddedEncryption::Columns.words(b),
+            AddedEncryption::AtRest.words(b)
         )),
         Some((b, false)) => out.push(format!(
             "Beyond the report ({} and {} in each profile): full mode only (`scripts/reproduce 004`: four more grids per round, two more data sets; its duration is printed before it starts).",
-            Extra::Columns.words(b),
-            Extra::AtRest.words(b)
+            AddedEncryption::Columns.words(b),
+            AddedEncryption::AtRest.words(b)
         )),
         None => {}
     }
     out
 }
 
-/// Fills `r` from the grids run so far.
+/// Updates `r` from the grids run so far.
 /// `io`: the buffer-pool and device reads of every run so far, recorded in
 /// `measurements` (`buffer_pool`: per profile and thread count, and per
 /// run) and as the table `buffer-pool`.
-pub fn fill(
+pub fn update_reproduction(
     r: &mut crate::reproduce::Reproduction,
     p: &Published,
     plan: &Plan,

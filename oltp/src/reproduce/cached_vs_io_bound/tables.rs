@@ -6,7 +6,7 @@ use crate::reproduce::io_sample::{IO_BOUND_MIN_MISS_PCT, ProfileIo};
 use crate::reproduce::published::BeyondSpec;
 use crate::reproduce::row::Table;
 
-use super::{BeyondCost, Extra};
+use super::{AddedEncryption, BeyondCost};
 
 /// The table of [`beyond_costs`](super::beyond_costs) for report.md and report.html.
 pub fn beyond_table(b: &BeyondSpec, costs: &[BeyondCost]) -> Table {
@@ -18,8 +18,8 @@ pub fn beyond_table(b: &BeyondSpec, costs: &[BeyondCost]) -> Table {
                 .into(),
         note: format!(
             "QPS of oltp_read_write with {} and with {}, each against the same profile's plaintext run of the same round (median of the paired ratios, sign-test interval; no % from one round). Column encryption reads a sealed data set of its own (larger rows: more pages to cache or miss); encryption at rest is a server and data set of its own. {} {}",
-            Extra::Columns.words(b),
-            Extra::AtRest.words(b),
+            AddedEncryption::Columns.words(b),
+            AddedEncryption::AtRest.words(b),
             b.backend_why,
             b.at_rest_why
         ),

@@ -32,7 +32,7 @@ fn the_plan_runs_both_profiles_interleaved() {
     let p = plan(&uncapped, DB, None);
     assert!(p.grids[1].args.join(" ").ends_with("--profile io-bound"));
     assert_eq!(p.runs(), 2 * 2 * 5);
-    // Each cached round warms 961 MiB of pages: ~62 s at 1,000 reads/s,
+    // Each cached round warms_buffer_pool 961 MiB of pages: ~62 s at 1,000 reads/s,
     // ~17 s uncapped; an io-bound round is a restart only.
     let capped = plan(&spec, DB, None);
     let warm = (data_bytes(&spec) / PAGE_BYTES) as f64;
@@ -73,7 +73,7 @@ fn full_mode_adds_column_encryption_and_at_rest_grids_per_profile() {
         assert_eq!(g.threads, [spec.threads[0]], "{}", g.name);
         let args = g.args.join(" ");
         assert!(args.contains("--iops-limit 1000"), "{args}");
-        assert_eq!(warms(g), g.name.starts_with(CACHED), "{args}");
+        assert_eq!(warms_buffer_pool(g), g.name.starts_with(CACHED), "{args}");
     }
     assert!(
         p.grids[2]
@@ -128,7 +128,7 @@ fn a_beyond_cost_pairs_the_extra_grid_with_its_profile_by_round() {
     let mut g = grids();
     // Cached with column encryption at 3/4 of cached's QPS, every round.
     let mut extra = g[0].clone();
-    extra.name = grid_name(CACHED, Extra::Columns);
+    extra.name = grid_name(CACHED, AddedEncryption::Columns);
     for r in &mut extra.report.runs {
         r.qps *= 0.75;
     }
@@ -137,7 +137,7 @@ fn a_beyond_cost_pairs_the_extra_grid_with_its_profile_by_round() {
     assert_eq!(costs.len(), 4);
     let c = &costs[0];
     assert_eq!(
-        (c.profile.as_str(), c.extra, c.threads),
+        (c.profile.as_str(), c.added, c.threads),
         (CACHED, "column_encryption", 16)
     );
     let cmp = c.comparison.as_ref().expect("2 rounds of both");
