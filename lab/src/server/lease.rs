@@ -7,7 +7,7 @@
 //! by a command and no other live lease is registered. A registration is live while its
 //! process is (another process's: by its pid; this process's: while its lease is); a
 //! `users/<pid>` file of an older `oltp` counts by its pid too. A server started by
-//! `oltp server start` ([`Standing`]) carries no marker and is left running until
+//! `oltp server start` ([`StandingServer`]) carries no marker and is left running until
 //! `oltp server stop`. A command asking for other settings while other commands use the
 //! server is refused instead of restarting it under them.
 
@@ -316,12 +316,12 @@ pub(super) fn registrations(users: &Path, pid: u32) -> Vec<PathBuf> {
 /// The private server as `oltp server start|stop` holds it: started or attached to, and
 /// no longer `ephemeral` (no command's [`Lease::finish`] stops it).
 #[derive(Debug)]
-pub struct Standing {
+pub struct StandingServer {
     server: PrivateServer,
     layout: Layout,
 }
 
-impl Standing {
+impl StandingServer {
     /// Starts (or attaches to) the private server of `server_base(base_dir, at_rest)` with
     /// `profile`'s settings and the IOPS cap `iops_limit` (as [`Lease::open`]), and removes
     /// its `ephemeral` marker.
@@ -334,7 +334,7 @@ impl Standing {
         at_rest: AtRest,
         profile: Profile,
         iops_limit: Option<u32>,
-    ) -> Result<Standing> {
+    ) -> Result<StandingServer> {
         if let Some(n) = iops_limit {
             super::iops::plan(Layout::new(server_base(base_dir, at_rest)).data(), n)?;
         }
@@ -343,7 +343,7 @@ impl Standing {
         let server = blocking("start", move || PrivateServer::start(&cfg)).await?;
         let layout = Layout::new(server.base_dir());
         let _ = fs::remove_file(layout.ephemeral_marker());
-        Ok(Standing { server, layout })
+        Ok(StandingServer { server, layout })
     }
 
     /// Whether the private server of `layout` runs now (its `pid` file names a live

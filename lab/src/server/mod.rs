@@ -21,7 +21,7 @@
 //! data directory), `process` (launch, wait, signals, shutdown, the directory lock), `logs`
 //! (quoting `err.log`), `config` ([`ServerConfig`], [`Profile`], TLS files and the at-rest
 //! key), `iops` (the `--iops-limit` cgroup), `password` (the benchmark user's password file), `owner` (who the server runs
-//! as), `lease` (which `oltp` commands use the server: [`Lease`], [`Standing`]), `error`
+//! as), `lease` (which `oltp` commands use the server: [`Lease`], [`StandingServer`]), `error`
 //! ([`ServerError`]).
 //!
 //! Nothing here prints: every outcome is a return value.
@@ -54,7 +54,7 @@ pub use config::{
 pub use error::ServerError;
 use error::{Result, io_err};
 pub use layout::{Layout, ROOT_BASE_DIR, TlsFiles, default_base_dir, server_base, tls_files};
-pub use lease::{Lease, LeaseError, Standing, private_server_of};
+pub use lease::{Lease, LeaseError, StandingServer, private_server_of};
 use owner::Owner;
 use process::{is_server_of, shutdown_foreign, with_lock};
 

@@ -5,15 +5,20 @@
 //!
 //! Data flows one way, as in `oltp run`: the report's data file
 //! ([`published`]) and the scale ([`plan`]) give the grids to run; the
-//! command (`commands/reproduce.rs`, the only part that prints or touches a
+//! command (`commands/reproduce/`, the only part that prints or touches a
 //! server) checks resources ([`resources`]), prepares or reuses the data
 //! sets and runs the grids; one file per report turns the grids' results into
-//! rows ([`r000`], [`r001`], [`r003`], [`r004`]; 000's proxy prediction from column-bench in [`proxy`]), each judged by [`verdict`] on the one comparison
+//! rows ([`column_encryption`] for 000, [`at_rest_pgbench`] for 001,
+//! [`tls_footprint`] for 003, [`cached_vs_io_bound`] for 004; 000's proxy
+//! prediction from column-bench in [`proxy`]), each judged by [`verdict`] on the one comparison
 //! method (`encbench_common::compare`, through `oltp run`'s comparisons); one
 //! exporter per format writes them ([`markdown`], [`json`], [`svg`],
 //! [`html`]).
 
+pub mod at_rest_pgbench;
 pub mod buffer_pool;
+pub mod cached_vs_io_bound;
+pub mod column_encryption;
 pub mod diskstats;
 pub mod footprint;
 pub mod html;
@@ -23,13 +28,10 @@ pub mod markdown;
 pub mod plan;
 pub mod proxy;
 pub mod published;
-pub mod r000;
-pub mod r001;
-pub mod r003;
-pub mod r004;
 pub mod resources;
 pub mod row;
 pub mod svg;
+pub mod tls_footprint;
 pub mod verdict;
 
 pub use plan::{Grid, Plan, Scale};

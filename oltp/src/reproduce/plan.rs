@@ -233,6 +233,11 @@ impl Plan {
     }
 }
 
+/// Thread or connection counts as `--threads` takes them: `1,8,32`.
+pub fn comma_separated(xs: &[u32]) -> String {
+    xs.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
 /// `secs` as `12 min`, `1 h 40 min`, `40 s`.
 pub fn duration_text(secs: f64) -> String {
     let s = secs.round() as u64;

@@ -7,7 +7,7 @@ use encbench_common::password::without_password;
 
 use crate::at_rest::check_available;
 use crate::cli::{DbDriver, ServerAction, ServerArgs};
-use crate::server::{Layout, Standing, default_base_dir, server_base};
+use crate::server::{Layout, StandingServer, default_base_dir, server_base};
 
 mod postgres;
 
@@ -29,14 +29,14 @@ pub async fn server(a: &ServerArgs) -> Result<()> {
     }
     if a.action == ServerAction::Stop {
         let layout = Layout::new(server_base(&base, a.at_rest));
-        if !Standing::running(&layout) {
+        if !StandingServer::running(&layout) {
             // Its filesystem may still be mounted (a server killed), as PostgreSQL's.
             crate::at_rest::unmount_for(layout.base(), layout.dir())?;
             eprintln!("private MariaDB was not running");
             return Ok(());
         }
     }
-    let standing = Standing::open(&base, a.at_rest, a.profile, a.iops_limit).await?;
+    let standing = StandingServer::open(&base, a.at_rest, a.profile, a.iops_limit).await?;
     let server = standing.server();
     match a.action {
         ServerAction::Start => {

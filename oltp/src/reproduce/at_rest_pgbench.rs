@@ -11,9 +11,8 @@
 
 use serde_json::Value;
 
-use super::plan::{DataSetStep, Grid, Plan, Servers};
+use super::plan::{DataSetStep, Grid, Plan, Servers, comma_separated};
 use super::published::{Figure, Published, ScaleSpec};
-use super::r003::join;
 use super::row::{GridRun, Row, find_comparison};
 use super::verdict::Verdict;
 use crate::at_rest::AtRest;
@@ -89,7 +88,7 @@ pub fn plan(spec: &ScaleSpec, modes: &[AtRest], cached: u32, large: Option<u32>)
             "--scale".into(),
             scale.to_string(),
             "--threads".into(),
-            join(&spec.threads),
+            comma_separated(&spec.threads),
             "--at-rest".into(),
             modes_arg.clone(),
         ],
@@ -318,7 +317,7 @@ pub fn setup_differences(cx: &Context, spec: &ScaleSpec) -> Vec<String> {
         "Block-device encryption (dm-crypt/LUKS, the report's kind) needs device-mapper, which this machine lacks; its rows say so.".to_string(),
         format!(
             "{} connections as the report; {} interleaved rounds of {} s runs after {} s of warm-up, one private server per mode started first; no A/A control run (5 modes per round already), so the intervals are the paired rounds' only.",
-            join(&spec.threads),
+            comma_separated(&spec.threads),
             spec.repeat,
             spec.time_s,
             spec.warmup_s
@@ -367,8 +366,8 @@ fn loads_json(cx: &Context) -> Value {
     Value::Object(loads)
 }
 
-/// Fills `r` from the grids run so far and `cx`.
-pub fn fill(r: &mut super::Reproduction, p: &Published, plan: &Plan, cx: &Context) {
+/// Updates `r` from the grids run so far and `cx`.
+pub fn update_reproduction(r: &mut super::Reproduction, p: &Published, plan: &Plan, cx: &Context) {
     r.rows = rows(p, &r.runs, cx);
     r.setup_differences = setup_differences(cx, &plan.scale);
     r.measurements.insert("loads_s".into(), loads_json(cx));

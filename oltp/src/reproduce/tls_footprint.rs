@@ -12,7 +12,7 @@ use encbench_common::compare::Comparison;
 use serde_json::{Value, json};
 
 use super::footprint::Footprint;
-use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan};
+use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, comma_separated};
 use super::published::{Published, ScaleSpec};
 use super::row::{GridRun, Row};
 use super::verdict::{Effect, judge};
@@ -39,7 +39,7 @@ pub fn plan(scale: &ScaleSpec) -> Plan {
                 "--workload".into(),
                 "oltp_point_select".into(),
                 "--threads".into(),
-                join(&threads),
+                comma_separated(&threads),
                 "--tls".into(),
                 "off,on".into(),
                 "--encrypt".into(),
@@ -54,11 +54,6 @@ pub fn plan(scale: &ScaleSpec) -> Plan {
         }],
         servers: super::plan::Servers::Shared,
     }
-}
-
-/// `1,8,32`.
-pub fn join(xs: &[u32]) -> String {
-    xs.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// The RT comparison of TLS against plain at `threads`, if it ran.
@@ -142,7 +137,7 @@ pub fn rows(
         if !threads.contains(&at) {
             row.reason = format!(
                 "{at} connections are not in this run's --threads {}",
-                join(threads)
+                comma_separated(threads)
             );
         }
         rows.push(row);
@@ -246,9 +241,9 @@ pub fn setup_differences() -> Vec<String> {
     ]
 }
 
-/// Fills `r` (rows, curve, footprint, charts, words) from what has been
+/// Updates `r` (rows, curve, footprint, charts, words) from what has been
 /// measured so far.
-pub fn fill(
+pub fn update_reproduction(
     r: &mut super::Reproduction,
     p: &Published,
     plan: &Plan,

@@ -6,10 +6,11 @@
 //! changes beside ours; the identity RT = threads x queries per transaction
 //! / QPS on both.
 
-use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, SEALED_BYTES_PER_ROW};
+use super::plan::{
+    DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, SEALED_BYTES_PER_ROW, comma_separated,
+};
 use super::proxy::Measurement;
 use super::published::{Published, ScaleSpec};
-use super::r003::join;
 use super::row::{GridRun, Identity, Row, find_comparison};
 
 /// The plaintext database of report 000 at the full scale; quick and
@@ -52,7 +53,7 @@ pub fn plan(p: &Published, scale: &ScaleSpec, db: &str) -> Plan {
                 "--workload".into(),
                 (*w).to_string(),
                 "--threads".into(),
-                join(&scale.threads),
+                comma_separated(&scale.threads),
                 "--encrypt".into(),
                 format!("none,{backends}"),
                 "--encrypt-columns".into(),
@@ -193,9 +194,9 @@ pub fn setup_differences(
     out
 }
 
-/// Fills `r` (rows, identity, the proxy prediction's tables, charts, words)
+/// Updates `r` (rows, identity, the proxy prediction's tables, charts, words)
 /// from the grids run so far and column-bench's measurement (`proxy`).
-pub fn fill(
+pub fn update_reproduction(
     r: &mut super::Reproduction,
     p: &Published,
     plan: &Plan,
