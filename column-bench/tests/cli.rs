@@ -6,6 +6,7 @@ mod common;
 use std::process::Output;
 
 use common::{QUICK, column_bench};
+use encbench_test_support::{VERDICTS, one_error_line, usage_error_line};
 
 fn stdout(o: &Output) -> String {
     assert!(
@@ -231,14 +232,6 @@ fn comparisons_pair_the_rounds_and_one_round_prints_no_percent() {
         "{three}"
     );
 }
-
-const VERDICTS: [&str; 5] = [
-    "higher",
-    "lower",
-    "no difference detected",
-    "within noise floor",
-    "1 round",
-];
 
 #[test]
 fn control_measures_the_baselines_twice_and_gives_a_floor_per_point() {
@@ -681,16 +674,7 @@ fn bad_input_is_a_one_line_error_with_the_fix() {
     for (args, needle) in cases {
         let mut a: Vec<&str> = QUICK.to_vec();
         a.extend(&args);
-        let o = column_bench(&a);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "{args:?} must fail");
-        assert!(o.stdout.is_empty(), "{args:?}: nothing on stdout on error");
-        assert!(err.starts_with("Error: "), "{args:?}: {err}");
-        assert_eq!(
-            err.trim_end().lines().count(),
-            1,
-            "{args:?}: one line: {err}"
-        );
+        let err = one_error_line(&column_bench(&a), &args);
         assert!(
             err.contains(needle),
             "{args:?}: expected {needle:?} in {err}"
@@ -716,10 +700,7 @@ fn a_missing_svg_directory_names_it_and_the_fix() {
     let svg = missing.join("chart.svg");
     let mut a: Vec<&str> = QUICK.to_vec();
     a.extend(["--svg", svg.to_str().expect("utf-8")]);
-    let o = column_bench(&a);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success());
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    let err = one_error_line(&column_bench(&a), &a);
     assert!(
         err.contains(&format!("directory {} does not exist", missing.display()))
             && err.contains("create it first"),
@@ -749,12 +730,7 @@ fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
         (&["--rounds", "0"], &["'0'", "--rounds", "1..=100"]),
     ];
     for (args, needles) in cases {
-        let o = column_bench(args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(o.stdout.is_empty(), "{args:?}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("Error: "), "{args:?}: {err}");
+        let err = usage_error_line(&column_bench(args), args);
         assert!(
             err.trim_end().ends_with("see column-bench --help"),
             "{args:?}: {err}"
@@ -813,11 +789,7 @@ fn json_out_writes_the_json_report_while_the_output_goes_to_stdout() {
         let mut a: Vec<&str> = QUICK.to_vec();
         a.extend(TINY);
         a.extend(&extra);
-        let o = column_bench(&a);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "{extra:?} must fail");
-        assert!(o.stdout.is_empty(), "{extra:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        let err = one_error_line(&column_bench(&a), &extra);
         assert!(err.contains(needle), "{extra:?}: {err}");
     }
     assert!(!same.exists() && !missing.exists());

@@ -12,7 +12,7 @@ use common::QUICK;
 use clap::Parser as _;
 use encbench_oltp::cli::Cli;
 use encbench_oltp::commands::execute;
-use encbench_oltp::server::{PrivateServer, ServerConfig};
+use encbench_test_support::{one_error_line, runtime, start_server, stdout_json as json};
 
 /// The column-bench binary with short timings ([`QUICK`]) before `args`.
 fn column_bench(args: &[&str]) -> Output {
@@ -20,24 +20,11 @@ fn column_bench(args: &[&str]) -> Output {
 }
 
 fn oltp(args: &[&str]) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let rt = runtime();
     let cli = Cli::try_parse_from(std::iter::once("oltp").chain(args.iter().copied()))
         .expect("oltp arguments");
     let done = rt.block_on(execute(cli)).expect("oltp command");
     assert!(done, "oltp {args:?} completed");
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    assert!(
-        o.status.success(),
-        "column-bench failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).expect("valid JSON")
 }
 
 fn lengths(report: &serde_json::Value) -> Vec<(String, f64)> {
@@ -60,8 +47,7 @@ fn lengths(report: &serde_json::Value) -> Vec<(String, f64)> {
 #[test]
 fn from_mysql_reads_real_lengths_and_oltp_results_compare_with_the_model() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let server = PrivateServer::start(&ServerConfig::new(dir.path()))
-        .unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"));
+    let server = start_server(dir.path());
     let url = server.url();
     let base = dir.path().join("home");
     let base_s = base.to_str().expect("utf-8");
@@ -166,13 +152,7 @@ fn from_mysql_reads_real_lengths_and_oltp_results_compare_with_the_model() {
             "DB.TABLE",
         ),
     ] {
-        let o = column_bench(&extra);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "{extra:?}");
-        assert!(
-            err.starts_with("Error: ") && err.trim_end().lines().count() == 1,
-            "{err}"
-        );
+        let err = one_error_line(&column_bench(&extra), &extra);
         assert!(err.contains(needle), "{extra:?}: {err}");
         assert!(!err.contains("fix host"), "{extra:?}: {err}");
         if extra[1] == no_db_url {

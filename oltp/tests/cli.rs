@@ -12,18 +12,9 @@ use encbench_oltp::commands::write_atomically;
 mod common;
 use common::oltp_bin as oltp;
 
-/// The one line on stderr of a failed command.
+/// The one line on stderr of a failed command (nothing on stdout).
 fn one_error_line(args: &[&str], out: &Output) -> String {
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(!out.status.success(), "{args:?} must fail");
-    assert_eq!(
-        stderr.trim_end().lines().count(),
-        1,
-        "{args:?}: one line: {stderr}"
-    );
-    assert!(stderr.starts_with("Error: "), "{args:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    stderr.trim_end().to_string()
+    encbench_test_support::one_error_line(out, args)
 }
 
 #[test]

@@ -7,14 +7,16 @@
 //! Nothing here asserts a verdict that depends on measured noise: only the
 //! fields, their types, and what follows from the number of rounds.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
-use common::{AEAD, Use, args, cli, oltp_bin, once, prepare, read_json, shared_server, utf8};
+use common::{
+    AEAD, Cmd, Use, VERDICTS, cli, oltp_bin, once, prepare, read_json, shared_server, utf8,
+};
 
 const DB: &str = "cmp";
 /// The metrics of a run without the server's CPU (a `--mysql-url` without
@@ -30,14 +32,6 @@ const ALL_METRICS: [&str; 7] = [
     "server_cpu_us_per_query",
     "total_cpu_us_per_query",
 ];
-const VERDICTS: [&str; 5] = [
-    "higher",
-    "lower",
-    "no difference detected",
-    "within noise floor",
-    "1 round",
-];
-
 /// The base directory (key files) of `none` and [`AEAD`] prepared once in
 /// database [`DB`] of the shared server, which the tests only read.
 static PREPARED: OnceLock<PathBuf> = OnceLock::new();
@@ -51,8 +45,9 @@ fn prepared(t: &Use) -> &'static PathBuf {
 }
 
 /// `oltp run` arguments on the prepared tables, then `extra`.
-fn run_args(url: &str, base: &str, extra: &[&str]) -> Vec<String> {
-    args("run", url, base, DB, &[&["--no-progress"], extra].concat())
+/// `oltp run --no-progress` on [`DB`] of `url`, key files in `base`.
+fn oltp_run(url: &str, base: &Path) -> Cmd {
+    Cmd::mysql("run", url, base, DB).switch("no-progress")
 }
 
 fn entries<'a>(report: &'a Value, field: &str) -> &'a Vec<Value> {
@@ -105,29 +100,17 @@ fn repeated_rounds_with_control_give_intervals_and_a_noise_floor() {
     let out = t.file("r.json");
     // The server's CPU too: every metric is compared.
     let pid = t.shared.server().pid().to_string();
-    let args = run_args(
-        &t.url,
-        utf8(base),
-        &[
-            "--server-pid",
-            &pid,
-            "--threads",
-            "1,2",
-            "--encrypt",
-            &format!("none,{AEAD}"),
-            "--repeat",
-            "3",
-            "--control",
-            "--time",
-            "0",
-            "--events",
-            "200",
-            "--output",
-            "json",
-            "--json-out",
-            utf8(&out),
-        ],
-    );
+    let args = oltp_run(&t.url, base)
+        .flag("server-pid", &pid)
+        .flag("threads", "1,2")
+        .encrypt(&format!("none,{AEAD}"))
+        .flag("repeat", 3)
+        .switch("control")
+        .time(0)
+        .events(200)
+        .flag("output", "json")
+        .flag("json-out", utf8(&out))
+        .build();
     let complete = common::runtime().block_on(cli(&args));
     assert_eq!(complete, Ok(true));
     let report = read_json(&out);
@@ -164,20 +147,13 @@ fn repeated_rounds_with_control_give_intervals_and_a_noise_floor() {
     // The old medians-only array is still there for its readers.
     assert_eq!(entries(&report, "comparison").len(), 2);
     // The CSV marks the control runs too.
-    let mut args = run_args(
-        &t.url,
-        utf8(base),
-        &[
-            "--encrypt",
-            "none",
-            "--control",
-            "--time",
-            "0",
-            "--events",
-            "20",
-        ],
-    );
-    args.extend(["--output".into(), "csv".into()]);
+    let args = oltp_run(&t.url, base)
+        .encrypt("none")
+        .switch("control")
+        .time(0)
+        .events(20)
+        .flag("output", "csv")
+        .build();
     let bin = oltp_bin(base, &args);
     assert!(bin.status.success(), "{bin:?}");
     let text = String::from_utf8_lossy(&bin.stdout);
@@ -204,21 +180,13 @@ fn one_round_prints_no_percentage() {
     let t = shared_server();
     let base = prepared(&t);
     let out = t.file("one.json");
-    let args = run_args(
-        &t.url,
-        utf8(base),
-        &[
-            "--encrypt",
-            &format!("none,{AEAD}"),
-            "--control",
-            "--time",
-            "0",
-            "--events",
-            "30",
-            "--json-out",
-            utf8(&out),
-        ],
-    );
+    let args = oltp_run(&t.url, base)
+        .encrypt(&format!("none,{AEAD}"))
+        .switch("control")
+        .time(0)
+        .events(30)
+        .flag("json-out", utf8(&out))
+        .build();
     let bin = oltp_bin(base, &args);
     assert!(bin.status.success(), "{bin:?}");
     let report = read_json(&out);
@@ -241,25 +209,15 @@ fn two_rounds_print_a_headline_and_no_verdict_from_their_50_pct_intervals() {
     let t = shared_server();
     let base = prepared(&t);
     let pid = t.shared.server().pid().to_string();
-    let args = run_args(
-        &t.url,
-        utf8(base),
-        &[
-            "--server-pid",
-            &pid,
-            "--threads",
-            "1,2",
-            "--encrypt",
-            &format!("none,{AEAD}"),
-            "--repeat",
-            "2",
-            "--control",
-            "--time",
-            "0",
-            "--events",
-            "100",
-        ],
-    );
+    let args = oltp_run(&t.url, base)
+        .flag("server-pid", &pid)
+        .flag("threads", "1,2")
+        .encrypt(&format!("none,{AEAD}"))
+        .flag("repeat", 2)
+        .switch("control")
+        .time(0)
+        .events(100)
+        .build();
     let bin = oltp_bin(base, &args);
     assert!(bin.status.success(), "{bin:?}");
     let stdout = String::from_utf8_lossy(&bin.stdout);
@@ -320,7 +278,7 @@ fn bad_comparisons_are_refused_before_anything_runs() {
         let mut extra = extra.to_vec();
         extra.extend(["--json-out", utf8(&out)]);
         let e = rt
-            .block_on(cli(&run_args(&t.url, utf8(base), &extra)))
+            .block_on(cli(&oltp_run(&t.url, base).extend(&extra).build()))
             .expect_err("must be refused");
         assert!(!out.exists(), "nothing may run: {extra:?}");
         e

@@ -41,14 +41,13 @@ fn flags(command: &str, url: &str, base: &Path, db: &str) -> Vec<String> {
     ])
 }
 
-/// Prepares `db` under AEAD and copies id 1's sealed `c` into each row of
-/// `ids`: a value sealed for another row, which must fail authentication (the
-/// AAD binds the id).
-async fn prepare_tampered(url: &str, base: &Path, db: &str, ids: &[u32]) {
+/// `oltp prepare --encrypt AEAD` of `db` (one table of `SIZE` rows); the name
+/// of its AEAD tables' database.
+async fn prepare_sealed(url: &str, base: &Path, db: &str) -> String {
     let mut args = flags("prepare", url, base, db);
     args.extend(strings(&["--encrypt", AEAD]));
     assert_eq!(cli(&args).await, Ok(true), "prepare {db}");
-    let database = encbench_oltp::schema::DataSet {
+    encbench_oltp::schema::DataSet {
         db: db.into(),
         tables: 1,
         table_size: 10,
@@ -57,7 +56,14 @@ async fn prepare_tampered(url: &str, base: &Path, db: &str, ids: &[u32]) {
         server: Default::default(),
         tls: None,
     }
-    .database(Encrypt::parse(AEAD).expect("algorithm"));
+    .database(Encrypt::parse(AEAD).expect("algorithm"))
+}
+
+/// Prepares `db` under AEAD and copies id 1's sealed `c` into each row of
+/// `ids`: a value sealed for another row, which must fail authentication (the
+/// AAD binds the id).
+async fn prepare_tampered(url: &str, base: &Path, db: &str, ids: &[u32]) {
+    let database = prepare_sealed(url, base, db).await;
     let mut c = conn(url, Some(&database)).await;
     let other: Vec<u8> = c
         .query_first("SELECT c FROM sbtest1 WHERE id = 1")
@@ -341,19 +347,7 @@ fn a_run_whose_every_event_failed_to_decrypt_is_incomplete_and_exits_3() {
 fn run_after_tampering(shared: &Use, db: &str, tamper: &[&str]) -> (std::process::Output, PathBuf) {
     let base = shared.file(&format!("{db}-home"));
     runtime().block_on(async {
-        let mut args = flags("prepare", &shared.url, &base, db);
-        args.extend(strings(&["--encrypt", AEAD]));
-        assert_eq!(cli(&args).await, Ok(true), "prepare {db}");
-        let database = encbench_oltp::schema::DataSet {
-            db: db.into(),
-            tables: 1,
-            table_size: 10,
-            columns: Columns::default(),
-            at_rest: Default::default(),
-            server: Default::default(),
-            tls: None,
-        }
-        .database(Encrypt::parse(AEAD).expect("algorithm"));
+        let database = prepare_sealed(&shared.url, &base, db).await;
         let mut c = conn(&shared.url, Some(&database)).await;
         for sql in tamper {
             c.query_drop(*sql).await.expect(sql);

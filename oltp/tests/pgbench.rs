@@ -71,22 +71,20 @@ fn prepare(url: &str, base: &Path, db: &str, extra: &[&str]) -> Vec<String> {
     args
 }
 
-/// `oltp run` with `extra` as JSON: the report.
-fn run_json(url: &str, base: &Path, db: &str, extra: &[&str]) -> serde_json::Value {
+/// `oltp run --db-driver pgsql` on `url`, base database `db`, keys in `base` ([`Cmd::pgsql`]).
+fn oltp_run(url: &str, base: &Path, db: &str) -> Cmd {
+    Cmd::pgsql("run", Some(url), base, db)
+}
+
+/// `run` (of base directory `base`) as JSON: the report.
+fn run_json(base: &Path, run: Cmd) -> serde_json::Value {
     let json = base.join("run.json");
-    let mut args = oltp_args("run", url, base, db, extra);
-    args.extend(strings(&[
-        "--output",
-        "json",
-        "--no-progress",
-        "--json-out",
-        utf8(&json),
-    ]));
-    assert_eq!(
-        runtime().block_on(cli(&args)),
-        Ok(true),
-        "oltp run {extra:?}"
-    );
+    let args = run
+        .flag("output", "json")
+        .switch("no-progress")
+        .flag("json-out", utf8(&json))
+        .build();
+    assert_eq!(runtime().block_on(cli(&args)), Ok(true), "oltp {args:?}");
     read_json(&json)
 }
 
@@ -138,12 +136,11 @@ fn stock_pgbench_tables_run_under_oltp() {
         "pgbench_simple_update",
         "pgbench_tpcb_like",
     ] {
-        let report = run_json(
-            s.url(),
-            base.path(),
-            db,
-            &["--workload", workload, "--threads", "2", "--time", "1"],
-        );
+        let cmd = oltp_run(s.url(), base.path(), db)
+            .workload(workload)
+            .threads(2)
+            .time(1);
+        let report = run_json(base.path(), cmd);
         let run = &report["runs"][0];
         assert_eq!(run["engine"], "postgresql", "{workload}");
         assert_eq!(run["complete"], true, "{workload}: {run}");
@@ -334,19 +331,11 @@ fn a_scale_that_differs_and_a_run_before_prepare_are_refused() {
     let e = refused(&mysql);
     assert!(e.contains("add --db-driver pgsql"), "{e}");
     // The matching scale runs.
-    let report = run_json(
-        s.url(),
-        base.path(),
-        db,
-        &[
-            "--workload",
-            "pgbench_select_only",
-            "--scale",
-            "1",
-            "--time",
-            "1",
-        ],
-    );
+    let cmd = oltp_run(s.url(), base.path(), db)
+        .workload("pgbench_select_only")
+        .flag("scale", 1)
+        .time(1);
+    let report = run_json(base.path(), cmd);
     assert_eq!(report["runs"][0]["complete"], true);
 }
 
@@ -379,25 +368,14 @@ fn encrypted_fillers_give_the_plaintext_results() {
     assert_eq!(filler_type, "bytea", "every filler an envelope column");
     // The same seeded transactions, one client, on both: identical tables after.
     for workload in ["pgbench_tpcb_like", "pgbench_simple_update"] {
-        let report = run_json(
-            s.url(),
-            base.path(),
-            db,
-            &[
-                "--workload",
-                workload,
-                "--encrypt",
-                &format!("none,{AEAD}"),
-                "--encrypt-columns",
-                "all",
-                "--rand-seed",
-                "7",
-                "--time",
-                "0",
-                "--events",
-                "300",
-            ],
-        );
+        let cmd = oltp_run(s.url(), base.path(), db)
+            .workload(workload)
+            .encrypt(&format!("none,{AEAD}"))
+            .flag("encrypt-columns", "all")
+            .flag("rand-seed", 7)
+            .time(0)
+            .events(300);
+        let report = run_json(base.path(), cmd);
         for run in report["runs"].as_array().expect("runs") {
             assert_eq!(run["transactions"], 300, "{workload}: {run}");
             assert_eq!(run["complete"], true, "{workload}");
@@ -593,17 +571,19 @@ fn int(c: &regex::Captures<'_>, n: usize) -> u64 {
 
 /// `oltp run` of `extra` with text on stdout and the JSON report: (stdout
 /// and stderr, the first run).
-fn run_text(url: &str, base: &Path, db: &str, extra: &[&str]) -> (String, serde_json::Value) {
+fn run_text(base: &Path, run: Cmd) -> (String, serde_json::Value) {
     let json = base.join("limit.json");
-    let mut extra = extra.to_vec();
-    extra.extend(["--no-progress", "--json-out", utf8(&json)]);
-    let out = oltp_bin(base, &oltp_args("run", url, base, db, &extra));
+    let args = run
+        .switch("no-progress")
+        .flag("json-out", utf8(&json))
+        .build();
+    let out = oltp_bin(base, &args);
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "oltp run {extra:?}: {text}");
+    assert!(out.status.success(), "oltp {args:?}: {text}");
     let run = read_json(&json)["runs"][0].clone();
     assert_eq!(run["complete"], true, "{run}");
     (text, run)
@@ -653,17 +633,13 @@ fn latency_limit_counts_late_and_skipped_transactions_as_pgbench_15() {
     );
     assert_eq!(int(&c, 2), int(&c, 3), "every processed one late: {open}");
     // The same under oltp (--events counts all clients: pgbench's -t 150 x 2).
-    let common = [
-        "--workload",
-        "pgbench_select_only",
-        "--threads",
-        "2",
-        "--time",
-        "0",
-    ];
+    let by_count = oltp_run(s.url(), base.path(), db)
+        .workload("pgbench_select_only")
+        .threads(2)
+        .time(0);
     for (limit, shown, all_late) in [("0.001", "0.0", true), ("100000", "100000.0", false)] {
-        let extra = [&common[..], &["--events", "300", "--latency-limit", limit]].concat();
-        let (text, run) = run_text(s.url(), base.path(), db, &extra);
+        let cmd = by_count.clone().events(300).flag("latency-limit", limit);
+        let (text, run) = run_text(base.path(), cmd);
         let c = late
             .captures(&text)
             .unwrap_or_else(|| panic!("-L {limit}: {text}"));
@@ -682,19 +658,11 @@ fn latency_limit_counts_late_and_skipped_transactions_as_pgbench_15() {
             (Some(want_late), Some(0))
         );
     }
-    let extra = [
-        &common[..],
-        &[
-            "--events",
-            "1000",
-            "--rate",
-            "1000000",
-            "--latency-limit",
-            "0.001",
-        ],
-    ]
-    .concat();
-    let (text, run) = run_text(s.url(), base.path(), db, &extra);
+    let cmd = by_count
+        .events(1000)
+        .rate(1000000)
+        .flag("latency-limit", "0.001");
+    let (text, run) = run_text(base.path(), cmd);
     let sk = skipped.captures(&text).unwrap_or_else(|| panic!("{text}"));
     let c = late.captures(&text).unwrap_or_else(|| panic!("{text}"));
     let l = &run["latency_limit"];
@@ -752,21 +720,12 @@ fn a_run_by_count_prints_the_lines_of_stock_pgbench_15s_t() {
         String::from_utf8_lossy(&out.stderr)
     );
     // oltp's --events counts all clients: 300 for 2 threads is -t 150.
-    let (text, run) = run_text(
-        s.url(),
-        base.path(),
-        db,
-        &[
-            "--workload",
-            "pgbench_select_only",
-            "--threads",
-            "2",
-            "--time",
-            "0",
-            "--events",
-            "300",
-        ],
-    );
+    let cmd = oltp_run(s.url(), base.path(), db)
+        .workload("pgbench_select_only")
+        .threads(2)
+        .time(0)
+        .events(300);
+    let (text, run) = run_text(base.path(), cmd);
     assert_eq!(run["transactions"], 300, "{run}");
     assert_eq!(run["pgbench"]["transactions_per_client"], 150, "{run}");
     for (who, report) in [("pgbench", &stock), ("oltp", &text)] {
@@ -907,25 +866,14 @@ fn latency_limit_under_rate_adds_skipped_to_the_progress_line_as_pgbench_15() {
     // arrivals fall more than 1 ms behind and are skipped; the intervals'
     // skipped are never more than the run's (a worker may skip the last ones
     // just after the last line).
-    let (text, run) = run_text(
-        s.url(),
-        base.path(),
-        db,
-        &[
-            "--workload",
-            "pgbench_select_only",
-            "--threads",
-            "2",
-            "--time",
-            "2",
-            "--report-interval",
-            "1",
-            "--rate",
-            "1000000",
-            "--latency-limit",
-            "1",
-        ],
-    );
+    let cmd = oltp_run(s.url(), base.path(), db)
+        .workload("pgbench_select_only")
+        .threads(2)
+        .time(2)
+        .report_interval(1)
+        .rate(1000000)
+        .flag("latency-limit", 1);
+    let (text, run) = run_text(base.path(), cmd);
     let lines: Vec<&str> = text
         .lines()
         .filter(|l| l.starts_with("progress: "))

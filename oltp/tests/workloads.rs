@@ -17,16 +17,24 @@ use serde_json::Value;
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
 use common::{
-    AEAD, ROWS, Rows, TABLES, Use, args, cli, kind_count, oltp_bin, once, prepare, read_json,
+    AEAD, Cmd, ROWS, Rows, TABLES, Use, cli, kind_count, oltp_bin, once, prepare, read_json,
     runtime, shared_server, shared_server_alone, strings, table_rows, u, utf8,
 };
 
-/// `oltp run` on the tables of `db` with `extra` flags; the parsed JSON report.
-async fn run_json(url: &str, base: &Path, db: &str, out: &Path, extra: &[&str]) -> Value {
-    let json = ["--output", "json", "--json-out", utf8(out)];
-    let r = cli(&args("run", url, base, db, &[&json, extra].concat())).await;
-    assert_eq!(r, Ok(true), "{extra:?}");
+/// `run` with `--output json --json-out out`; the parsed JSON report.
+async fn run_json(run: Cmd, out: &Path) -> Value {
+    let args = run
+        .flag("output", "json")
+        .flag("json-out", utf8(out))
+        .build();
+    let r = cli(&args).await;
+    assert_eq!(r, Ok(true), "{args:?}");
     read_json(out)
+}
+
+/// `oltp run` on the tables of `db` of `url`, key files in `base` ([`Cmd::mysql`]).
+fn oltp_run(url: &str, base: &Path, db: &str) -> Cmd {
+    Cmd::mysql("run", url, base, db)
 }
 
 /// `--start-at` `secs` seconds from now (RFC 3339 UTC).
@@ -70,29 +78,15 @@ fn write_workloads_count_like_sysbench_and_leave_equal_tables() {
         // an earlier one already wrote (an UPDATE that changes nothing is "other").
         for (i, (workload, read, write, other)) in workloads.into_iter().enumerate() {
             let seed = (100 + i).to_string();
-            let report = run_json(
-                &url,
-                &base,
-                db,
-                &out,
-                &[
-                    "--workload",
-                    workload,
-                    "--encrypt",
-                    &format!("none,{AEAD}"),
-                    "--threads",
-                    "1",
-                    "--events",
-                    "60",
-                    "--time",
-                    "0",
-                    "--rand-seed",
-                    &seed,
-                    "--rand-type",
-                    "uniform",
-                ],
-            )
-            .await;
+            let cmd = oltp_run(&url, &base, db)
+                .workload(workload)
+                .encrypt(&format!("none,{AEAD}"))
+                .threads(1)
+                .events(60)
+                .time(0)
+                .flag("rand-seed", seed)
+                .flag("rand-type", "uniform");
+            let report = run_json(cmd, &out).await;
             let runs = report["runs"].as_array().expect("runs");
             assert_eq!(runs.len(), 2);
             for run in runs {
@@ -213,26 +207,14 @@ fn sysbench_options_change_what_an_event_sends() {
     let (url, base, db, out) = others(&t);
     runtime().block_on(async {
         // sysbench's options change what an event sends.
-        let report = run_json(
-            &url,
-            &base,
-            db,
-            &out,
-            &[
-                "--workload",
-                "oltp_read_only",
-                "--skip-trx",
-                "--range-selects",
-                "off",
-                "--point-selects",
-                "3",
-                "--events",
-                "40",
-                "--time",
-                "0",
-            ],
-        )
-        .await;
+        let cmd = oltp_run(&url, &base, db)
+            .workload("oltp_read_only")
+            .switch("skip-trx")
+            .flag("range-selects", "off")
+            .flag("point-selects", 3)
+            .events(40)
+            .time(0);
+        let report = run_json(cmd, &out).await;
         let run = &report["runs"][0];
         assert_eq!(run["queries"]["read"], 120);
         assert_eq!(
@@ -241,29 +223,15 @@ fn sysbench_options_change_what_an_event_sends() {
         );
         assert_eq!(kind_count(run, "simple_range"), 0);
         assert_eq!(run["options"]["skip_trx"], true);
-        let report = run_json(
-            &url,
-            &base,
-            db,
-            &out,
-            &[
-                "--workload",
-                "oltp_write_only",
-                "--index-updates",
-                "0",
-                "--non-index-updates",
-                "2",
-                "--delete-inserts",
-                "2",
-                "--events",
-                "20",
-                "--time",
-                "0",
-                "--encrypt",
-                AEAD,
-            ],
-        )
-        .await;
+        let cmd = oltp_run(&url, &base, db)
+            .workload("oltp_write_only")
+            .flag("index-updates", 0)
+            .flag("non-index-updates", 2)
+            .flag("delete-inserts", 2)
+            .events(20)
+            .time(0)
+            .encrypt(AEAD);
+        let report = run_json(cmd, &out).await;
         let run = &report["runs"][0];
         assert_eq!(kind_count(run, "index_update"), 0);
         assert_eq!(kind_count(run, "non_index_update"), 40);
@@ -304,11 +272,15 @@ fn a_lock_wait_timeout_restarts_the_event_and_counts_as_an_ignored_error() {
                 .await
                 .expect("lock");
         }
-        let extra = ["--workload", "oltp_update_index", "--time", "2"];
-        let locked = run_json(&url, &base, db, &t.file("locked.json"), &extra).await;
+        let cmd = oltp_run(&url, &base, db)
+            .workload("oltp_update_index")
+            .time(2);
+        let locked = run_json(cmd, &t.file("locked.json")).await;
         holder.query_drop("ROLLBACK").await.expect("release");
-        let extra = ["--workload", "oltp_update_index", "--time", "1"];
-        let released = run_json(&url, &base, db, &t.file("released.json"), &extra).await;
+        let cmd = oltp_run(&url, &base, db)
+            .workload("oltp_update_index")
+            .time(1);
+        let released = run_json(cmd, &t.file("released.json")).await;
         holder
             .query_drop("SET GLOBAL innodb_lock_wait_timeout = 50")
             .await
@@ -336,23 +308,12 @@ fn open_loop_rate_gives_about_rate_times_time_events() {
     runtime().block_on(async {
         // Open loop: --rate 50 for 2 s gives about 100 events (Poisson arrivals),
         // far below what 2 threads can do closed-loop.
-        let report = run_json(
-            &url,
-            &base,
-            db,
-            &out,
-            &[
-                "--workload",
-                "oltp_point_select",
-                "--rate",
-                "50",
-                "--time",
-                "2",
-                "--threads",
-                "2",
-            ],
-        )
-        .await;
+        let cmd = oltp_run(&url, &base, db)
+            .workload("oltp_point_select")
+            .rate(50)
+            .time(2)
+            .threads(2);
+        let report = run_json(cmd, &out).await;
         let run = &report["runs"][0];
         let tx = u(&run["transactions"]);
         assert!((50..=160).contains(&tx), "--rate 50 for 2 s: {tx} events");
@@ -368,23 +329,12 @@ fn a_slow_open_loop_measures_its_whole_time() {
     let t = shared_server();
     let (url, base, db, out) = others(&t);
     runtime().block_on(async {
-        let report = run_json(
-            &url,
-            &base,
-            db,
-            &out,
-            &[
-                "--workload",
-                "oltp_point_select",
-                "--rate",
-                "0.5",
-                "--time",
-                "2",
-                "--threads",
-                "1",
-            ],
-        )
-        .await;
+        let cmd = oltp_run(&url, &base, db)
+            .workload("oltp_point_select")
+            .rate(0.5)
+            .time(2)
+            .threads(1);
+        let report = run_json(cmd, &out).await;
         let run = &report["runs"][0];
         assert_eq!(run["time_s"].as_f64(), Some(2.0), "{run}");
         assert_eq!(run["complete"], true, "{run}");
@@ -399,18 +349,13 @@ fn an_overloaded_open_loop_reports_a_growing_queue() {
         // Overloaded open loop: far more arrivals than one thread serves, so the
         // interval lines show a growing queue (sysbench's `queue length: Q,
         // concurrency: C` line) and latency includes the wait.
-        let flags = [
-            "--workload",
-            "oltp_read_only",
-            "--rate",
-            "100000",
-            "--time",
-            "2",
-            "--report-interval",
-            "1",
-            "--no-progress",
-        ];
-        let out_bin = oltp_bin(&base, &args("run", &url, &base, db, &flags));
+        let cmd = oltp_run(&url, &base, db)
+            .workload("oltp_read_only")
+            .rate(100000)
+            .time(2)
+            .report_interval(1)
+            .switch("no-progress");
+        let out_bin = oltp_bin(&base, &cmd.build());
         let text = String::from_utf8_lossy(&out_bin.stdout);
         assert!(out_bin.status.success(), "{text}");
         let first_queue: u64 = text
@@ -437,44 +382,23 @@ fn two_clients_merge_counts_add_up_and_histograms_merge() {
     runtime().block_on(async {
         // Two clients at once, merged: counts add up, histograms merge.
         let other = t.file("other.json");
-        run_json(
-            &url,
-            &base,
-            db,
-            &other,
-            &[
-                "--workload",
-                "oltp_point_select",
-                "--events",
-                "20",
-                "--time",
-                "0",
-                "--threads",
-                "2",
-            ],
-        )
-        .await;
+        let cmd = oltp_run(&url, &base, db)
+            .workload("oltp_point_select")
+            .events(20)
+            .time(0)
+            .threads(2);
+        run_json(cmd, &other).await;
         let (a, b) = (t.file("a.json"), t.file("b.json"));
         // Started together, so merge finds their windows aligned.
         let at = start_at(5);
         let client = |out: std::path::PathBuf| {
             let (url, base, at) = (url.clone(), base.clone(), at.clone());
             tokio::spawn(async move {
-                run_json(
-                    &url,
-                    &base,
-                    db,
-                    &out,
-                    &[
-                        "--workload",
-                        "oltp_read_only",
-                        "--time",
-                        "2",
-                        "--start-at",
-                        &at,
-                    ],
-                )
-                .await
+                let cmd = oltp_run(&url, &base, db)
+                    .workload("oltp_read_only")
+                    .time(2)
+                    .flag("start-at", at);
+                run_json(cmd, &out).await
             })
         };
         let (ra, rb) = (client(a.clone()), client(b.clone()));
@@ -593,23 +517,13 @@ fn server_cpu_is_measured_beside_client_cpu() {
     let pid = t.shared.server().pid().to_string();
     // A count, not a time: server CPU is read in 10 ms ticks, which a 1 s
     // window on a loaded machine may not fill.
-    let flags = [
-        "--workload",
-        "oltp_point_select",
-        "--time",
-        "0",
-        "--events",
-        "5000",
-    ];
+    let point_selects = oltp_run(&url, &base, db)
+        .workload("oltp_point_select")
+        .time(0)
+        .events(5000);
     runtime().block_on(async {
-        let v = run_json(
-            &url,
-            &base,
-            db,
-            &out,
-            &[&flags[..], &["--server-pid", &pid]].concat(),
-        )
-        .await;
+        let cmd = point_selects.clone().flag("server-pid", &pid);
+        let v = run_json(cmd, &out).await;
         let r = &v["runs"][0];
         let f = |k: &str| r[k].as_f64().unwrap_or_else(|| panic!("{k}: {r}"));
         // Every point select runs on the server: its CPU per query is above 0.
@@ -625,9 +539,7 @@ fn server_cpu_is_measured_beside_client_cpu() {
         assert!(v["summary"][0]["server_cpu_us_per_query"]["median"].as_f64() > Some(0.0));
     });
     // A --mysql-url without --server-pid: not measured, and the CSV says why.
-    let mut args = common::args("run", &url, &base, db, &flags);
-    args.extend(common::strings(&["--output", "csv"]));
-    let output = oltp_bin(&base, &args);
+    let output = oltp_bin(&base, &point_selects.flag("output", "csv").build());
     assert!(
         output.status.success(),
         "{}",
@@ -662,21 +574,14 @@ fn clients_started_together_merge_and_a_late_one_is_refused() {
     let (url, base, db, _) = others(&t);
     let (a, b, c) = (t.file("a.json"), t.file("b.json"), t.file("c.json"));
     let run = |out: &Path, extra: &[&str]| {
-        let mut args = common::args(
-            "run",
-            &url,
-            &base,
-            db,
-            &[
-                "--workload",
-                "oltp_point_select",
-                "--time",
-                "2",
-                "--no-progress",
-            ],
-        );
-        args.extend(strings(&["--output", "json", "--json-out", utf8(out)]));
-        args.extend(strings(extra));
+        let args = Cmd::mysql("run", &url, &base, db)
+            .workload("oltp_point_select")
+            .time(2)
+            .switch("no-progress")
+            .flag("output", "json")
+            .flag("json-out", utf8(out))
+            .extend(extra)
+            .build();
         Command::new(env!("CARGO_BIN_EXE_oltp"))
             .args(args)
             .env("ENCBENCH_HOME", &base)

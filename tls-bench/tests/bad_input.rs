@@ -6,6 +6,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use encbench_test_support::usage_error_line;
 use tls_bench::Error;
 use tls_bench::cli::Cli;
 use tls_bench::config::{CertType, TlsVersion, Transport};
@@ -28,14 +29,9 @@ where
 }
 
 /// Runs the tls-bench binary with `args`, asserts that it fails with exactly one
-/// line on stderr and nothing on stdout, and returns that line.
+/// `Error: ` line on stderr and nothing on stdout, and returns that line.
 fn one_error_line(args: &[&str]) -> String {
-    let out = tls_bench(args);
-    assert!(!out.status.success(), "{args:?}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    stderr
+    encbench_test_support::one_error_line(&tls_bench(args), args)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -222,12 +218,7 @@ fn usage_errors_are_one_line_naming_the_value_with_exit_2() {
         ),
     ];
     for (args, needles) in cases {
-        let out = tls_bench(args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(out.stdout.is_empty(), "{args:?}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
-        assert!(stderr.starts_with("Error: "), "{args:?}: {stderr}");
+        let stderr = usage_error_line(&tls_bench(args), args);
         assert!(
             stderr.trim_end().ends_with("see tls-bench --help"),
             "{args:?}: {stderr}"

@@ -5,6 +5,7 @@
 use std::process::Command;
 use std::time::Duration;
 
+use encbench_test_support::{VERDICTS, stdout_json};
 use tls_bench::bulk;
 use tls_bench::config::{Cipher, TlsVersion, Transport};
 use tls_bench::latency::{self, Exchange};
@@ -80,13 +81,7 @@ const SMALL: [&str; 14] = [
 fn json_output_follows_the_contract() {
     let mut args = SMALL.to_vec();
     args.extend(["--bulk-mib", "2", "--output", "json"]);
-    let out = tls_bench(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let v = stdout_json(&tls_bench(&args));
     let rows = |k: &str| {
         v[k].as_array()
             .unwrap_or_else(|| panic!("array {k}"))
@@ -351,14 +346,6 @@ fn one_round_prints_no_percentage_and_null_intervals() {
     }
 }
 
-const VERDICTS: [&str; 5] = [
-    "higher",
-    "lower",
-    "no difference detected",
-    "within noise floor",
-    "1 round",
-];
-
 #[test]
 fn control_gives_a_noise_floor_per_metric_and_point() {
     // SMALL without its --sections, 2 rounds, the baselines twice per round.
@@ -375,13 +362,7 @@ fn control_gives_a_noise_floor_per_metric_and_point() {
         "--output",
         "json",
     ]);
-    let out = tls_bench(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let v = stdout_json(&tls_bench(&args));
     assert_eq!(v["environment"]["control"], true);
     assert_eq!(v["environment"]["repeat"], 2);
     let floors = v["noise_floor"].as_array().expect("noise_floor array");

@@ -1,7 +1,9 @@
 //! Helpers every oltp integration test file needs, written once (the rustls
-//! `tests/common/mod.rs` idea): the in-process CLI, the `oltp` binary, private
-//! MariaDB servers (one per test, or one shared by a whole test binary),
-//! sessions and raw connections to inspect tables, and JSON report accessors.
+//! `tests/common/mod.rs` idea): the in-process CLI, the `oltp` binary, the
+//! flags of its commands ([`Cmd`]), sessions and raw connections to inspect
+//! tables, and report accessors. What every crate's tests share (private
+//! servers, JSON files, temporary directories) is `encbench_test_support`'s,
+//! re-exported here under the names these files use.
 //!
 //! Each test binary (`oltp/tests/*.rs`) compiles this module on its own and uses
 //! a subset of it, hence the `#[allow(dead_code)]` where `mod common;` is declared.
@@ -10,10 +12,8 @@ pub mod relay;
 pub mod tls_proxy;
 
 use std::collections::BTreeMap;
-use std::os::unix::process::CommandExt as _;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Output, Stdio};
-use std::sync::{OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::process::{Command, Output, Stdio};
 
 use clap::Parser;
 use encbench_oltp::cli::Cli;
@@ -25,11 +25,24 @@ use encbench_oltp::driver::{
     ConnectOptions, Connection as _, MysqlConnection, PostgresConnection, PsMode,
 };
 use encbench_oltp::schema::DataSet;
-use encbench_oltp::server::{PrivateServer, ServerConfig};
 use encbench_oltp::workload::{Params, Session, Workload};
 use mysql_async::prelude::*;
 use serde_json::Value;
 use tempfile::TempDir;
+
+// What every crate's tests share, under the names these test files use.
+#[allow(unused_imports)]
+pub use encbench_test_support::{
+    SharedPg, SharedServer, Use, VERDICTS, default_server, once, read_json, runtime,
+    server_tempdir, shared_pg, shared_server, shared_server_alone, start, start_pg, start_server,
+    strings, u, utf8, write_key_file,
+};
+
+/// A temporary directory the private PostgreSQL can reach when the tests run as root
+/// (the server then runs as `postgres`): mode 0755 whatever the umask.
+pub fn pg_tempdir() -> TempDir {
+    server_tempdir()
+}
 
 /// `--tables` of every prepared data set in these tests.
 pub const TABLES: u32 = 2;
@@ -37,20 +50,6 @@ pub const TABLES: u32 = 2;
 pub const ROWS: u32 = 1000;
 /// The AEAD most tests encrypt with.
 pub const AEAD: &str = "rustcrypto:aes-256-gcm";
-
-/// A two-worker tokio runtime, as the `oltp` binary builds.
-pub fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
-}
-
-/// `args` as owned strings.
-pub fn strings(args: &[&str]) -> Vec<String> {
-    args.iter().map(|s| s.to_string()).collect()
-}
 
 /// Runs the CLI in-process with `args` (without the program name); Ok(complete)
 /// or the error text (`{:#}`, or clap's message).
@@ -108,152 +107,6 @@ pub fn oltp_bin_within<S: AsRef<std::ffi::OsStr>>(
     child.wait_with_output().expect("oltp output")
 }
 
-/// `path` as UTF-8 (every path in these tests is).
-pub fn utf8(path: &Path) -> &str {
-    path.to_str().expect("utf-8 path")
-}
-
-/// Starts a private server for `cfg`; a server that cannot start fails the test
-/// (never skips).
-pub fn start(cfg: &ServerConfig) -> PrivateServer {
-    PrivateServer::start(cfg).unwrap_or_else(|e| panic!("private MariaDB server must start: {e}"))
-}
-
-/// Starts a private server with default settings in `dir`.
-pub fn start_server(dir: &Path) -> PrivateServer {
-    start(&ServerConfig::new(dir))
-}
-
-/// A watchdog of the server `pid` whose base directory is `dir` (see
-/// [`SharedServer`]): when this test binary exits, it sends SIG`signal` (`TERM`:
-/// MariaDB's clean shutdown, `INT`: PostgreSQL's fast shutdown), SIGKILL after
-/// 60 s, and removes `dir`. Keep the pair alive as long as the server.
-fn watchdog(pid: u32, signal: &str, dir: &Path) -> (Child, ChildStdin) {
-    let script = r#"read _ignored
-kill -"$3" "$1" 2>/dev/null
-i=0
-while kill -0 "$1" 2>/dev/null && [ "$i" -lt 600 ]; do sleep 0.1; i=$((i+1)); done
-kill -KILL "$1" 2>/dev/null
-rm -rf "$2""#;
-    let mut child = Command::new("sh")
-        .args(["-c", script, "sh"])
-        .arg(pid.to_string())
-        .arg(dir)
-        .arg(signal)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .expect("start the shared server's watchdog");
-    let stdin = child.stdin.take().expect("watchdog stdin");
-    (child, stdin)
-}
-
-/// A private server shared by the tests of one test binary.
-///
-/// Statics are never dropped, so the server's `Drop` never runs: a watchdog
-/// (`sh`, in its own process group so a Ctrl-C meant for the tests leaves it
-/// alone) blocks reading a pipe whose only write end this process holds. When
-/// the test binary exits, however it exits (end of the run, panic, SIGKILL), the
-/// kernel closes that end, the watchdog's read returns, and it stops the server
-/// with SIGTERM (a clean shutdown; SIGKILL after 60 s) and removes the directory.
-pub struct SharedServer {
-    server: PrivateServer,
-    dir: TempDir,
-    url: String,
-    _watchdog: (Child, ChildStdin),
-}
-
-impl SharedServer {
-    /// Starts a server with `cfg(dir)` in a fresh temporary directory, watched.
-    pub fn start(cfg: impl FnOnce(&Path) -> ServerConfig) -> SharedServer {
-        let dir = server_tempdir();
-        let server = start(&cfg(dir.path()));
-        let watchdog = watchdog(server.pid(), "TERM", dir.path());
-        let url = server.url();
-        SharedServer {
-            server,
-            dir,
-            url,
-            _watchdog: watchdog,
-        }
-    }
-
-    /// `mysql://…@127.0.0.1:PORT/`.
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// The server.
-    pub fn server(&self) -> &PrivateServer {
-        &self.server
-    }
-
-    /// The server's temporary directory (removed by the watchdog).
-    pub fn dir(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-/// Tests sharing a server hold this lock: shared for ordinary tests, exclusive
-/// for a test that changes the server's global settings (`SET GLOBAL ...`).
-static GLOBALS: RwLock<()> = RwLock::new(());
-
-/// A test's use of the shared server: the server, the lock on its global
-/// settings, and a scratch directory of its own (base directory, JSON files).
-pub struct Use {
-    pub shared: &'static SharedServer,
-    pub url: String,
-    pub scratch: TempDir,
-    _lock: Guard,
-}
-
-enum Guard {
-    Shared(#[allow(dead_code)] RwLockReadGuard<'static, ()>),
-    Exclusive(#[allow(dead_code)] RwLockWriteGuard<'static, ()>),
-}
-
-impl Use {
-    /// `<scratch>/home`: this test's base directory (key files).
-    pub fn base(&self) -> std::path::PathBuf {
-        self.scratch.path().join("home")
-    }
-
-    /// A file in the scratch directory.
-    pub fn file(&self, name: &str) -> std::path::PathBuf {
-        self.scratch.path().join(name)
-    }
-}
-
-/// The default-settings server shared by this test binary.
-pub fn default_server() -> &'static SharedServer {
-    static SERVER: OnceLock<SharedServer> = OnceLock::new();
-    SERVER.get_or_init(|| SharedServer::start(|dir| ServerConfig::new(dir)))
-}
-
-fn use_of(shared: &'static SharedServer, lock: Guard) -> Use {
-    Use {
-        shared,
-        url: shared.url().to_string(),
-        scratch: tempfile::tempdir().expect("tempdir"),
-        _lock: lock,
-    }
-}
-
-/// The shared server for a test that leaves its global settings alone (give
-/// each test its own `--mysql-db`).
-pub fn shared_server() -> Use {
-    let lock = GLOBALS.read().unwrap_or_else(PoisonError::into_inner);
-    use_of(default_server(), Guard::Shared(lock))
-}
-
-/// The shared server alone, for a test that changes global settings.
-pub fn shared_server_alone() -> Use {
-    let lock = GLOBALS.write().unwrap_or_else(PoisonError::into_inner);
-    use_of(default_server(), Guard::Exclusive(lock))
-}
-
 /// The flags every command of these tests starts with: `command` on database
 /// `db` of `url` with the key files of `base`, `TABLES` x `ROWS`; then `extra`.
 pub fn args(
@@ -291,6 +144,86 @@ pub fn sized_args(
     ]);
     args.extend(strings(extra));
     args
+}
+
+/// The argv of one `oltp` command, built so that a test shows only what it
+/// changes: the server flags first ([`Cmd::mysql`], [`Cmd::pgsql`]), then one
+/// call a flag, e.g. `Cmd::mysql("run", &url, &base, db).workload("oltp_point_select")
+/// .threads(2).time(1).build()`.
+#[derive(Clone, Debug)]
+pub struct Cmd(Vec<String>);
+
+impl Cmd {
+    /// `command` on database `db` of MariaDB `url`, key files in `base`,
+    /// `TABLES` x `ROWS` ([`args`]).
+    pub fn mysql(command: &str, url: &str, base: impl AsRef<Path>, db: &str) -> Cmd {
+        Cmd(args(command, url, base, db, &[]))
+    }
+
+    /// `command` on database `db` of PostgreSQL `url` (`None`: the private server
+    /// of `base`), key files in `base`, no table flags ([`pg_data_args`]).
+    pub fn pgsql(command: &str, url: Option<&str>, base: &Path, db: &str) -> Cmd {
+        Cmd(pg_data_args(command, url, base, db, &[]))
+    }
+
+    /// `--NAME VALUE`.
+    pub fn flag(mut self, name: &str, value: impl std::fmt::Display) -> Cmd {
+        self.0.push(format!("--{name}"));
+        self.0.push(value.to_string());
+        self
+    }
+
+    /// `--NAME`, a flag without a value.
+    pub fn switch(mut self, name: &str) -> Cmd {
+        self.0.push(format!("--{name}"));
+        self
+    }
+
+    /// `--workload NAME`.
+    pub fn workload(self, name: &str) -> Cmd {
+        self.flag("workload", name)
+    }
+
+    /// `--threads N`.
+    pub fn threads(self, n: u32) -> Cmd {
+        self.flag("threads", n)
+    }
+
+    /// `--time SECS` (0: no time limit).
+    pub fn time(self, secs: u32) -> Cmd {
+        self.flag("time", secs)
+    }
+
+    /// `--events N` (0: no event limit).
+    pub fn events(self, n: u64) -> Cmd {
+        self.flag("events", n)
+    }
+
+    /// `--rate PER_SECOND` (an open loop).
+    pub fn rate(self, per_second: impl std::fmt::Display) -> Cmd {
+        self.flag("rate", per_second)
+    }
+
+    /// `--encrypt NAMES`.
+    pub fn encrypt(self, names: &str) -> Cmd {
+        self.flag("encrypt", names)
+    }
+
+    /// `--report-interval SECS`.
+    pub fn report_interval(self, secs: u32) -> Cmd {
+        self.flag("report-interval", secs)
+    }
+
+    /// `extra`, as written.
+    pub fn extend(mut self, extra: &[&str]) -> Cmd {
+        self.0.extend(strings(extra));
+        self
+    }
+
+    /// The argv, without the program name.
+    pub fn build(self) -> Vec<String> {
+        self.0
+    }
 }
 
 /// `oltp prepare` of `encrypt` into `--mysql-db db`, `TABLES` x `ROWS`, two
@@ -404,17 +337,6 @@ pub async fn global_status(url: &str, name: &str) -> u64 {
     row.map_or(0, |(_, v)| v)
 }
 
-/// The JSON file at `path`.
-pub fn read_json(path: &Path) -> Value {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_slice(&bytes).expect("valid json")
-}
-
-/// A count in a report.
-pub fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
-}
-
 /// Count of statement kind `kind` in a run (0 when absent).
 pub fn kind_count(run: &Value, kind: &str) -> u64 {
     run["statements"]
@@ -423,15 +345,6 @@ pub fn kind_count(run: &Value, kind: &str) -> u64 {
         .iter()
         .find(|s| s["kind"] == kind)
         .map_or(0, |s| u(&s["count"]))
-}
-
-/// Keeps an async value computed once per test binary (e.g. tables prepared on
-/// the shared server): the first test to ask computes it on its own runtime.
-pub fn once<T: Send + Sync>(
-    cell: &'static OnceLock<T>,
-    init: impl std::future::Future<Output = T>,
-) -> &'static T {
-    cell.get_or_init(|| runtime().block_on(init))
 }
 
 /// Sets global `max_prepared_stmt_count` to `n` and returns the value it had.
@@ -444,42 +357,6 @@ pub async fn set_max_prepared_stmt_count(conn: &mut mysql_async::Conn, n: u64) -
         .await
         .expect("set");
     old.expect("a value")
-}
-
-/// Writes a key file readable by its owner only (0600), as `oltp` requires.
-pub fn write_key_file(path: &Path, contents: &str) {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-        .expect("create key file");
-    std::io::Write::write_all(&mut f, contents.as_bytes()).expect("write key file");
-}
-
-/// A temporary directory a private server can reach when the tests run as root (MariaDB
-/// then runs as `mysql`, PostgreSQL as `postgres`): mode 0755 whatever the umask.
-pub fn server_tempdir() -> TempDir {
-    pg_tempdir()
-}
-
-/// A temporary directory the private PostgreSQL can reach when the tests run as root
-/// (the server then runs as `postgres`): mode 0755 whatever the umask.
-pub fn pg_tempdir() -> TempDir {
-    use std::os::unix::fs::PermissionsExt as _;
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
-        .expect("chmod tempdir");
-    dir
-}
-
-/// Starts the private PostgreSQL in `dir`; one that cannot start fails the test
-/// (never skips).
-pub fn start_pg(dir: &Path) -> encbench_oltp::server::postgres::PgServer {
-    encbench_oltp::server::postgres::PgServer::start(dir)
-        .unwrap_or_else(|e| panic!("private PostgreSQL must start: {e}"))
 }
 
 /// `prepare|run|cleanup` flags of the data set `db` on PostgreSQL `url` (`None`: the
@@ -517,58 +394,6 @@ pub fn pg_data_args(
     v.extend(strings(&["--base-dir", utf8(base), "--pgsql-db", db]));
     v.extend(strings(extra));
     v
-}
-
-/// A private PostgreSQL shared by one test binary, stopped by a watchdog when the
-/// binary exits as [`SharedServer`] is (SIGINT: PostgreSQL's fast shutdown).
-pub struct SharedPg {
-    server: encbench_oltp::server::postgres::PgServer,
-    dir: TempDir,
-    url: String,
-    _watchdog: (Child, ChildStdin),
-}
-
-impl SharedPg {
-    /// `postgres://encbench:…@127.0.0.1:PORT/postgres`.
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// The server.
-    pub fn server(&self) -> &encbench_oltp::server::postgres::PgServer {
-        &self.server
-    }
-
-    /// Its base directory (removed by the watchdog).
-    pub fn dir(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// The URL with database `db` in place of `postgres`.
-    pub fn url_of(&self, db: &str) -> String {
-        let base = self
-            .url
-            .rsplit_once('/')
-            .map_or(self.url.as_str(), |(b, _)| b);
-        format!("{base}/{db}")
-    }
-}
-
-/// The private PostgreSQL shared by this test binary.
-pub fn shared_pg() -> &'static SharedPg {
-    static SERVER: OnceLock<SharedPg> = OnceLock::new();
-    SERVER.get_or_init(|| {
-        let dir = pg_tempdir();
-        let server = start_pg(dir.path());
-        let watchdog = watchdog(server.pid(), "INT", dir.path());
-        let url = server.url();
-        SharedPg {
-            server,
-            dir,
-            url,
-            _watchdog: watchdog,
-        }
-    })
 }
 
 /// A pgbench data set on the shared PostgreSQL ([`shared_pg`]): database `db`
