@@ -13,6 +13,7 @@ use output::check_writable;
 
 mod at_rest;
 mod cleanup;
+mod loading;
 mod merge;
 mod output;
 mod prepare;

@@ -15,7 +15,7 @@ use crate::config::{base_dir, data_set, parse_encrypts};
 use crate::driver::{DbDriver, with_driver};
 use crate::schema::pgbench::{self, ACCOUNTS_PER_SCALE, Fillers, PgbenchPrepare};
 
-use super::prepare::{check_key_file, check_room, count_bar, create_default_key_file};
+use super::loading::{check_key_file, check_room, count_bar, create_default_key_file};
 
 /// Runs `oltp prepare` of pgbench's tables against `url`; `data_dir` as
 /// [`super::prepare::prepare`] checks it.

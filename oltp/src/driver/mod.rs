@@ -127,11 +127,29 @@ impl DbDriver {
     }
 
     /// The SQL dialect of the driver's servers.
-    pub fn dialect(self) -> crate::schema::Dialect {
+    pub fn dialect(self) -> Dialect {
         match self {
-            DbDriver::Mysql => crate::schema::Dialect::Mysql,
-            DbDriver::Pgsql => crate::schema::Dialect::Postgres,
+            DbDriver::Mysql => Dialect::Mysql,
+            DbDriver::Pgsql => Dialect::Postgres,
         }
+    }
+}
+
+/// Which server's SQL: the driver's dialect. The SQL that differs per dialect
+/// is `crate::schema::dialect`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// MariaDB and MySQL.
+    Mysql,
+    /// PostgreSQL.
+    Postgres,
+}
+
+impl Dialect {
+    /// The dialect of a server URL, its driver's ([`DbDriver::of_url`]):
+    /// `postgres://` or `postgresql://` is PostgreSQL, anything else MySQL's.
+    pub fn of_url(url: &str) -> Dialect {
+        DbDriver::of_url(url).dialect()
     }
 }
 
@@ -722,7 +740,7 @@ mod tests {
         assert_eq!(DbDriver::of_url("postgresql://u@h/db"), DbDriver::Pgsql);
         assert_eq!(DbDriver::of_url("postgres://u@h/db"), DbDriver::Pgsql);
         assert_eq!(DbDriver::of_url("mysql://u@h"), DbDriver::Mysql);
-        assert_eq!(DbDriver::Pgsql.dialect(), crate::schema::Dialect::Postgres);
-        assert_eq!(DbDriver::Mysql.dialect(), crate::schema::Dialect::Mysql);
+        assert_eq!(DbDriver::Pgsql.dialect(), Dialect::Postgres);
+        assert_eq!(DbDriver::Mysql.dialect(), Dialect::Mysql);
     }
 }

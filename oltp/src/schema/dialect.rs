@@ -9,24 +9,11 @@ use encbench_crypto::{Algorithm, envelope};
 use super::{C_CHAR_LEN, PAD_CHAR_LEN};
 use crate::columns::{Column, ColumnMode, Columns};
 
-/// Which server's SQL.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dialect {
-    /// MariaDB and MySQL.
-    Mysql,
-    /// PostgreSQL.
-    Postgres,
-}
+pub use crate::driver::Dialect;
 
+/// The SQL of each dialect (the enum is the driver's: each driver knows its
+/// dialect).
 impl Dialect {
-    /// The dialect of a server URL, its driver's ([`DbDriver::of_url`]):
-    /// `postgres://` or `postgresql://` is PostgreSQL, anything else MySQL's.
-    ///
-    /// [`DbDriver::of_url`]: crate::driver::DbDriver::of_url
-    pub fn of_url(url: &str) -> Dialect {
-        crate::driver::DbDriver::of_url(url).dialect()
-    }
-
     /// The server's kind as results name it (`engine` in every run):
     /// `postgresql`, or for the mysql driver `mariadb` when `version` (its
     /// `SELECT VERSION()`) says MariaDB, else `mysql`.
