@@ -3,7 +3,7 @@
 //! Data flows one way: configuration ([`config`], [`cli`]) -> work (the
 //! sections [`handshake`], [`record`], [`latency`], [`bulk`], [`footprint`],
 //! over the transports of [`tls`]) -> measurement ([`measure`]) -> report
-//! ([`report`], [`summary`], [`chart`]). Every exporter reads the one [`report::Report`].
+//! ([`report`], its [`report::summary`], [`chart`]). Every exporter reads the one [`report::Report`].
 
 pub mod bulk;
 pub mod chart;
@@ -23,7 +23,6 @@ pub mod record;
 pub mod report;
 pub mod rounds;
 pub mod run;
-pub mod summary;
 pub mod tls;
 
 pub use error::{Error, Result};

@@ -461,16 +461,16 @@ fn a_quick_run_ends_with_a_one_screen_summary() {
     let lines: Vec<&str> = text.lines().collect();
     let begin = lines
         .iter()
-        .position(|l| l.starts_with(tls_bench::summary::BEGIN))
+        .position(|l| l.starts_with(tls_bench::report::summary::BEGIN))
         .expect("summary start");
     let end = lines
         .iter()
-        .position(|l| *l == tls_bench::summary::END)
+        .position(|l| *l == tls_bench::report::summary::END)
         .expect("summary end");
     assert_eq!(end + 1, lines.len(), "the summary ends the output");
     let block = &lines[begin..=end];
     assert!(
-        block.len() <= tls_bench::summary::MAX_LINES,
+        block.len() <= tls_bench::report::summary::MAX_LINES,
         "{}",
         block.join("\n")
     );
@@ -542,7 +542,7 @@ fn a_quick_run_without_control_says_no_floor_was_measured() {
     let text = String::from_utf8(out.stdout).expect("UTF-8");
     let no_floor = tls_bench::comparison::NO_FLOOR;
     assert_eq!(no_floor, "no noise floor measured: add --control");
-    let marker = tls_bench::summary::UNFLOORED;
+    let marker = tls_bench::report::summary::UNFLOORED;
     assert!(
         text.contains(&format!(
             "A/A noise floor: not measured ({marker}: {no_floor})"

@@ -4,7 +4,7 @@
 use std::cell::{RefCell, RefMut};
 use std::fmt;
 
-use encbench_crypto::{Aead, Algorithm, Descriptor, DetachedAead, Error};
+use encbench_crypto::{Aead, Algorithm, DetachedAead, Error};
 use openssl::cipher::{Cipher, CipherRef};
 use openssl::cipher_ctx::{CipherCtx, CipherCtxRef};
 use openssl::error::ErrorStack;
@@ -13,14 +13,6 @@ use zeroize::Zeroizing;
 
 /// The backend name used in `BACKEND:ALGORITHM` names.
 pub(crate) const BACKEND: &str = "openssl";
-
-/// The descriptor of `algorithm` in this backend. Its key setup, [`new_key`],
-/// fetches OpenSSL's `AES-128-GCM`, `AES-256-GCM`, `ChaCha20-Poly1305` (RFC 8439)
-/// or `AES-256-SIV` (RFC 5297, `crate::siv`), or `AES-256-CBC` for Always
-/// Encrypted's CBC-HMAC (`crate::cbc_hmac`).
-pub(crate) const fn descriptor(algorithm: Algorithm) -> Descriptor {
-    Descriptor::new(BACKEND, algorithm, new_key)
-}
 
 /// Largest slice given to one `EVP_CipherUpdate` call, in bytes: the call takes
 /// an `int` length, so longer AAD and messages go in chunks of 1 GiB.
@@ -47,13 +39,9 @@ pub(crate) fn backend_error(call: &str, e: &ErrorStack) -> Error {
     Error::Backend(format!("{call}: {e}"))
 }
 
-/// Sets up a key of `algorithm`: fetches the cipher once and checks its sizes.
-fn new_key(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error> {
-    match algorithm {
-        Algorithm::Aes256Siv => return crate::siv::new_aead(key),
-        Algorithm::Aes256CbcHmacSha256 => return crate::cbc_hmac::new_randomized(key),
-        _ => {}
-    }
+/// Sets up a key of AES-GCM or ChaCha20-Poly1305: fetches the cipher once and
+/// checks its sizes.
+pub(crate) fn new_key(algorithm: Algorithm, key: &[u8]) -> Result<Box<dyn Aead>, Error> {
     let name = openssl_name(algorithm)?;
     Ok(Box::new(OpensslAead::keyed(
         algorithm,
@@ -352,7 +340,7 @@ mod tests {
 
     #[test]
     fn debug_shows_no_key_material() -> Result<(), Error> {
-        let aead = descriptor(Algorithm::Aes256Gcm).new_key(&[0xa5; 32])?;
+        let aead = crate::descriptor(Algorithm::Aes256Gcm).new_key(&[0xa5; 32])?;
         assert_eq!(
             format!("{aead:?}"),
             "openssl:aes-256-gcm { key: <redacted> }"

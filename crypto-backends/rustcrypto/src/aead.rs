@@ -11,8 +11,7 @@ use aes_siv::Aes256SivAead;
 use chacha20poly1305::{ChaCha20Poly1305, XChaCha20Poly1305};
 use encbench_crypto::{Aead, Algorithm, Descriptor, DetachedAead, Error};
 
-/// The backend name used in `BACKEND:ALGORITHM` names.
-pub(crate) const BACKEND: &str = "rustcrypto";
+use crate::BACKEND;
 
 /// The descriptor of `algorithm` in this backend; its key setup, [`new_key`],
 /// picks the RustCrypto cipher: `aes_gcm::Aes128Gcm` / `Aes256Gcm`,

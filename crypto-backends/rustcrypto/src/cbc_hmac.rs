@@ -13,7 +13,7 @@ use encbench_crypto::{Aead, Algorithm, DeterministicDescriptor, Error};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::aead::BACKEND;
+use crate::BACKEND;
 
 type HmacSha256 = Hmac<Sha256>;
 

@@ -22,6 +22,9 @@
 //!   on drop; the AES round keys are zeroized on drop only when the `aes` crate's
 //!   `zeroize` feature is enabled somewhere in the build.
 
+/// The backend name used in `BACKEND:ALGORITHM` names.
+pub(crate) const BACKEND: &str = "rustcrypto";
+
 mod aead;
 mod cbc_hmac;
 mod siv;

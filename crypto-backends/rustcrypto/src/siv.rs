@@ -11,7 +11,7 @@ use aes_siv::siv::Aes256Siv;
 use encbench_crypto::{Algorithm, DeterministicAead, DeterministicDescriptor, Error};
 use zeroize::Zeroizing;
 
-use crate::aead::BACKEND;
+use crate::BACKEND;
 
 const ALGORITHM: Algorithm = Algorithm::Aes256Siv;
 

@@ -4,6 +4,7 @@
 
 mod csv;
 mod markdown;
+pub mod summary;
 mod tables;
 mod text;
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::Report;
 
 /// Aligned text tables, numbers right-aligned, then the one-screen
-/// [`crate::summary`] (`json_out`: where the JSON went).
+/// [`super::summary`] (`json_out`: where the JSON went).
 pub fn text(report: &Report, json_out: Option<&std::path::Path>) -> String {
     let mut out = String::new();
     for t in report.tables() {
@@ -18,6 +18,6 @@ pub fn text(report: &Report, json_out: Option<&std::path::Path>) -> String {
     if !report.skipped.is_empty() {
         out.push('\n');
     }
-    out.push_str(&crate::summary::summary(report, json_out));
+    out.push_str(&super::summary::summary(report, json_out));
     out
 }

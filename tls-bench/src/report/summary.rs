@@ -21,8 +21,8 @@ use std::path::Path;
 
 use encbench_common::compare::{self, Comparison};
 
+use super::Report;
 use crate::comparison::{NO_FLOOR, TlsComparison, better, unfloored_effect};
-use crate::report::Report;
 
 /// The summary's first line starts with this.
 pub const BEGIN: &str = "=== Summary";
