@@ -47,10 +47,38 @@ pub fn read_key_file<T, E: From<Error>>(
     unreadable: impl FnOnce(std::io::Error) -> E,
     parse: impl FnOnce(&str) -> Result<T, E>,
 ) -> Result<T, E> {
-    let text = Zeroizing::new(std::fs::read_to_string(path).map_err(unreadable)?);
+    let text = read_bounded(path).map_err(unreadable)?;
     let parsed = parse(&text)?;
     check_private_file(path)?;
     Ok(parsed)
+}
+
+/// The most a key file may hold, in bytes: 64 KiB, thousands of keys' worth of
+/// hex lines (as the column codec's key files are capped).
+pub const MAX_KEY_FILE_BYTES: u64 = 64 * 1024;
+
+/// The text of the regular file at `path`, at most [`MAX_KEY_FILE_BYTES`]:
+/// anything else (a FIFO, a device such as /dev/zero, a larger file) is an
+/// error, never a read without end. Zeroized when dropped.
+fn read_bounded(path: &std::path::Path) -> std::io::Result<Zeroizing<String>> {
+    use std::io::{Error as IoError, ErrorKind, Read};
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(IoError::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let mut bytes = Zeroizing::new(Vec::new());
+    std::fs::File::open(path)?
+        .take(MAX_KEY_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_KEY_FILE_BYTES {
+        return Err(IoError::new(
+            ErrorKind::InvalidData,
+            format!("larger than {} KiB", MAX_KEY_FILE_BYTES / 1024),
+        ));
+    }
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| IoError::new(ErrorKind::InvalidData, "not UTF-8 text"))?;
+    Ok(Zeroizing::new(text.to_string()))
 }
 
 /// Secret key bytes, zeroized on drop. `Debug` prints the length only.
@@ -229,5 +257,34 @@ impl fmt::Debug for Keyring {
             .field("active", &self.active)
             .field("ids", &self.ids().collect::<Vec<_>>())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Key, MAX_KEY_FILE_BYTES};
+
+    fn message(path: &std::path::Path) -> String {
+        Key::from_hex_file(path).expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn a_key_file_that_is_no_regular_file_or_too_large_is_refused_without_reading_it_all() {
+        assert!(message(std::path::Path::new("/dev/zero")).contains("not a regular file"));
+        let dir = std::env::temp_dir().join(format!("encbench-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let fifo = dir.join("fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils)");
+        assert!(message(&fifo).contains("not a regular file"));
+        let big = dir.join("big");
+        std::fs::write(&big, vec![b'0'; MAX_KEY_FILE_BYTES as usize + 2]).expect("write");
+        assert!(
+            message(&big).contains("larger than 64 KiB"),
+            "{}",
+            message(&big)
+        );
+        std::fs::remove_dir_all(&dir).expect("clean up");
     }
 }
