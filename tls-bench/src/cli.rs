@@ -205,6 +205,14 @@ pub async fn execute(cli: Cli) -> Result<()> {
         output::check_writable(path, "--json-out")?;
     }
     if let Some(dir) = &cli.svg_dir {
+        if let Ok(meta) = std::fs::metadata(dir) {
+            if !meta.is_dir() {
+                return Err(Error::Usage(format!(
+                    "--svg-dir {} exists and is not a directory: give a directory (created when missing)",
+                    dir.display()
+                )));
+            }
+        }
         std::fs::create_dir_all(dir).map_err(|e| {
             Error::io(
                 format!("--svg-dir {}: create the directory", dir.display()),

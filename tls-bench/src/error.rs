@@ -74,6 +74,10 @@ pub enum Error {
     /// An output file (`--out`) cannot be written; the message names the flag and the fix.
     #[error(transparent)]
     File(#[from] encbench_common::OutputError),
+    /// A flag's value refused before anything runs; the message names the
+    /// flag and the fix.
+    #[error("{0}")]
+    Usage(String),
     /// A result did not meet its check (for example a resumption that did not resume).
     #[error("check failed: {0}")]
     Check(String),

@@ -187,6 +187,19 @@ fn the_binary_prints_one_error_line_and_exits_non_zero() {
 }
 
 #[test]
+fn an_svg_dir_that_is_a_file_or_a_device_is_named_before_measuring() {
+    for path in ["/dev/null", "/etc/hostname"] {
+        let stderr = one_error_line(&["--svg-dir", path]);
+        assert!(
+            stderr.contains(&format!(
+                "--svg-dir {path} exists and is not a directory: give a directory"
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn an_unwritable_out_path_fails_before_measuring() {
     let start = std::time::Instant::now();
     let stderr = one_error_line(&["--out", "/nonexistent-dir/report.json"]);
