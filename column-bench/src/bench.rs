@@ -310,18 +310,7 @@ fn capacity_model(
 /// points with A picked). The distance stays the same in every rotation, so
 /// the A/A pair sees the drift the A/B pairs see.
 fn schedule<K: Copy>(order: &[K], control: impl Fn(&K) -> bool) -> Vec<(K, bool)> {
-    let n = order.len();
-    let half = (n / 2).max(1);
-    let mut out = Vec::with_capacity(2 * n);
-    for i in 0..n {
-        out.push((order[i], false));
-        // The point whose A' goes here: half a round before i.
-        let a = order[(i + n - half % n) % n];
-        if control(&a) {
-            out.push((a, true));
-        }
-    }
-    out
+    encbench_common::rounds::with_controls(order, control)
 }
 
 /// Per-row figures: the sum over the shape's columns of each single-thread,

@@ -14,6 +14,8 @@
 //! - [`compare`]: the one comparison method of a variant with the baseline
 //!   over paired, interleaved rounds: median of the paired ratios, its exact
 //!   distribution-free interval (sign test), the verdict and the A/A noise floor.
+//! - [`rounds`]: the round schedule: a rotating order, and the A/A control
+//!   run half a round after its baseline.
 //! - [`number`]: numbers grouped by thousands, as every report prints them.
 //! - [`pki`]: a CA and a server certificate it signs, made on the spot, for the
 //!   private servers and tls-bench.
@@ -38,6 +40,7 @@ pub mod output;
 #[cfg(unix)]
 pub mod password;
 pub mod pki;
+pub mod rounds;
 pub mod table;
 
 pub use header::{ResultHeader, ToolInfo};

@@ -128,14 +128,8 @@ async fn grid<C: Connection + 'static>(
 /// its first run as the round allows (A B A' C for three modes; the rotation
 /// keeps the distance), so the A/A pair sees the drift the A/B pairs see.
 fn slots(n: usize, control: Option<usize>) -> Vec<(usize, bool)> {
-    let mut slots: Vec<(usize, bool)> = (0..n).map(|i| (i, false)).collect();
-    if let Some(a) = control {
-        // Rotate the baseline first, insert A' half a round later, rotate back.
-        slots.rotate_left(a);
-        slots.insert(1 + n / 2, (a, true));
-        slots.rotate_right(a);
-    }
-    slots
+    let order: Vec<usize> = (0..n).collect();
+    encbench_common::rounds::with_controls(&order, |&i| Some(i) == control)
 }
 
 /// One measured run of `mode` at `threads` threads, over driver `C`; with

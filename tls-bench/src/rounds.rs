@@ -25,20 +25,9 @@ pub fn order(variants: usize, round: usize) -> Vec<usize> {
 /// distance while both visit every position. Without controls this is
 /// [`order`].
 pub fn schedule(variants: usize, controls: &[usize], round: usize) -> Vec<(usize, bool)> {
-    // Key of variant i: i; of A' of baseline a: half a round later, between
-    // two variants' keys so no two runs share a key.
-    let mut keyed: Vec<(usize, (usize, bool))> =
-        (0..variants).map(|i| (2 * i, (i, false))).collect();
-    for &a in controls.iter().filter(|&&a| a < variants) {
-        keyed.push((2 * ((a + variants / 2) % variants) + 1, (a, true)));
-    }
-    keyed.sort_by_key(|&(k, _)| k);
-    let mut slots: Vec<(usize, bool)> = keyed.into_iter().map(|(_, s)| s).collect();
-    if !slots.is_empty() {
-        let len = slots.len();
-        slots.rotate_left(round % len);
-    }
-    slots
+    let order: Vec<usize> = (0..variants).collect();
+    let slots = encbench_common::rounds::with_controls(&order, |i| controls.contains(i));
+    encbench_common::rounds::rotated(&slots, round)
 }
 
 /// Median, smallest and largest of one figure over the rounds.
