@@ -304,7 +304,7 @@ pub enum ServerCpu {
 }
 
 /// The reason when a `--mysql-url` server has no `--server-pid`.
-pub const PID_UNKNOWN: &str = "server pid unknown: pass --server-pid PID";
+pub const NO_SERVER_PID_MESSAGE: &str = "server pid unknown: pass --server-pid PID";
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,7 @@ use encbench_common::password::ServerUrl;
 
 use crate::at_rest::AtRest;
 pub use crate::driver::DbDriver;
-use crate::rand::RandType;
+use crate::sb_rand::RandType;
 use crate::schema;
 use crate::schema::ServerFlags;
 use crate::server::Profile;

@@ -12,12 +12,12 @@ use crate::at_rest::{AtRest, check_available};
 use crate::cli::{DataArgs, DbDriver, Output, RunArgs};
 use crate::columns::{ColumnMode, Columns, Encrypt};
 use crate::driver::{TlsMode, TlsOptions};
-use crate::rand::RandType;
 use crate::report::window::parse_rfc3339;
+use crate::sb_rand::RandType;
 use crate::schema::{DataSet, ServerFlags};
 use crate::server::postgres::{PgLayout, PgServer};
 use crate::server::{Layout, default_base_dir, private_server_of, server_base};
-use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
+use crate::server_cpu::{NO_SERVER_PID_MESSAGE, ServerCpu, ServerProcess};
 use crate::worker::OnDecryptError;
 use crate::workload::{Options, Workload};
 
@@ -615,7 +615,7 @@ impl RunConfig {
         }
         let server_cpu = match a.server_pid {
             Some(pid) => ServerCpu::Process(ServerProcess::open(pid)?),
-            None => ServerCpu::Unavailable(PID_UNKNOWN.to_string()),
+            None => ServerCpu::Unavailable(NO_SERVER_PID_MESSAGE.to_string()),
         };
         let start_at = a
             .start_at

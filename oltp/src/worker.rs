@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::columns::Codec;
 use crate::driver::{ConnectOptions, Connection};
 use crate::measure::{Aggregate, Live};
-use crate::rand::{RandType, SbRng};
+use crate::sb_rand::{RandType, SbRng};
 use crate::workload::{Params, QueryError, Session, Workload};
 
 /// What a worker does when a stored value fails authentication
@@ -257,7 +257,7 @@ pub async fn run_worker<C: Connection>(
     let mut arrivals = limits.mean_interarrival.map(|_| {
         SbRng::seeded(
             u64::from(rng.uniform(0, u32::MAX - 1)),
-            crate::rand::RandType::Uniform,
+            crate::sb_rand::RandType::Uniform,
         )
     });
     let mut next_arrival = start;

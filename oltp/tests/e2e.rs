@@ -460,7 +460,7 @@ fn server_killed_mid_run_ends_with_partial_report() {
         report_interval: Duration::ZERO,
         intervals_to_stderr: true,
         options: encbench_oltp::workload::Options::default(),
-        rand_type: encbench_oltp::rand::RandType::Special,
+        rand_type: encbench_oltp::sb_rand::RandType::Special,
         rand_seed: 0,
         tls: vec![false],
         tls_ca: None,

@@ -7,7 +7,7 @@ use crate::cli::{CleanupArgs, Cli, Command, DataArgs, DbDriver, PrepareArgs, Run
 use crate::config::{RunConfig, check_driver_flags, data_set, parse_encrypts, resolve_password};
 use crate::server::postgres::PgServer;
 use crate::server::{Lease, Profile, private_server_of};
-use crate::server_cpu::{PID_UNKNOWN, ServerCpu, ServerProcess};
+use crate::server_cpu::{NO_SERVER_PID_MESSAGE, ServerCpu, ServerProcess};
 
 use output::check_writable;
 
@@ -294,7 +294,7 @@ fn private_server_cpu(server: &Lease, data: &crate::cli::DataArgs) -> ServerCpu 
     match pid.map(ServerProcess::open) {
         Some(Ok(p)) => ServerCpu::Process(p),
         Some(Err(e)) => ServerCpu::Unavailable(format!("the private server's process: {e}")),
-        None => ServerCpu::Unavailable(PID_UNKNOWN.to_string()),
+        None => ServerCpu::Unavailable(NO_SERVER_PID_MESSAGE.to_string()),
     }
 }
 

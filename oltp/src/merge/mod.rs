@@ -481,7 +481,10 @@ mod tests {
         // reading) spread over both clients' queries, added to their 1 s.
         for r in &mut b.runs {
             let client_s = r.client_cpu_s;
-            r.set_cpu(client_s, Err(crate::server_cpu::PID_UNKNOWN.to_string()));
+            r.set_cpu(
+                client_s,
+                Err(crate::server_cpu::NO_SERVER_PID_MESSAGE.to_string()),
+            );
         }
         let merged = merge(&[a.clone(), b.clone()]).expect("merge");
         let q = (a.runs[0].queries.total + b.runs[0].queries.total) as f64;

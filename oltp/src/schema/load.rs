@@ -10,7 +10,7 @@ use encbench_crypto::{Algorithm, envelope};
 
 use crate::columns::{Codec, Column, ColumnMode, Columns, Encrypt, TableAad, k_plaintext};
 use crate::driver::{Connection, DbDriver, DbError, ErrorKind, Param, with_driver};
-use crate::rand::{C_LEN, PAD_LEN, RandType, SbRng};
+use crate::sb_rand::{C_LEN, PAD_LEN, RandType, SbRng};
 
 use super::lock::{PrepareLock, another_prepare};
 use super::meta::not_prepared;

@@ -35,7 +35,7 @@
 //! and the larger rows on the server (see docs/postgresql.md).
 
 use crate::driver::{Connection, Param};
-use crate::rand::SbRng;
+use crate::sb_rand::SbRng;
 use crate::schema::pgbench::{ACCOUNTS_PER_SCALE, BRANCHES_PER_SCALE, TELLERS_PER_SCALE};
 
 use super::session::Session;

@@ -6,7 +6,7 @@
 
 use crate::driver::Connection;
 use crate::measure::Aggregate;
-use crate::rand::SbRng;
+use crate::sb_rand::SbRng;
 
 use super::{QueryError, Session};
 
