@@ -266,7 +266,8 @@ pub struct DataArgs {
         long,
         value_enum,
         default_value = "mysql",
-        default_value_if("pgsql_url", clap::builder::ArgPredicate::IsPresent, "pgsql")
+        default_value_if("pgsql_url", clap::builder::ArgPredicate::IsPresent, "pgsql"),
+        hide_default_value = true
     )]
     pub db_driver: DbDriver,
     /// Server URL, mysql://USER@HOST:PORT (TCP is always used), the password from
@@ -275,7 +276,7 @@ pub struct DataArgs {
     /// percent-encoded (%40 %2F %3F %23). Default: the private MariaDB server in --base-dir.
     #[arg(long, value_name = "URL", conflicts_with = "pgsql_url")]
     pub mysql_url: Option<ServerUrl>,
-    /// With --db-driver pgsql: server URL, postgres://USER@HOST:PORT/DB (DB: the
+    /// PostgreSQL server URL (selects --db-driver pgsql), postgres://USER@HOST:PORT/DB (DB: the
     /// database administrative statements connect to, e.g. postgres), the password
     /// from --password-file or $PGPASSWORD, or in the URL as with --mysql-url.
     /// Default: the private PostgreSQL in --base-dir.
