@@ -1,7 +1,9 @@
 //! The result type every exporter reads ([`Report`]), and one exporter per
-//! format: terminal text ([`text`]), Markdown ([`markdown`]), JSON ([`json`]),
-//! CSV ([`csv`]) and the SVG chart of ns per value against value size
-//! ([`svg`]); the tables text and Markdown share are drawn in [`tables`].
+//! format, each in a file of its own: terminal text ([`Report::to_text`]),
+//! Markdown ([`Report::to_markdown`]), JSON ([`Report::to_json`]), CSV
+//! ([`Report::to_csv`]) and the SVG chart of ns per value against value size
+//! ([`Report::to_svg`]); the tables text and Markdown share are drawn in
+//! `tables.rs`.
 
 mod csv;
 mod json;

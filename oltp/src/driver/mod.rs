@@ -218,7 +218,7 @@ impl ErrorKind {
     /// The kind of MySQL / MariaDB error code `code` (a server error, or a
     /// client error of the 2000 range): 1213 deadlock, 1205 lock wait timeout
     /// and 1020 record changed (sysbench's default `--mysql-ignore-errors`),
-    /// the [lost-connection codes](MYSQL_CONNECTION_LOST), anything else
+    /// the lost-connection codes (2006, 2011, 2013, 2055, 1053, 1927), anything else
     /// [`ErrorKind::Other`].
     pub fn of_mysql_code(code: u16) -> ErrorKind {
         match code {

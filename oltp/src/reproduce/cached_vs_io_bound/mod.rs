@@ -16,7 +16,7 @@
 //! compared with its profile's plaintext run of the same round: a table and
 //! `measurements.beyond`, not rows (the report has no such figures).
 //!
-//! By job: [`plan`] (the grids, the data sets and each round's setup time,
+//! By job: [`mod@plan`] (the grids, the data sets and each round's setup time,
 //! with the constants measured for it), [`analysis`] (the comparisons and the
 //! rows), [`tables`] (the buffer-pool and beyond-the-report tables), [`report`]
 //! (the setup differences, and the reproduction updated from the runs).
