@@ -160,29 +160,47 @@ pub fn ensure_tls_files(files: &TlsFiles, engine: &str) -> Result<()> {
 /// Writes a new CA and a server certificate signed by it into `files` (replacing them): an
 /// ECDSA P-256 CA named `encbench private <engine> CA` and a certificate named
 /// `encbench private <engine>` whose subject alternative names are `hosts` (an IP address
-/// or a DNS name each), both X.509 v3 (rcgen); the key gets mode 0600. `engine` is the
-/// server's name as people write it (`MariaDB`, `PostgreSQL`).
+/// or a DNS name each), both X.509 v3 ([`encbench_common::pki`]); the key gets mode 0600.
+/// `engine` is the server's name as people write it (`MariaDB`, `PostgreSQL`).
 ///
 /// # Errors
 ///
 /// [`ServerError::Generate`] when certificate generation fails (e.g. a host that is no
 /// valid name), [`ServerError::Io`] when a file cannot be written.
 pub fn write_tls_files(files: &TlsFiles, engine: &str, hosts: &[&str]) -> Result<()> {
-    use encbench_common::pki::{Chain, ChainSpec, KeyType};
-    let chain = Chain::generate(&ChainSpec {
+    use encbench_common::pki::{Chain, ChainSpec, KeyType, PkiError, ServerFiles};
+    let written = Chain::generate(&ChainSpec {
         key_type: KeyType::EcdsaP256,
         ca_name: &format!("encbench private {engine} CA"),
         server_name: &format!("encbench private {engine}"),
         hosts,
     })
-    .map_err(|e| ServerError::Generate {
-        what: "the private server's TLS certificates",
-        detail: e.to_string(),
-    })?;
-    write_private(&files.key, chain.key_pem.as_bytes(), 0o600)?;
-    write_private(&files.cert, chain.cert_pem.as_bytes(), 0o644)?;
-    write_private(&files.ca, chain.ca_pem.as_bytes(), 0o644)?;
-    Ok(())
+    .and_then(|chain| {
+        chain.write(&ServerFiles {
+            ca: &files.ca,
+            cert: &files.cert,
+            key: &files.key,
+        })
+    });
+    written.map_err(|e| match e {
+        PkiError::Write {
+            action,
+            path,
+            source,
+        } => ServerError::Io(crate::io_failure::IoFailure {
+            action,
+            path,
+            source,
+        }),
+        PkiError::Generate { source, .. } => ServerError::Generate {
+            what: "the private server's TLS certificates",
+            detail: source.to_string(),
+        },
+        other => ServerError::Generate {
+            what: "the private server's TLS certificates",
+            detail: other.to_string(),
+        },
+    })
 }
 
 /// Creates the at-rest key file (`1;` + 64 hex digits, AES-256, MariaDB's
