@@ -251,6 +251,51 @@ fn write_private(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// The TLS files under `dir/tls/`, as a layout names them.
+    fn tls_under(dir: &Path) -> TlsFiles {
+        let tls = dir.join("tls");
+        TlsFiles {
+            ca: tls.join("ca.pem"),
+            cert: tls.join("server-cert.pem"),
+            key: tls.join("server-key.pem"),
+        }
+    }
+
+    #[test]
+    fn tls_files_are_written_with_their_modes_and_failures_are_one_line() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let files = tls_under(dir.path());
+        write_tls_files(&files, "MariaDB", &PRIVATE_HOSTS).expect("written");
+        let mode = |p: &Path| fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode(&files.key), 0o600);
+        assert_eq!(mode(&files.cert), 0o644);
+        assert_eq!(mode(&files.ca), 0o644);
+        let ca = fs::read(&files.ca).expect("CA");
+        // A host that is no name (a DNS name is ASCII): nothing is replaced.
+        let e = write_tls_files(&files, "MariaDB", &["caf\u{e9}.test"]).expect_err("bad host");
+        assert!(matches!(e, ServerError::Generate { .. }), "{e:?}");
+        assert!(
+            e.to_string()
+                .starts_with("cannot generate the private server's TLS certificates: "),
+            "{e}"
+        );
+        assert_eq!(fs::read(&files.ca).expect("CA"), ca);
+        // A directory that cannot be created (under a regular file: even for root).
+        let file = dir.path().join("a-file");
+        fs::write(&file, b"x").expect("write");
+        let e = write_tls_files(&tls_under(&file), "MariaDB", &PRIVATE_HOSTS)
+            .expect_err("not a directory");
+        assert!(matches!(e, ServerError::Io(_)), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot create {}: Not a directory (os error 20)",
+                file.join("tls").display()
+            )
+        );
+    }
+
     #[test]
     fn same_flags_leaves_the_cap_to_the_kernel() {
         let mut cfg = ServerConfig::new("/b");
