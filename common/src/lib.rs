@@ -17,8 +17,9 @@
 //! - [`rounds`]: the round schedule: a rotating order, and the A/A control
 //!   run half a round after its baseline.
 //! - [`number`]: numbers grouped by thousands, as every report prints them.
-//! - [`pki`]: a CA and a server certificate it signs, made on the spot, for the
-//!   private servers and tls-bench.
+//! - [`pki`]: a private CA and the server certificates it signs, made on the
+//!   spot, the PEM files a server reads, and the rustls configurations of a
+//!   front end and of a client (a CA given in memory or as a PEM file).
 //! - [`password`]: a server URL's password from `--password-file` or the
 //!   environment instead of argv, and the rule for an `@` in USER:PASS.
 //! - [`files`]: every other file a user names (key files, a CA's PEM file,

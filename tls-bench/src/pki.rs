@@ -1,9 +1,10 @@
 //! The test PKI made at start: for each key type a CA and a `localhost` leaf it
 //! signs (RSA-2048 leaf under an RSA-2048 CA, ECDSA P-256 leaf under an ECDSA
-//! P-256 CA, as in rustls' test-ca). Clients verify the chain against the CA.
+//! P-256 CA, as in rustls' test-ca; made by [`encbench_common::pki`]). Clients
+//! verify the chain against the CA.
 
 use encbench_common::pki;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::pki_types::CertificateDer;
 
 use crate::config::CertType;
 use crate::error::{Error, Result};
@@ -21,8 +22,8 @@ pub struct Chain {
     pub leaf: CertificateDer<'static>,
     /// The CA certificate, PEM.
     ca_pem: String,
-    /// The leaf's private key, PKCS#8 DER. Never printed.
-    leaf_key: Vec<u8>,
+    /// The leaf and its private key. Never printed.
+    server: pki::ServerCert,
 }
 
 impl std::fmt::Debug for Chain {
@@ -50,24 +51,30 @@ impl Chain {
             server_name: SERVER_NAME,
             hosts: &[SERVER_NAME],
         })
-        .map_err(|e| Error::setup(format!("{} certificates", cert.name()), e))?;
+        .map_err(|e| match e {
+            pki::PkiError::Generate { source, .. } => {
+                Error::setup(format!("{} certificates", cert.name()), source)
+            }
+            other => Error::setup(format!("{} certificates", cert.name()), other),
+        })?;
         Ok(Chain {
             cert,
-            ca: CertificateDer::from(chain.ca_der),
-            ca_pem: chain.ca_pem,
-            leaf: CertificateDer::from(chain.cert_der),
-            leaf_key: chain.key_pkcs8_der,
+            ca: chain.ca.cert().clone(),
+            ca_pem: chain.ca.pem().to_string(),
+            leaf: chain.server.cert().clone(),
+            server: chain.server,
         })
     }
 
-    /// The leaf's private key for rustls.
-    pub fn rustls_key(&self) -> PrivateKeyDer<'static> {
-        PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.leaf_key.clone()))
+    /// The leaf and its key: what the server presents (its rustls configuration:
+    /// [`pki::ServerCert::server_config`]).
+    pub fn server(&self) -> &pki::ServerCert {
+        &self.server
     }
 
     /// The leaf's private key, PKCS#8 DER, for OpenSSL.
     pub fn pkcs8_der(&self) -> &[u8] {
-        &self.leaf_key
+        self.server.key_pkcs8_der()
     }
 
     /// The CA certificate as PEM, for programs that read a CA file.

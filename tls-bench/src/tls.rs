@@ -7,17 +7,18 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use encbench_common::pki;
 use openssl::pkey::PKey;
 use openssl::ssl::{
     Ssl, SslAcceptor, SslConnector, SslMethod, SslOptions, SslSession, SslSessionCacheMode,
     SslVerifyMode, SslVersion,
 };
 use openssl::x509::X509;
+use rustls::HandshakeKind;
 use rustls::client::Resumption as ClientResumption;
 use rustls::crypto::{CryptoProvider, SupportedKxGroup};
 use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::server::{NoServerSessionStorage, ServerSessionMemoryCache};
-use rustls::{HandshakeKind, RootCertStore};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::config::{CertType, Cipher, Resumption, Suite, TlsVersion, Transport};
@@ -197,6 +198,14 @@ fn openssl_version(v: TlsVersion) -> SslVersion {
     }
 }
 
+/// [`Error::Setup`] of `what` from a refused rustls configuration, with rustls' reason.
+fn pki_setup(what: String) -> impl FnOnce(pki::PkiError) -> Error {
+    move |e| match e {
+        pki::PkiError::Rustls { source, .. } => Error::setup(what, source),
+        other => Error::setup(what, other),
+    }
+}
+
 /// The rustls server configuration of `params` (also used by the in-memory handshake).
 ///
 /// # Errors
@@ -205,12 +214,10 @@ pub fn rustls_server_config(params: &TlsParams, chain: &Chain) -> Result<rustls:
     params.check()?;
     let what = || format!("{} server", params.transport);
     let provider = Arc::new(rustls_provider(params.transport, params.suite())?);
-    let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
-        .with_protocol_versions(rustls_versions(params.version))
-        .map_err(|e| Error::setup(what(), e))?
-        .with_no_client_auth()
-        .with_single_cert(vec![chain.leaf.clone()], chain.rustls_key())
-        .map_err(|e| Error::setup(what(), e))?;
+    let mut cfg = chain
+        .server()
+        .server_config(provider, rustls_versions(params.version))
+        .map_err(pki_setup(what()))?;
     match params.resumption {
         Resumption::Full => {
             cfg.session_storage = Arc::new(NoServerSessionStorage {});
@@ -241,13 +248,9 @@ pub fn rustls_client_config(
     params.check()?;
     let what = || format!("{} client", params.transport);
     let provider = Arc::new(rustls_provider(params.transport, params.suite())?);
-    let mut roots = RootCertStore::empty();
-    roots.add(ca.clone()).map_err(|e| Error::setup(what(), e))?;
-    let mut cfg = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(rustls_versions(params.version))
-        .map_err(|e| Error::setup(what(), e))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+    let roots = pki::roots_of_cert(ca).map_err(pki_setup(what()))?;
+    let mut cfg = pki::client_config(provider, rustls_versions(params.version), roots)
+        .map_err(pki_setup(what()))?;
     cfg.resumption = match params.resumption {
         Resumption::Full => ClientResumption::disabled(),
         _ => ClientResumption::in_memory_sessions(256),

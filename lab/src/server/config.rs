@@ -160,29 +160,47 @@ pub fn ensure_tls_files(files: &TlsFiles, engine: &str) -> Result<()> {
 /// Writes a new CA and a server certificate signed by it into `files` (replacing them): an
 /// ECDSA P-256 CA named `encbench private <engine> CA` and a certificate named
 /// `encbench private <engine>` whose subject alternative names are `hosts` (an IP address
-/// or a DNS name each), both X.509 v3 (rcgen); the key gets mode 0600. `engine` is the
-/// server's name as people write it (`MariaDB`, `PostgreSQL`).
+/// or a DNS name each), both X.509 v3 ([`encbench_common::pki`]); the key gets mode 0600.
+/// `engine` is the server's name as people write it (`MariaDB`, `PostgreSQL`).
 ///
 /// # Errors
 ///
 /// [`ServerError::Generate`] when certificate generation fails (e.g. a host that is no
 /// valid name), [`ServerError::Io`] when a file cannot be written.
 pub fn write_tls_files(files: &TlsFiles, engine: &str, hosts: &[&str]) -> Result<()> {
-    use encbench_common::pki::{Chain, ChainSpec, KeyType};
-    let chain = Chain::generate(&ChainSpec {
+    use encbench_common::pki::{Chain, ChainSpec, KeyType, PkiError, ServerFiles};
+    let written = Chain::generate(&ChainSpec {
         key_type: KeyType::EcdsaP256,
         ca_name: &format!("encbench private {engine} CA"),
         server_name: &format!("encbench private {engine}"),
         hosts,
     })
-    .map_err(|e| ServerError::Generate {
-        what: "the private server's TLS certificates",
-        detail: e.to_string(),
-    })?;
-    write_private(&files.key, chain.key_pem.as_bytes(), 0o600)?;
-    write_private(&files.cert, chain.cert_pem.as_bytes(), 0o644)?;
-    write_private(&files.ca, chain.ca_pem.as_bytes(), 0o644)?;
-    Ok(())
+    .and_then(|chain| {
+        chain.write(&ServerFiles {
+            ca: &files.ca,
+            cert: &files.cert,
+            key: &files.key,
+        })
+    });
+    written.map_err(|e| match e {
+        PkiError::Write {
+            action,
+            path,
+            source,
+        } => ServerError::Io(crate::io_failure::IoFailure {
+            action,
+            path,
+            source,
+        }),
+        PkiError::Generate { source, .. } => ServerError::Generate {
+            what: "the private server's TLS certificates",
+            detail: source.to_string(),
+        },
+        other => ServerError::Generate {
+            what: "the private server's TLS certificates",
+            detail: other.to_string(),
+        },
+    })
 }
 
 /// Creates the at-rest key file (`1;` + 64 hex digits, AES-256, MariaDB's
@@ -232,6 +250,51 @@ fn write_private(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The TLS files under `dir/tls/`, as a layout names them.
+    fn tls_under(dir: &Path) -> TlsFiles {
+        let tls = dir.join("tls");
+        TlsFiles {
+            ca: tls.join("ca.pem"),
+            cert: tls.join("server-cert.pem"),
+            key: tls.join("server-key.pem"),
+        }
+    }
+
+    #[test]
+    fn tls_files_are_written_with_their_modes_and_failures_are_one_line() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let files = tls_under(dir.path());
+        write_tls_files(&files, "MariaDB", &PRIVATE_HOSTS).expect("written");
+        let mode = |p: &Path| fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode(&files.key), 0o600);
+        assert_eq!(mode(&files.cert), 0o644);
+        assert_eq!(mode(&files.ca), 0o644);
+        let ca = fs::read(&files.ca).expect("CA");
+        // A host that is no name (a DNS name is ASCII): nothing is replaced.
+        let e = write_tls_files(&files, "MariaDB", &["caf\u{e9}.test"]).expect_err("bad host");
+        assert!(matches!(e, ServerError::Generate { .. }), "{e:?}");
+        assert!(
+            e.to_string()
+                .starts_with("cannot generate the private server's TLS certificates: "),
+            "{e}"
+        );
+        assert_eq!(fs::read(&files.ca).expect("CA"), ca);
+        // A directory that cannot be created (under a regular file: even for root).
+        let file = dir.path().join("a-file");
+        fs::write(&file, b"x").expect("write");
+        let e = write_tls_files(&tls_under(&file), "MariaDB", &PRIVATE_HOSTS)
+            .expect_err("not a directory");
+        assert!(matches!(e, ServerError::Io(_)), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot create {}: Not a directory (os error 20)",
+                file.join("tls").display()
+            )
+        );
+    }
 
     #[test]
     fn same_flags_leaves_the_cap_to_the_kernel() {

@@ -20,7 +20,6 @@ use std::sync::Arc;
 use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::aws_lc_rs;
-use rustls::pki_types::pem::PemObject as _;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use tokio_postgres_rustls::MakeRustlsConnect;
@@ -81,31 +80,16 @@ pub fn read_ca(ca: &Path) -> Result<Vec<u8>, DbError> {
         .map_err(|e| DbError::new(ErrorKind::Tls, e.to_string()))
 }
 
-/// The certificates of PEM file `ca` (`--tls-ca`, read by [`read_ca`]; also
-/// checked by [`crate::config::RunConfig::from_args`] for MySQL before connecting).
+/// The certificates of PEM file `ca` (`--tls-ca`), read as [`read_ca`] reads it, by
+/// [`encbench_common::pki::roots_of`]; also checked by
+/// [`crate::config::RunConfig::from_args`] for MySQL before connecting.
 ///
 /// # Errors
 /// As [`read_ca`], or the file holds no CA certificate ([`ErrorKind::Tls`]: one
 /// line naming the file and the fix).
 pub fn roots_of(ca: &Path) -> Result<RootCertStore, DbError> {
-    let bad = |why: String| {
-        DbError::new(
-            ErrorKind::Tls,
-            format!("--tls-ca {}: {why}: give {CA_FILE}", ca.display()),
-        )
-    };
-    let pem = read_ca(ca)?;
-    let mut roots = RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(&pem) {
-        let cert = cert.map_err(|e| bad(e.to_string()))?;
-        roots
-            .add(cert)
-            .map_err(|e| bad(format!("not a CA certificate ({e})")))?;
-    }
-    if roots.is_empty() {
-        return Err(bad("no certificate in it".to_string()));
-    }
-    Ok(roots)
+    encbench_common::pki::roots_of(ca, CA_FILE, "--tls-ca")
+        .map_err(|e| DbError::new(ErrorKind::Tls, e.to_string()))
 }
 
 /// What a level below `verify-identity` still checks of the server's certificate.

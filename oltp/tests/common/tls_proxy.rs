@@ -26,13 +26,12 @@ pub fn start(server: SocketAddr, files: &TlsFiles) -> u16 {
         .collect::<Result<_, _>>()
         .expect("proxy certificate");
     let key = PrivateKeyDer::from_pem_file(&files.key).expect("proxy key");
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .expect("protocol versions")
-    .with_no_client_auth()
-    .with_single_cert(certs, key)
+    let config = encbench_common::pki::server_config(
+        Arc::new(rustls::crypto::aws_lc_rs::default_provider()),
+        rustls::DEFAULT_VERSIONS,
+        certs,
+        key,
+    )
     .expect("proxy TLS config");
     let acceptor = TlsAcceptor::from(Arc::new(config));
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
