@@ -361,10 +361,9 @@ impl<'p> StmtExecute<'p, '_> {
             out.push(1);
             let mut pending = replacements.iter().peekable();
             for (i, ty) in self.params.types.iter().enumerate() {
-                let ty = match pending.peek() {
-                    Some(r) if r.param == i => r.param_type,
-                    _ => *ty,
-                };
+                let ty = pending
+                    .next_if(|r| r.param == i)
+                    .map_or(*ty, |r| r.param_type);
                 out.extend_from_slice(&[ty.column_type as u8, ty.flags]);
             }
             let mut pending = replacements.iter().peekable();
