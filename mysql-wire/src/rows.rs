@@ -115,7 +115,7 @@ impl BinaryEncoding {
             BinaryEncoding::LengthEncoded => usize::try_from(lenenc_int(buf)?).ok()?,
         };
         let start = base + (before - buf.len());
-        buf.checked_skip(len).then_some(start..start + len)
+        buf.checked_skip(len).then(|| start..start + len)
     }
 
     /// Writes `value` in this encoding to `out`; `None` (nothing written) when `value` does not

@@ -607,6 +607,29 @@ fn splice_errors_name_the_fault() {
     assert_eq!(spans[0].value(&out), Some(&[7, 0, 0, 0][..]));
 }
 
+/// A length prefix near 2^64 (`0xFE` then eight bytes) is a truncated value, not an
+/// overflow: the inputs the `row_splice` and `stmt_execute` fuzz targets found
+/// (fuzz/regressions/).
+#[test]
+fn huge_length_prefixes_are_truncated_values() {
+    let layout = RowLayout::new(RowFormat::Text, [ColumnType::MYSQL_TYPE_STRING]).expect("layout");
+    let mut spans = Vec::new();
+    let mut payload = vec![0xFE];
+    payload.extend_from_slice(&[0xFF; 8]);
+    payload.extend_from_slice(b"SSSS");
+    assert_eq!(
+        layout.walk(&frame(1, &payload), &mut spans),
+        Err(RowError::Truncated { column: 0 })
+    );
+    let mut execute = vec![0x17, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0x00, 1];
+    execute.extend_from_slice(&[ColumnType::MYSQL_TYPE_BLOB as u8, 0]);
+    execute.extend_from_slice(&payload);
+    assert_eq!(
+        parse_err(1, &execute),
+        ExecuteError::ValueTruncated { param: 0 }
+    );
+}
+
 // ---- the reply state machine on hand-made replies ----
 
 fn eof(status: u16) -> Vec<u8> {
