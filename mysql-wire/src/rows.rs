@@ -145,6 +145,19 @@ impl BinaryEncoding {
     }
 }
 
+/// A value as Debug output shows it: its length, never its bytes (a column value may be
+/// plaintext or sealed bytes).
+pub(crate) struct Redacted(pub(crate) Option<usize>);
+
+impl std::fmt::Debug for Redacted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            None => f.write_str("NULL"),
+            Some(len) => write!(f, "<{len} bytes>"),
+        }
+    }
+}
+
 /// Appends `n` as a length-encoded integer (through `mysql_common`'s writer).
 pub(crate) fn write_lenenc_int(n: u64, out: &mut Vec<u8>) {
     use mysql_common::io::BufMutExt as _;

@@ -10,12 +10,13 @@ use mysql_common::packets::NullBitmap;
 use mysql_common::value::ServerSide;
 
 use crate::rows::{
-    BinaryEncoding, HEADER_LEN, MAX_PAYLOAD, RowFormat, RowLayout, ValueSpan, framed_payload,
-    write_header, write_lenenc_int,
+    BinaryEncoding, HEADER_LEN, MAX_PAYLOAD, Redacted, RowFormat, RowLayout, ValueSpan,
+    framed_payload, write_header, write_lenenc_int,
 };
 
-/// A new value for one column of a row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A new value for one column of a row (its Debug output shows the value's length, not its
+/// bytes: they are often decrypted plaintext).
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Replacement<'a> {
     /// The column index (0-based).
     pub column: usize,
@@ -26,6 +27,16 @@ pub struct Replacement<'a> {
     /// The column type the value is written as in a binary row (the type the client was
     /// told in the column definition); ignored in text rows.
     pub column_type: ColumnType,
+}
+
+impl std::fmt::Debug for Replacement<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replacement")
+            .field("column", &self.column)
+            .field("value", &Redacted(self.value.map(<[u8]>::len)))
+            .field("column_type", &self.column_type)
+            .finish()
+    }
 }
 
 /// A replacement the row cannot take.

@@ -15,7 +15,9 @@ use mysql_common::io::ParseBuf;
 use mysql_common::packets::{NullBitmap, StmtPacket};
 use mysql_common::value::ClientSide;
 
-use crate::rows::{BinaryEncoding, HEADER_LEN, MAX_PAYLOAD, framed_payload, write_header};
+use crate::rows::{
+    BinaryEncoding, HEADER_LEN, MAX_PAYLOAD, Redacted, framed_payload, write_header,
+};
 
 /// The command byte of COM_STMT_EXECUTE.
 pub const COM_STMT_EXECUTE: u8 = 0x17;
@@ -241,8 +243,8 @@ pub fn execute_statement_id(packet: &[u8]) -> Option<u32> {
     }
 }
 
-/// One parameter of an execute.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One parameter of an execute (its Debug output shows the value's length, not its bytes).
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Param<'p> {
     /// The type it is sent as.
     pub param_type: ParamType,
@@ -251,8 +253,8 @@ pub struct Param<'p> {
     pub value: Option<&'p [u8]>,
 }
 
-/// A parsed COM_STMT_EXECUTE, borrowing its packet and its statement's [`StmtParams`].
-#[derive(Debug)]
+/// A parsed COM_STMT_EXECUTE, borrowing its packet and its statement's [`StmtParams`] (its
+/// Debug output shows the header and the parameters' types and lengths, not their values).
 pub struct StmtExecute<'p, 's> {
     packet: &'p [u8],
     statement_id: u32,
@@ -263,8 +265,9 @@ pub struct StmtExecute<'p, 's> {
     params: &'s StmtParams,
 }
 
-/// A new value for one parameter of an execute.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A new value for one parameter of an execute (its Debug output shows the value's length,
+/// not its bytes).
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct ParamReplacement<'a> {
     /// The parameter index (0-based, in placeholder order).
     pub param: usize,
@@ -273,6 +276,37 @@ pub struct ParamReplacement<'a> {
     /// Its content (no length prefix), written in the encoding of `param_type`; `None` for
     /// NULL.
     pub value: Option<&'a [u8]>,
+}
+
+impl std::fmt::Debug for Param<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Param")
+            .field("param_type", &self.param_type)
+            .field("value", &Redacted(self.value.map(<[u8]>::len)))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for ParamReplacement<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParamReplacement")
+            .field("param", &self.param)
+            .field("param_type", &self.param_type)
+            .field("value", &Redacted(self.value.map(<[u8]>::len)))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for StmtExecute<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StmtExecute")
+            .field("statement_id", &self.statement_id)
+            .field("flags", &self.flags)
+            .field("iterations", &self.iterations)
+            .field("new_params_bound", &self.new_params_bound)
+            .field("params", &self.params().collect::<Vec<_>>())
+            .finish()
+    }
 }
 
 impl<'p> StmtExecute<'p, '_> {

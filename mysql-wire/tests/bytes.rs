@@ -630,6 +630,35 @@ fn huge_length_prefixes_are_truncated_values() {
     );
 }
 
+/// Debug output of what holds column values (plaintext, sealed bytes) shows their length,
+/// never their bytes.
+#[test]
+fn debug_output_never_shows_values() {
+    let secret = b"secret-plaintext";
+    let params = [string_param(secret)];
+    let mut stmt = StmtParams::new(1, 1, 0);
+    let packet = execute(1, &params, true);
+    let parsed = stmt.parse(&packet).expect("parse");
+    let replacement = ParamReplacement {
+        param: 0,
+        param_type: ParamType::SEALED,
+        value: Some(secret),
+    };
+    let row_replacement = Replacement {
+        column: 0,
+        value: Some(secret),
+        column_type: ColumnType::MYSQL_TYPE_STRING,
+    };
+    let shown = format!(
+        "{parsed:?} {:?} {replacement:?} {row_replacement:?}",
+        parsed.param(0)
+    );
+    assert!(shown.contains("<16 bytes>"), "{shown}");
+    for needle in ["secret", "115, 101, 99"] {
+        assert!(!shown.contains(needle), "{shown}");
+    }
+}
+
 // ---- the reply state machine on hand-made replies ----
 
 fn eof(status: u16) -> Vec<u8> {
