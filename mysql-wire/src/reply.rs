@@ -17,13 +17,18 @@ use mysql_common::packets::{
 
 use crate::rows::{MAX_PAYLOAD, RowFormat, framed_payload, lenenc_int};
 
-/// The command a reply answers, as far as its grammar goes.
+/// The command a reply answers, as far as its grammar goes. Commands the server does not
+/// answer (COM_QUIT, COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA) take no [`Reply`]; those
+/// answered otherwise (COM_STATISTICS' bare string, COM_FIELD_LIST, COM_BINLOG_DUMP) are not
+/// covered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReplyKind {
     /// COM_QUERY (text rows), and every command answered by one OK or ERR (COM_PING,
     /// COM_INIT_DB, COM_STMT_RESET...).
     Query,
-    /// COM_STMT_EXECUTE: binary rows; with a cursor, column definitions and no rows.
+    /// COM_STMT_EXECUTE: binary rows; with a cursor, column definitions and no rows (a
+    /// cursor is seen in the EOF after the definitions, so only without
+    /// `CLIENT_DEPRECATE_EOF`).
     Execute,
     /// COM_STMT_PREPARE: prepare OK, parameter definitions, column definitions.
     Prepare,

@@ -8,7 +8,9 @@
 //! non-NULL values in the encoding of their type ([`BinaryEncoding`]). Clients send the types
 //! only on the first execute after a bind (libmariadb), so a [`StmtParams`] per prepared
 //! statement keeps them. The capability `CLIENT_QUERY_ATTRIBUTES` (MySQL 8's parameter count
-//! and names) is not parsed: a proxy must not advertise it.
+//! and names) is not parsed: a proxy must not advertise it. MariaDB's direct execution
+//! (statement id `0xFFFFFFFF`: the statement prepared just before, in the same write) is
+//! the caller's to map to that statement's [`StmtParams`].
 
 use mysql_common::constants::ColumnType;
 use mysql_common::io::ParseBuf;

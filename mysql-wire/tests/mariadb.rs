@@ -227,9 +227,9 @@ fn rewritten_execute_stores_sealed_bytes_in_varbinary_columns() {
     let _server = encbench_test_support::shared_server();
     let mut conn = Conn::open("wire_sealed", false);
     conn.query_ok("DROP TABLE IF EXISTS enc");
-    // oltp's encrypted columns: VARBINARY sized for the envelope.
+    // oltp's encrypted columns: VARBINARY sized for the envelope (k's fits it exactly).
     conn.query_ok(
-        "CREATE TABLE enc (id INT NOT NULL PRIMARY KEY, k VARBINARY(64) NOT NULL, \
+        "CREATE TABLE enc (id INT NOT NULL PRIMARY KEY, k VARBINARY(41) NOT NULL, \
          c VARBINARY(200) NOT NULL, pad VARBINARY(100) NULL)",
     );
     let (mut params, _) = prepare(
