@@ -207,9 +207,10 @@ impl ValueSpan {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RowError {
-    /// The packet is shorter than its 4-byte header or its length field disagrees with its
-    /// size (a payload of 2^24 - 1 bytes or more, continued in the next packet, included).
-    #[error("row packet framing: the 3-byte length disagrees with the packet's size")]
+    /// The packet is shorter than its 4-byte header, its length field disagrees with its
+    /// size, or its payload is 2^24 - 1 bytes long (a row continued in the next packet:
+    /// forward it as it is).
+    #[error("row packet framing: not one whole row packet")]
     Framing,
     /// A binary row whose first payload byte is not `0x00`, or an empty text row.
     #[error("not a row packet (first payload byte {0:#04x})")]
@@ -326,7 +327,9 @@ impl RowLayout {
     /// length, bytes left after the last value. `spans` then holds the values read so far.
     pub fn walk(&self, packet: &[u8], spans: &mut Vec<ValueSpan>) -> Result<(), RowError> {
         spans.clear();
-        let payload = framed_payload(packet).ok_or(RowError::Framing)?;
+        let payload = framed_payload(packet)
+            .filter(|p| p.len() < MAX_PAYLOAD)
+            .ok_or(RowError::Framing)?;
         let mut pos = HEADER_LEN;
         let mut bitmap: &[u8] = &[];
         match self.format {

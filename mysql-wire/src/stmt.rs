@@ -134,7 +134,9 @@ impl StmtParams {
     /// kept, an unknown or unsupported type, a value truncated or with a malformed length,
     /// bytes after the last value. The kept types are unchanged when the types are bad.
     pub fn parse<'p>(&mut self, packet: &'p [u8]) -> Result<StmtExecute<'p, '_>, ExecuteError> {
-        let payload = framed_payload(packet).ok_or(ExecuteError::Framing)?;
+        let payload = framed_payload(packet)
+            .filter(|p| p.len() < MAX_PAYLOAD)
+            .ok_or(ExecuteError::Framing)?;
         let mut buf = ParseBuf(payload);
         let command = buf.checked_eat_u8().ok_or(ExecuteError::Truncated)?;
         if command != COM_STMT_EXECUTE {
@@ -444,9 +446,10 @@ impl<'p> StmtExecute<'p, '_> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExecuteError {
-    /// The packet is shorter than its 4-byte header or its length field disagrees with its
-    /// size (a payload continued in the next packet included).
-    #[error("COM_STMT_EXECUTE framing: the 3-byte length disagrees with the packet's size")]
+    /// The packet is shorter than its 4-byte header, its length field disagrees with its
+    /// size, or its payload is 2^24 - 1 bytes long (continued in the next packet: not
+    /// parsed).
+    #[error("COM_STMT_EXECUTE framing: not one whole packet")]
     Framing,
     /// The packet is not a prepare OK (`0x00`, 12 bytes).
     #[error("not a COM_STMT_PREPARE OK packet")]

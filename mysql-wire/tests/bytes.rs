@@ -495,6 +495,14 @@ fn row_errors_name_the_fault() {
         binary.walk(&packet[..3], &mut spans),
         Err(RowError::Framing)
     );
+    // A row continued in the next packet (payload 2^24 - 1 bytes) is not walked.
+    let mut continued = vec![0x00, 0x00, 1, 0, 0, 0];
+    continued.put_lenenc_int(0xFF_FFFF - 6 - 4);
+    continued.resize(0xFF_FFFF, b'x');
+    assert_eq!(
+        binary.walk(&frame(3, &continued), &mut spans),
+        Err(RowError::Framing)
+    );
     assert_eq!(
         binary.walk(&frame(3, &packet[4..7]), &mut spans),
         Err(RowError::Truncated { column: 0 })
