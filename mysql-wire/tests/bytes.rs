@@ -7,7 +7,9 @@
 use encbench_mysql_wire::reply::{Reply, ReplyError, ReplyKind, ReplyPacket};
 use encbench_mysql_wire::rows::{BinaryEncoding, RowError, RowFormat, RowLayout, ValueSpan};
 use encbench_mysql_wire::splice::{Replacement, SpliceError, splice_row};
-use encbench_mysql_wire::stmt::{ExecuteError, ParamReplacement, ParamType, StmtParams};
+use encbench_mysql_wire::stmt::{
+    ExecuteError, ParamReplacement, ParamType, StmtParams, execute_statement_id,
+};
 use mysql_common::constants::{CapabilityFlags, ColumnType};
 use mysql_common::io::BufMutExt as _;
 use proptest::prelude::*;
@@ -320,6 +322,9 @@ fn parse_err(count: u16, payload: &[u8]) -> ExecuteError {
 #[test]
 fn execute_errors_name_the_fault() {
     let good = execute(1, &[long_param(5), string_param(b"abc")], true);
+    assert_eq!(execute_statement_id(&good), Some(1));
+    assert_eq!(execute_statement_id(&frame(0, &[0x16, 1, 0, 0, 0])), None);
+    assert_eq!(execute_statement_id(&frame(0, &[0x17, 1, 0])), None);
     let payload = &good[4..];
     assert_eq!(parse_err(2, &payload[..7]), ExecuteError::Truncated);
     // Header of 10 bytes, then the bitmap (1 byte for 2 parameters) missing.
