@@ -17,6 +17,7 @@
 //! - [`rounds`]: the round schedule: a rotating order, and the A/A control
 //!   run half a round after its baseline.
 //! - [`number`]: numbers grouped by thousands, as every report prints them.
+//! - [`svg`]: the frame of every SVG chart: captioned axes, legend marker and box.
 //! - [`pki`]: a CA and a server certificate it signs, made on the spot, for the
 //!   private servers and tls-bench.
 //! - [`password`]: a server URL's password from `--password-file` or the
@@ -41,6 +42,7 @@ pub mod output;
 pub mod password;
 pub mod pki;
 pub mod rounds;
+pub mod svg;
 pub mod table;
 
 pub use header::{ResultHeader, ToolInfo};

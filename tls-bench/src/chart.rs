@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use encbench_common::svg;
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
@@ -55,22 +56,19 @@ pub fn latency(report: &Report, path: &Path) -> Result<()> {
     {
         let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                "Average round trip vs concurrent connections",
-                ("sans-serif", 20),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d((1u32..xmax.max(2)).log_scale(), 0.0..ymax.max(0.001))
-            .map_err(draw_err)?;
-        chart
-            .configure_mesh()
-            .x_desc("connections")
-            .y_desc("average round trip, ms")
-            .draw()
-            .map_err(draw_err)?;
+        let frame = svg::Frame {
+            caption: "Average round trip vs concurrent connections",
+            margin: 12,
+            x_label_area: 40,
+            y_label_area: 60,
+        };
+        let mut chart = svg::axes(
+            &root,
+            frame,
+            ((1u32..xmax.max(2)).log_scale(), 0.0..ymax.max(0.001)),
+            ("connections", "average round trip, ms"),
+        )
+        .map_err(draw_err)?;
         // Series names are the Figure-2 columns ending in "avg ms".
         let names: Vec<String> = fig
             .table
@@ -97,17 +95,9 @@ pub fn latency(report: &Report, path: &Path) -> Result<()> {
                 .draw_series(LineSeries::new(pts, color.stroke_width(2)))
                 .map_err(draw_err)?
                 .label(name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
+                .legend(svg::legend_line(color));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(draw_err)?;
+        svg::draw_legend(&mut chart).map_err(draw_err)?;
         root.present().map_err(draw_err)?;
     }
     write_svg(path, &svg)
