@@ -454,7 +454,6 @@ fn serialization_failure_and_duplicate_key_are_ignorable() {
 #[test]
 fn sysbench_pgsql_tables_run_under_oltp() {
     let s = shared_pg();
-    let server = s.server();
     runtime().block_on(async {
         let mut admin = pg(s.url(), None).await;
         admin
@@ -463,22 +462,16 @@ fn sysbench_pgsql_tables_run_under_oltp() {
             .expect("create database");
         admin.close().await;
     });
-    let password = std::fs::read_to_string(server.layout().password_file()).expect("password");
-    let out = std::process::Command::new("sysbench")
-        .args([
-            "--db-driver=pgsql",
-            "--pgsql-host=127.0.0.1",
-            &format!("--pgsql-port={}", server.port()),
-            "--pgsql-user=encbench",
-            &format!("--pgsql-password={}", password.trim()),
-            "--pgsql-db=sb_interop",
+    let out = stock_sysbench_pgsql(
+        s,
+        "sb_interop",
+        &[
             "--tables=2",
             &format!("--table-size={SIZE}"),
             "oltp_read_only",
             "prepare",
-        ])
-        .output()
-        .expect("run sysbench (apt-get install sysbench)");
+        ],
+    );
     assert!(
         out.status.success(),
         "sysbench prepare: {}",
