@@ -17,7 +17,7 @@
 //! - [`rounds`]: the round schedule: a rotating order, and the A/A control
 //!   run half a round after its baseline.
 //! - [`number`]: numbers grouped by thousands, as every report prints them.
-//! - [`svg`]: the frame of every SVG chart: captioned axes, legend marker and box.
+//! - [`svg`]: the frame of every SVG chart: canvas, caption, axes, legend.
 //! - [`pki`]: a CA and a server certificate it signs, made on the spot, for the
 //!   private servers and tls-bench.
 //! - [`password`]: a server URL's password from `--password-file` or the

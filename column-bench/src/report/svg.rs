@@ -32,38 +32,30 @@ impl Report {
             .iter()
             .flat_map(|(_, p)| p.iter().map(|x| x.1))
             .fold(1.0f64, f64::max);
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
-            root.fill(&WHITE).map_err(svg_err)?;
-            let frame = svg::Frame {
-                caption: "column-bench: open, key reused, envelope path, one thread",
-                margin: 15,
-                x_label_area: 45,
-                y_label_area: 60,
-            };
-            let mut chart = svg::axes(
-                &root,
-                frame,
-                (0.0..x_max * 1.1, 0.0..y_max * 1.15),
-                ("value size (bytes)", "ns per value"),
-            )
-            .map_err(svg_err)?;
-            for (i, (name, pts)) in series.iter().enumerate() {
-                let color = Palette99::pick(i).to_rgba();
-                chart
-                    .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                    .map_err(svg_err)?
-                    .label(name.clone())
-                    .legend(svg::legend_line(color));
-                chart
-                    .draw_series(pts.iter().map(|p| Circle::new(*p, 3, color.filled())))
-                    .map_err(svg_err)?;
-            }
-            svg::draw_legend(&mut chart).map_err(svg_err)?;
-            root.present().map_err(svg_err)?;
-        }
-        Ok(svg)
+        let frame = svg::Frame {
+            caption: "column-bench: open, key reused, envelope path, one thread",
+            margin: 15,
+            x_label_area: 45,
+            y_label_area: 60,
+        };
+        svg::line_chart(
+            (900, 560),
+            frame,
+            (0.0..x_max * 1.1, 0.0..y_max * 1.15),
+            ("value size (bytes)", "ns per value"),
+            |chart| {
+                for (i, (name, pts)) in series.iter().enumerate() {
+                    let color = Palette99::pick(i).to_rgba();
+                    chart
+                        .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
+                        .label(name.clone())
+                        .legend(svg::legend_line(color));
+                    chart.draw_series(pts.iter().map(|p| Circle::new(*p, 3, color.filled())))?;
+                }
+                Ok(())
+            },
+        )
+        .map_err(svg_err)
     }
 }
 
