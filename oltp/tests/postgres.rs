@@ -41,6 +41,18 @@ fn codec_of(base: &Path, encrypt: &str) -> Codec {
     load_codec(e, Columns::default(), None, base).expect("codec")
 }
 
+/// Loads `<prefix>_plain` in plaintext and `<prefix>_aead` sealed with
+/// [`AEAD`] (default key file under `base`): each database with its codec.
+async fn load_plain_and_sealed(url: &str, base: &Path, prefix: &str) -> Vec<(String, Codec)> {
+    let mut loaded = Vec::new();
+    for (suffix, encrypt) in [("plain", "none"), ("aead", AEAD)] {
+        let (db, codec) = (format!("{prefix}_{suffix}"), codec_of(base, encrypt));
+        load(url, &db, encrypt, &codec).await;
+        loaded.push((db, codec));
+    }
+    loaded
+}
+
 /// Creates database `db` with [`TABLES_PG`] x [`SIZE`] rows sealed with `codec`.
 async fn load(url: &str, db: &str, encrypt: &str, codec: &Codec) {
     let mut admin = pg(url, None).await;
@@ -352,12 +364,9 @@ fn read_only_results_are_identical_plain_and_encrypted() {
     let s = shared_pg();
     let base = s.dir().join("ro-home");
     runtime().block_on(async {
-        let plain = codec_of(&base, "none");
-        let sealed = codec_of(&base, AEAD);
-        load(s.url(), "ro_plain", "none", &plain).await;
-        load(s.url(), "ro_aead", AEAD, &sealed).await;
         let mut all = Vec::new();
-        for (db, codec) in [("ro_plain", &plain), ("ro_aead", &sealed)] {
+        let loaded = load_plain_and_sealed(s.url(), &base, "ro").await;
+        for (db, codec) in &loaded {
             for mode in [PsMode::Auto, PsMode::Disable] {
                 let mut sess = session(s.url(), db, codec, Workload::OltpReadOnly, mode).await;
                 all.push((db, mode, reads(&mut sess).await));
@@ -382,12 +391,9 @@ fn read_write_runs_on_plain_and_encrypted_tables() {
     let s = shared_pg();
     let base = s.dir().join("rw-home");
     runtime().block_on(async {
-        let plain = codec_of(&base, "none");
-        let sealed = codec_of(&base, AEAD);
-        load(s.url(), "rw_plain", "none", &plain).await;
-        load(s.url(), "rw_aead", AEAD, &sealed).await;
         let mut after = Vec::new();
-        for (db, codec) in [("rw_plain", &plain), ("rw_aead", &sealed)] {
+        let loaded = load_plain_and_sealed(s.url(), &base, "rw").await;
+        for (db, codec) in &loaded {
             let mut sess = session(s.url(), db, codec, Workload::OltpReadWrite, PsMode::Auto).await;
             sess.text("BEGIN").await.expect("begin");
             assert!(sess.index_update(1, 5).await.expect("index update"));
