@@ -212,44 +212,25 @@ fn cycle(driver: &str, mode: AtRest) {
     assert!(!store.is_mounted(), "unmounted after cleanup");
 }
 
-#[test]
-fn mariadb_gocryptfs() {
-    cycle("mysql", AtRest::Gocryptfs);
+/// One test per engine and filesystem mode: `name: driver, mode;` runs [`cycle`].
+macro_rules! cycles {
+    ($($name:ident: $driver:literal, $mode:ident;)*) => {$(
+        #[test]
+        fn $name() {
+            cycle($driver, AtRest::$mode);
+        }
+    )*};
 }
 
-#[test]
-fn mariadb_fuse_passthrough() {
-    cycle("mysql", AtRest::FusePassthrough);
-}
-
-#[test]
-fn mariadb_fscrypt() {
-    cycle("mysql", AtRest::Fscrypt);
-}
-
-#[test]
-fn mariadb_ext4_loop() {
-    cycle("mysql", AtRest::Ext4Loop);
-}
-
-#[test]
-fn postgresql_gocryptfs() {
-    cycle("pgsql", AtRest::Gocryptfs);
-}
-
-#[test]
-fn postgresql_fuse_passthrough() {
-    cycle("pgsql", AtRest::FusePassthrough);
-}
-
-#[test]
-fn postgresql_fscrypt() {
-    cycle("pgsql", AtRest::Fscrypt);
-}
-
-#[test]
-fn postgresql_ext4_loop() {
-    cycle("pgsql", AtRest::Ext4Loop);
+cycles! {
+    mariadb_gocryptfs: "mysql", Gocryptfs;
+    mariadb_fuse_passthrough: "mysql", FusePassthrough;
+    mariadb_fscrypt: "mysql", Fscrypt;
+    mariadb_ext4_loop: "mysql", Ext4Loop;
+    postgresql_gocryptfs: "pgsql", Gocryptfs;
+    postgresql_fuse_passthrough: "pgsql", FusePassthrough;
+    postgresql_fscrypt: "pgsql", Fscrypt;
+    postgresql_ext4_loop: "pgsql", Ext4Loop;
 }
 
 /// Every refusal is one line, before anything is created in the base directory.
