@@ -35,39 +35,35 @@ fn engine_dir(base: &Path, mode: AtRest, driver: &str) -> PathBuf {
     })
 }
 
-/// `command --db-driver DRIVER --base-dir BASE --at-rest MODE --tables 1 --table-size
-/// 1000`, then `extra`.
-fn args(command: &str, driver: &str, base: &Path, mode: AtRest, extra: &[&str]) -> Vec<String> {
-    let rows = ROWS.to_string();
-    let mut a = strings(&[
-        command,
+/// `--db-driver DRIVER --base-dir BASE --at-rest MODE`: the server of `mode`.
+fn engine_flags<'a>(driver: &'a str, base: &'a Path, mode: AtRest) -> [&'a str; 6] {
+    [
         "--db-driver",
         driver,
         "--base-dir",
         utf8(base),
         "--at-rest",
         mode.name(),
-        "--tables",
-        "1",
-        "--table-size",
-        &rows,
-    ]);
-    a.extend(strings(extra));
-    a
+    ]
+}
+
+/// `command` on the server of `mode` ([`engine_flags`]) with `--tables 1
+/// --table-size 1000`, then `extra`.
+fn args(command: &str, driver: &str, base: &Path, mode: AtRest, extra: &[&str]) -> Vec<String> {
+    let rows = ROWS.to_string();
+    let (flags, tables) = (
+        engine_flags(driver, base, mode),
+        ["--tables", "1", "--table-size", &rows],
+    );
+    let parts: [&[&str]; 4] = [&[command], &flags, &tables, extra];
+    strings(&parts.concat())
 }
 
 /// `oltp server start|stop` for `mode` (the in-process CLI).
 fn server(action: &str, driver: &str, base: &Path, mode: AtRest) -> Result<bool, String> {
-    runtime().block_on(cli(&strings(&[
-        "server",
-        action,
-        "--db-driver",
-        driver,
-        "--base-dir",
-        utf8(base),
-        "--at-rest",
-        mode.name(),
-    ])))
+    let flags = engine_flags(driver, base, mode);
+    let parts: [&[&str]; 2] = [&["server", action], &flags];
+    runtime().block_on(cli(&strings(&parts.concat())))
 }
 
 /// Unmounts a store a failed test left mounted, before its directory is removed.
