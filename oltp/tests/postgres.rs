@@ -183,22 +183,19 @@ fn server_starts_is_reused_and_stops() {
 
     // The command line: the URL alone on stdout, then stop.
     let home = dir.path().join("home");
-    let out = oltp_bin(
-        &home,
-        &[
-            "server",
-            "start",
-            "--db-driver",
-            "pgsql",
-            "--base-dir",
-            utf8(dir.path()),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // `oltp server ACTION` of this server: it succeeds.
+    let server = |action: &str| {
+        let flags = ["--db-driver", "pgsql", "--base-dir", utf8(dir.path())];
+        let argv: [&[&str]; 2] = [&["server", action], &flags];
+        let out = oltp_bin(&home, &argv.concat());
+        assert!(
+            out.status.success(),
+            "{action}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let out = server("start");
     // The URL without its password (not for a command line), the
     // password's file on stderr.
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -224,22 +221,7 @@ fn server_starts_is_reused_and_stops() {
         .map(|(p, _)| p)
         .expect("the URL's password");
     assert!(!stdout.contains(password) && !stderr.contains(password));
-    let out = oltp_bin(
-        &home,
-        &[
-            "server",
-            "stop",
-            "--db-driver",
-            "pgsql",
-            "--base-dir",
-            utf8(dir.path()),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    server("stop");
     assert!(PgServer::running(dir.path()).expect("running").is_none());
 }
 
