@@ -354,26 +354,15 @@ mod tests {
     fn the_floor_of_the_baseline_point_turns_overlapping_effects_into_noise() {
         let (ds, cols, vs) = grid();
         let mut rounds = Rounds::default();
+        let (f, c) = (&mut rounds.figures, &mut rounds.control);
         // ring: envelope 5% above bare in every round; A' of bare -8%..+8%.
-        rounds
-            .figures
-            .insert((0, 0, 0), vec![105.0, 210.0, 315.0, 420.0, 525.0]);
-        rounds
-            .figures
-            .insert((0, 0, 1), vec![100.0, 200.0, 300.0, 400.0, 500.0]);
-        rounds
-            .control
-            .insert((0, 0, 1), vec![92.0, 216.0, 300.0, 404.0, 495.0]);
+        f.insert((0, 0, 0), vec![105.0, 210.0, 315.0, 420.0, 525.0]);
+        f.insert((0, 0, 1), vec![100.0, 200.0, 300.0, 400.0, 500.0]);
+        c.insert((0, 0, 1), vec![92.0, 216.0, 300.0, 404.0, 495.0]);
         // rustcrypto: envelope 20% above bare, its own floor -1%..+1%.
-        rounds
-            .figures
-            .insert((1, 0, 0), vec![120.0, 240.0, 360.0, 480.0, 600.0]);
-        rounds
-            .figures
-            .insert((1, 0, 1), vec![100.0, 200.0, 300.0, 400.0, 500.0]);
-        rounds
-            .control
-            .insert((1, 0, 1), vec![99.0, 202.0, 300.0, 400.0, 505.0]);
+        f.insert((1, 0, 0), vec![120.0, 240.0, 360.0, 480.0, 600.0]);
+        f.insert((1, 0, 1), vec![100.0, 200.0, 300.0, 400.0, 500.0]);
+        c.insert((1, 0, 1), vec![99.0, 202.0, 300.0, 400.0, 505.0]);
         let all = comparisons(&ds, &cols, &vs, None, &rounds);
         assert_eq!(all.noise_floor.len(), 2, "{:?}", all.noise_floor);
         let f = &all.noise_floor[0];

@@ -358,6 +358,17 @@ mod tests {
         "range_size": 100, "time_s": 1.0, "transactions": 10, "tps": 10.0, "qps": 160.0,
         "client_cpu_s": 0.1, "complete": true}"#;
 
+    /// The runs of the oltp JSON `text`, as read from `r.json`.
+    fn runs_of(text: &str) -> OltpRuns {
+        let parsed = parse(text, Path::new("r.json")).expect("oltp JSON");
+        OltpRuns {
+            runs: parsed
+                .into_iter()
+                .map(|r| (PathBuf::from("r.json"), r))
+                .collect(),
+        }
+    }
+
     fn read(tool: &str) -> Result<Vec<OltpRun>> {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("r.json");
@@ -398,14 +409,7 @@ mod tests {
             runs.push(run("ring:aes-256-gcm", r, false, *enc));
         }
         let text = format!(r#"{{"tool": "oltp", "runs": [{}]}}"#, runs.join(","));
-        let parsed = parse(&text, Path::new("r.json")).expect("oltp JSON");
-        let runs = OltpRuns {
-            runs: parsed
-                .into_iter()
-                .map(|r| (PathBuf::from("r.json"), r))
-                .collect(),
-        };
-        let rows = compare(&runs, prediction).expect("a pair");
+        let rows = compare(&runs_of(&text), prediction).expect("a pair");
         assert_eq!(rows.len(), 1);
         let row = &rows[0];
         assert_eq!(row.rounds, 5);
@@ -437,14 +441,7 @@ mod tests {
             run("none", 1, false, 500.0),
             run("ring:aes-256-gcm", 1, false, 640.0)
         );
-        let parsed = parse(&text, Path::new("r.json")).expect("oltp JSON");
-        let runs = OltpRuns {
-            runs: parsed
-                .into_iter()
-                .map(|r| (PathBuf::from("r.json"), r))
-                .collect(),
-        };
-        let rows = compare(&runs, prediction).expect("a pair");
+        let rows = compare(&runs_of(&text), prediction).expect("a pair");
         assert_eq!(rows[0].rounds, 1);
         assert!((rows[0].measured_overhead_us_per_txn - 140.0).abs() < 1e-6);
         assert_eq!(rows[0].measured_low_us_per_txn, None);

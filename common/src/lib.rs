@@ -17,6 +17,7 @@
 //! - [`rounds`]: the round schedule: a rotating order, and the A/A control
 //!   run half a round after its baseline.
 //! - [`number`]: numbers grouped by thousands, as every report prints them.
+//! - [`svg`]: the frame of every SVG chart: canvas, caption, axes, legend.
 //! - [`pki`]: a private CA and the server certificates it signs, made on the
 //!   spot, the PEM files a server reads, and the rustls configurations of a
 //!   front end and of a client (a CA given in memory or as a PEM file).
@@ -42,6 +43,7 @@ pub mod output;
 pub mod password;
 pub mod pki;
 pub mod rounds;
+pub mod svg;
 pub mod table;
 
 pub use header::{ResultHeader, ToolInfo};

@@ -654,7 +654,7 @@ fn server_cpu_time(source: &ServerCpu) -> Result<Duration, String> {
 }
 
 /// The workload options as the result records them.
-fn workload_options(o: &Options) -> WorkloadOptions {
+pub(crate) fn workload_options(o: &Options) -> WorkloadOptions {
     WorkloadOptions {
         range_size: o.range_size,
         point_selects: o.point_selects,

@@ -35,39 +35,35 @@ fn engine_dir(base: &Path, mode: AtRest, driver: &str) -> PathBuf {
     })
 }
 
-/// `command --db-driver DRIVER --base-dir BASE --at-rest MODE --tables 1 --table-size
-/// 1000`, then `extra`.
-fn args(command: &str, driver: &str, base: &Path, mode: AtRest, extra: &[&str]) -> Vec<String> {
-    let rows = ROWS.to_string();
-    let mut a = strings(&[
-        command,
+/// `--db-driver DRIVER --base-dir BASE --at-rest MODE`: the server of `mode`.
+fn engine_flags<'a>(driver: &'a str, base: &'a Path, mode: AtRest) -> [&'a str; 6] {
+    [
         "--db-driver",
         driver,
         "--base-dir",
         utf8(base),
         "--at-rest",
         mode.name(),
-        "--tables",
-        "1",
-        "--table-size",
-        &rows,
-    ]);
-    a.extend(strings(extra));
-    a
+    ]
+}
+
+/// `command` on the server of `mode` ([`engine_flags`]) with `--tables 1
+/// --table-size 1000`, then `extra`.
+fn args(command: &str, driver: &str, base: &Path, mode: AtRest, extra: &[&str]) -> Vec<String> {
+    let rows = ROWS.to_string();
+    let (flags, tables) = (
+        engine_flags(driver, base, mode),
+        ["--tables", "1", "--table-size", &rows],
+    );
+    let parts: [&[&str]; 4] = [&[command], &flags, &tables, extra];
+    strings(&parts.concat())
 }
 
 /// `oltp server start|stop` for `mode` (the in-process CLI).
 fn server(action: &str, driver: &str, base: &Path, mode: AtRest) -> Result<bool, String> {
-    runtime().block_on(cli(&strings(&[
-        "server",
-        action,
-        "--db-driver",
-        driver,
-        "--base-dir",
-        utf8(base),
-        "--at-rest",
-        mode.name(),
-    ])))
+    let flags = engine_flags(driver, base, mode);
+    let parts: [&[&str]; 2] = [&["server", action], &flags];
+    runtime().block_on(cli(&strings(&parts.concat())))
 }
 
 /// Unmounts a store a failed test left mounted, before its directory is removed.
@@ -212,44 +208,25 @@ fn cycle(driver: &str, mode: AtRest) {
     assert!(!store.is_mounted(), "unmounted after cleanup");
 }
 
-#[test]
-fn mariadb_gocryptfs() {
-    cycle("mysql", AtRest::Gocryptfs);
+/// One test per engine and filesystem mode: `name: driver, mode;` runs [`cycle`].
+macro_rules! cycles {
+    ($($name:ident: $driver:literal, $mode:ident;)*) => {$(
+        #[test]
+        fn $name() {
+            cycle($driver, AtRest::$mode);
+        }
+    )*};
 }
 
-#[test]
-fn mariadb_fuse_passthrough() {
-    cycle("mysql", AtRest::FusePassthrough);
-}
-
-#[test]
-fn mariadb_fscrypt() {
-    cycle("mysql", AtRest::Fscrypt);
-}
-
-#[test]
-fn mariadb_ext4_loop() {
-    cycle("mysql", AtRest::Ext4Loop);
-}
-
-#[test]
-fn postgresql_gocryptfs() {
-    cycle("pgsql", AtRest::Gocryptfs);
-}
-
-#[test]
-fn postgresql_fuse_passthrough() {
-    cycle("pgsql", AtRest::FusePassthrough);
-}
-
-#[test]
-fn postgresql_fscrypt() {
-    cycle("pgsql", AtRest::Fscrypt);
-}
-
-#[test]
-fn postgresql_ext4_loop() {
-    cycle("pgsql", AtRest::Ext4Loop);
+cycles! {
+    mariadb_gocryptfs: "mysql", Gocryptfs;
+    mariadb_fuse_passthrough: "mysql", FusePassthrough;
+    mariadb_fscrypt: "mysql", Fscrypt;
+    mariadb_ext4_loop: "mysql", Ext4Loop;
+    postgresql_gocryptfs: "pgsql", Gocryptfs;
+    postgresql_fuse_passthrough: "pgsql", FusePassthrough;
+    postgresql_fscrypt: "pgsql", Fscrypt;
+    postgresql_ext4_loop: "pgsql", Ext4Loop;
 }
 
 /// Every refusal is one line, before anything is created in the base directory.

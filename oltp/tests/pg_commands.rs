@@ -303,25 +303,18 @@ fn stock_sysbench_runs_on_oltp_prepared_tables() {
     let db = "pgsb";
     let prepare = data_args("prepare", s.url(), base.path(), db);
     assert_eq!(runtime().block_on(cli(&prepare)), Ok(true), "prepare");
-    let server = s.server();
-    let password = std::fs::read_to_string(server.layout().password_file()).expect("password");
-    let out = std::process::Command::new("sysbench")
-        .args([
-            "--db-driver=pgsql",
-            "--pgsql-host=127.0.0.1",
-            &format!("--pgsql-port={}", server.port()),
-            "--pgsql-user=encbench",
-            &format!("--pgsql-password={}", password.trim()),
-            &format!("--pgsql-db={db}"),
+    let out = stock_sysbench_pgsql(
+        s,
+        db,
+        &[
             &format!("--tables={TABLES_PG}"),
             &format!("--table-size={SIZE}"),
             "--threads=2",
             "--time=1",
             "oltp_read_only",
             "run",
-        ])
-        .output()
-        .expect("run sysbench (apt-get install sysbench)");
+        ],
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

@@ -41,6 +41,18 @@ fn codec_of(base: &Path, encrypt: &str) -> Codec {
     load_codec(e, Columns::default(), None, base).expect("codec")
 }
 
+/// Loads `<prefix>_plain` in plaintext and `<prefix>_aead` sealed with
+/// [`AEAD`] (default key file under `base`): each database with its codec.
+async fn load_plain_and_sealed(url: &str, base: &Path, prefix: &str) -> Vec<(String, Codec)> {
+    let mut loaded = Vec::new();
+    for (suffix, encrypt) in [("plain", "none"), ("aead", AEAD)] {
+        let (db, codec) = (format!("{prefix}_{suffix}"), codec_of(base, encrypt));
+        load(url, &db, encrypt, &codec).await;
+        loaded.push((db, codec));
+    }
+    loaded
+}
+
 /// Creates database `db` with [`TABLES_PG`] x [`SIZE`] rows sealed with `codec`.
 async fn load(url: &str, db: &str, encrypt: &str, codec: &Codec) {
     let mut admin = pg(url, None).await;
@@ -171,22 +183,19 @@ fn server_starts_is_reused_and_stops() {
 
     // The command line: the URL alone on stdout, then stop.
     let home = dir.path().join("home");
-    let out = oltp_bin(
-        &home,
-        &[
-            "server",
-            "start",
-            "--db-driver",
-            "pgsql",
-            "--base-dir",
-            utf8(dir.path()),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // `oltp server ACTION` of this server: it succeeds.
+    let server = |action: &str| {
+        let flags = ["--db-driver", "pgsql", "--base-dir", utf8(dir.path())];
+        let argv: [&[&str]; 2] = [&["server", action], &flags];
+        let out = oltp_bin(&home, &argv.concat());
+        assert!(
+            out.status.success(),
+            "{action}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let out = server("start");
     // The URL without its password (not for a command line), the
     // password's file on stderr.
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -212,22 +221,7 @@ fn server_starts_is_reused_and_stops() {
         .map(|(p, _)| p)
         .expect("the URL's password");
     assert!(!stdout.contains(password) && !stderr.contains(password));
-    let out = oltp_bin(
-        &home,
-        &[
-            "server",
-            "stop",
-            "--db-driver",
-            "pgsql",
-            "--base-dir",
-            utf8(dir.path()),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    server("stop");
     assert!(PgServer::running(dir.path()).expect("running").is_none());
 }
 
@@ -352,12 +346,9 @@ fn read_only_results_are_identical_plain_and_encrypted() {
     let s = shared_pg();
     let base = s.dir().join("ro-home");
     runtime().block_on(async {
-        let plain = codec_of(&base, "none");
-        let sealed = codec_of(&base, AEAD);
-        load(s.url(), "ro_plain", "none", &plain).await;
-        load(s.url(), "ro_aead", AEAD, &sealed).await;
         let mut all = Vec::new();
-        for (db, codec) in [("ro_plain", &plain), ("ro_aead", &sealed)] {
+        let loaded = load_plain_and_sealed(s.url(), &base, "ro").await;
+        for (db, codec) in &loaded {
             for mode in [PsMode::Auto, PsMode::Disable] {
                 let mut sess = session(s.url(), db, codec, Workload::OltpReadOnly, mode).await;
                 all.push((db, mode, reads(&mut sess).await));
@@ -382,12 +373,9 @@ fn read_write_runs_on_plain_and_encrypted_tables() {
     let s = shared_pg();
     let base = s.dir().join("rw-home");
     runtime().block_on(async {
-        let plain = codec_of(&base, "none");
-        let sealed = codec_of(&base, AEAD);
-        load(s.url(), "rw_plain", "none", &plain).await;
-        load(s.url(), "rw_aead", AEAD, &sealed).await;
         let mut after = Vec::new();
-        for (db, codec) in [("rw_plain", &plain), ("rw_aead", &sealed)] {
+        let loaded = load_plain_and_sealed(s.url(), &base, "rw").await;
+        for (db, codec) in &loaded {
             let mut sess = session(s.url(), db, codec, Workload::OltpReadWrite, PsMode::Auto).await;
             sess.text("BEGIN").await.expect("begin");
             assert!(sess.index_update(1, 5).await.expect("index update"));
@@ -454,7 +442,6 @@ fn serialization_failure_and_duplicate_key_are_ignorable() {
 #[test]
 fn sysbench_pgsql_tables_run_under_oltp() {
     let s = shared_pg();
-    let server = s.server();
     runtime().block_on(async {
         let mut admin = pg(s.url(), None).await;
         admin
@@ -463,22 +450,16 @@ fn sysbench_pgsql_tables_run_under_oltp() {
             .expect("create database");
         admin.close().await;
     });
-    let password = std::fs::read_to_string(server.layout().password_file()).expect("password");
-    let out = std::process::Command::new("sysbench")
-        .args([
-            "--db-driver=pgsql",
-            "--pgsql-host=127.0.0.1",
-            &format!("--pgsql-port={}", server.port()),
-            "--pgsql-user=encbench",
-            &format!("--pgsql-password={}", password.trim()),
-            "--pgsql-db=sb_interop",
+    let out = stock_sysbench_pgsql(
+        s,
+        "sb_interop",
+        &[
             "--tables=2",
             &format!("--table-size={SIZE}"),
             "oltp_read_only",
             "prepare",
-        ])
-        .output()
-        .expect("run sysbench (apt-get install sysbench)");
+        ],
+    );
     assert!(
         out.status.success(),
         "sysbench prepare: {}",

@@ -212,16 +212,11 @@ fn refusals_name_the_fix_in_one_line_and_never_the_password() {
     let with_pw = format!("mysql://u:{CANARY}@127.0.0.1:1/");
     let at = format!("mysql://u:p@{CANARY}@127.0.0.1:1/");
     let pg_at = format!("postgres://u:p@{CANARY}@127.0.0.1:1/postgres");
+    // `oltp run` of one table of ten rows in database `s` on MySQL `url`.
+    let run = |url: &str, extra: &[&str]| sized_args("run", url, &base, "s", ("1", "10"), extra);
     let cases: Vec<(Vec<String>, String)> = vec![
         (
-            sized_args(
-                "run",
-                &with_pw,
-                &base,
-                "s",
-                ("1", "10"),
-                &["--password-file", utf8(&good)],
-            ),
+            run(&with_pw, &["--password-file", utf8(&good)]),
             "holds a password and --password-file".into(),
         ),
         (
@@ -235,32 +230,18 @@ fn refusals_name_the_fix_in_one_line_and_never_the_password() {
             "give --mysql-url too".into(),
         ),
         (
-            sized_args(
-                "run",
-                "mysql://u@127.0.0.1:1/",
-                &base,
-                "s",
-                ("1", "10"),
-                &["--password-file", utf8(&open)],
-            ),
+            run("mysql://u@127.0.0.1:1/", &["--password-file", utf8(&open)]),
             format!(
                 "--password-file {0} has mode 0644, not 0600 or 0400 (a password file is the owner's alone): run `chmod 600 {0}`",
                 utf8(&open)
             ),
         ),
         (
-            sized_args(
-                "run",
-                "mysql://u@127.0.0.1:1/",
-                &base,
-                "s",
-                ("1", "10"),
-                &["--password-file", utf8(&lines)],
-            ),
+            run("mysql://u@127.0.0.1:1/", &["--password-file", utf8(&lines)]),
             "does not hold a password".into(),
         ),
         (
-            sized_args("run", &at, &base, "s", ("1", "10"), &[]),
+            run(&at, &[]),
             "percent-encode @ as %40 in the password".into(),
         ),
         (
@@ -296,11 +277,9 @@ fn refusals_name_the_fix_in_one_line_and_never_the_password() {
 
     // Debug of the parsed command line and of the connect options.
     let cli = encbench_oltp::cli::Cli::try_parse_from(
-        ["oltp"].into_iter().chain(
-            sized_args("run", &with_pw, &base, "s", ("1", "10"), &[])
-                .iter()
-                .map(String::as_str),
-        ),
+        ["oltp"]
+            .into_iter()
+            .chain(run(&with_pw, &[]).iter().map(String::as_str)),
     )
     .expect("parses");
     let debug = format!("{cli:?}");

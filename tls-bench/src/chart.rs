@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use encbench_common::svg;
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
@@ -51,65 +52,49 @@ pub fn latency(report: &Report, path: &Path) -> Result<()> {
         .map(|r| r.connections)
         .max()
         .unwrap_or(1);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
-        root.fill(&WHITE).map_err(draw_err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                "Average round trip vs concurrent connections",
-                ("sans-serif", 20),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d((1u32..xmax.max(2)).log_scale(), 0.0..ymax.max(0.001))
-            .map_err(draw_err)?;
-        chart
-            .configure_mesh()
-            .x_desc("connections")
-            .y_desc("average round trip, ms")
-            .draw()
-            .map_err(draw_err)?;
-        // Series names are the Figure-2 columns ending in "avg ms".
-        let names: Vec<String> = fig
-            .table
-            .headers
-            .iter()
-            .filter_map(|h| h.strip_suffix(" avg ms").map(str::to_string))
-            .collect();
-        for (i, name) in names.iter().enumerate() {
-            let color = COLORS[i % COLORS.len()];
-            let pts: Vec<(u32, f64)> = report
-                .latency
-                .iter()
-                .filter(|r| {
-                    let n = if r.transport.is_tls() {
-                        format!("{} {}", r.transport, r.tls_version)
-                    } else {
-                        r.transport.to_string()
-                    };
-                    n == *name
-                })
-                .map(|r| (r.connections, r.avg_us / 1e3))
-                .collect();
-            chart
-                .draw_series(LineSeries::new(pts, color.stroke_width(2)))
-                .map_err(draw_err)?
-                .label(name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(draw_err)?;
-        root.present().map_err(draw_err)?;
-    }
+    let frame = svg::Frame {
+        caption: "Average round trip vs concurrent connections",
+        margin: 12,
+        x_label_area: 40,
+        y_label_area: 60,
+    };
+    // Series names are the Figure-2 columns ending in "avg ms".
+    let names: Vec<String> = fig
+        .table
+        .headers
+        .iter()
+        .filter_map(|h| h.strip_suffix(" avg ms").map(str::to_string))
+        .collect();
+    let svg = svg::line_chart(
+        (900, 560),
+        frame,
+        ((1u32..xmax.max(2)).log_scale(), 0.0..ymax.max(0.001)),
+        ("connections", "average round trip, ms"),
+        |chart| {
+            for (i, name) in names.iter().enumerate() {
+                let color = COLORS[i % COLORS.len()];
+                let pts: Vec<(u32, f64)> = report
+                    .latency
+                    .iter()
+                    .filter(|r| {
+                        let n = if r.transport.is_tls() {
+                            format!("{} {}", r.transport, r.tls_version)
+                        } else {
+                            r.transport.to_string()
+                        };
+                        n == *name
+                    })
+                    .map(|r| (r.connections, r.avg_us / 1e3))
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
+                    .label(name.clone())
+                    .legend(svg::legend_line(color));
+            }
+            Ok(())
+        },
+    )
+    .map_err(draw_err)?;
     write_svg(path, &svg)
 }
 

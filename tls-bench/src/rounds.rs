@@ -8,7 +8,11 @@
 //! alike, and round r of the baseline pairs with round r of each variant in
 //! [`crate::comparison`].
 
+use std::future::Future;
+
 use serde::Serialize;
+
+use crate::error::Result;
 
 /// The order in which the `variants` of a section run in round `round`
 /// (0-based): `0, 1, .., n-1` rotated left by `round % n`.
@@ -28,6 +32,43 @@ pub fn schedule(variants: usize, controls: &[usize], round: usize) -> Vec<(usize
     let order: Vec<usize> = (0..variants).collect();
     let slots = encbench_common::rounds::with_controls(&order, |i| controls.contains(i));
     encbench_common::rounds::rotated(&slots, round)
+}
+
+/// The rows of one section: `repeat` rounds of its `variants` variants in the
+/// order of [`schedule`] (each index in `controls` a second time per round),
+/// `measure(variant, control, round)` measuring one run, then `reduce`
+/// making one row of each variant's rounds (in round order, e.g. the median
+/// round). Returns the variants' rows in variant order and the rows of their
+/// A/A control runs, for the variants that have them.
+///
+/// # Errors
+/// The first error of `measure` or `reduce`.
+pub async fn measure_rounds<R, F, Fut>(
+    (variants, controls): (usize, &[usize]),
+    repeat: usize,
+    mut measure: F,
+    reduce: impl Fn(Vec<R>) -> Result<R>,
+) -> Result<(Vec<R>, Vec<R>)>
+where
+    F: FnMut(usize, bool, usize) -> Fut,
+    Fut: Future<Output = Result<R>>,
+{
+    let mut rounds: Vec<Vec<R>> = (0..variants).map(|_| Vec::new()).collect();
+    let mut again: Vec<Vec<R>> = (0..variants).map(|_| Vec::new()).collect();
+    for round in 0..repeat {
+        for (i, control) in schedule(variants, controls, round) {
+            let row = measure(i, control, round).await?;
+            let into = if control { &mut again } else { &mut rounds };
+            into[i].push(row);
+        }
+    }
+    let rows = rounds.into_iter().map(&reduce).collect::<Result<_>>()?;
+    let control_rows = again
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        .map(&reduce)
+        .collect::<Result<_>>()?;
+    Ok((rows, control_rows))
 }
 
 /// Median, smallest and largest of one figure over the rounds.
@@ -130,6 +171,62 @@ mod tests {
         }
         // One variant with a control: A A'.
         assert_eq!(schedule(1, &[0], 0), [a, (0, true)]);
+    }
+
+    #[test]
+    fn every_variant_and_control_run_is_measured_and_reduced_in_round_order() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let mut runs = Vec::new();
+        let (rows, controls) = rt
+            .block_on(measure_rounds(
+                (3, &[0]),
+                2,
+                |i, control, round| {
+                    runs.push((i, control, round));
+                    std::future::ready(Ok(vec![(i, control, round)]))
+                },
+                |rounds| Ok(rounds.concat()),
+            ))
+            .expect("rows");
+        // Round 0: A B A' C; round 1 rotated by one: B A' C A.
+        assert_eq!(
+            runs,
+            [
+                (0, false, 0),
+                (1, false, 0),
+                (0, true, 0),
+                (2, false, 0),
+                (1, false, 1),
+                (0, true, 1),
+                (2, false, 1),
+                (0, false, 1),
+            ]
+        );
+        assert_eq!(
+            rows,
+            [
+                vec![(0, false, 0), (0, false, 1)],
+                vec![(1, false, 0), (1, false, 1)],
+                vec![(2, false, 0), (2, false, 1)],
+            ]
+        );
+        assert_eq!(controls, [vec![(0, true, 0), (0, true, 1)]]);
+        // The first error stops the section.
+        let failed = rt.block_on(measure_rounds(
+            (2, &[]),
+            1,
+            |i, _, _| {
+                std::future::ready(if i == 1 {
+                    Err(crate::error::Error::Check("no".into()))
+                } else {
+                    Ok(i)
+                })
+            },
+            |rounds| Ok(rounds[0]),
+        ));
+        assert!(failed.is_err());
     }
 
     #[test]

@@ -228,8 +228,9 @@ fn csv_markdown_file_and_charts() {
     );
 }
 
-/// The handshake, latency and bulk sections of `SMALL` at `--repeat N`, JSON.
-fn repeated(rounds: &str, output: &str) -> std::process::Output {
+/// The handshake, latency and bulk sections of `SMALL` at `--repeat N`, in
+/// `output`, with the flags `extra`.
+fn repeated(rounds: &str, output: &str, extra: &[&str]) -> std::process::Output {
     // SMALL without its --sections.
     let mut args = SMALL[2..].to_vec();
     args.extend([
@@ -243,6 +244,7 @@ fn repeated(rounds: &str, output: &str) -> std::process::Output {
         "--output",
         output,
     ]);
+    args.extend(extra);
     let out = tls_bench(&args);
     assert!(
         out.status.success(),
@@ -254,7 +256,8 @@ fn repeated(rounds: &str, output: &str) -> std::process::Output {
 
 #[test]
 fn json_compares_every_variant_with_its_baseline_over_the_rounds() {
-    let v: serde_json::Value = serde_json::from_slice(&repeated("2", "json").stdout).expect("JSON");
+    let v: serde_json::Value =
+        serde_json::from_slice(&repeated("2", "json", &[]).stdout).expect("JSON");
     let cmp = v["comparisons"].as_array().expect("comparisons array");
     let find = |section: &str, metric: &str, variant: &str, point: &str| {
         cmp.iter()
@@ -328,13 +331,14 @@ fn json_compares_every_variant_with_its_baseline_over_the_rounds() {
 
 #[test]
 fn one_round_prints_no_percentage_and_null_intervals() {
-    let text = String::from_utf8(repeated("1", "text").stdout).expect("UTF-8");
+    let text = String::from_utf8(repeated("1", "text", &[]).stdout).expect("UTF-8");
     assert!(!text.contains('%'), "{text}");
     assert!(
         text.contains("1 round: run --repeat 5 for a comparison"),
         "{text}"
     );
-    let v: serde_json::Value = serde_json::from_slice(&repeated("1", "json").stdout).expect("JSON");
+    let v: serde_json::Value =
+        serde_json::from_slice(&repeated("1", "json", &[]).stdout).expect("JSON");
     let cmp = v["comparisons"].as_array().expect("comparisons array");
     assert!(!cmp.is_empty());
     for c in cmp {
@@ -348,21 +352,8 @@ fn one_round_prints_no_percentage_and_null_intervals() {
 
 #[test]
 fn control_gives_a_noise_floor_per_metric_and_point() {
-    // SMALL without its --sections, 2 rounds, the baselines twice per round.
-    let mut args = SMALL[2..].to_vec();
-    args.extend([
-        "--sections",
-        "handshake,latency,bulk",
-        "--no-in-memory",
-        "--bulk-mib",
-        "1",
-        "--repeat",
-        "2",
-        "--control",
-        "--output",
-        "json",
-    ]);
-    let v = stdout_json(&tls_bench(&args));
+    // 2 rounds, the baselines twice per round.
+    let v = stdout_json(&repeated("2", "json", &["--control"]));
     assert_eq!(v["environment"]["control"], true);
     assert_eq!(v["environment"]["repeat"], 2);
     let floors = v["noise_floor"].as_array().expect("noise_floor array");

@@ -11,6 +11,7 @@ impl Report {
     /// # Errors
     /// Drawing fails.
     pub fn to_svg(&self) -> Result<String> {
+        use encbench_common::svg;
         use plotters::prelude::*;
         let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
         for r in self.results.iter().filter(|r| r.is_reference()) {
@@ -31,49 +32,30 @@ impl Report {
             .iter()
             .flat_map(|(_, p)| p.iter().map(|x| x.1))
             .fold(1.0f64, f64::max);
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
-            root.fill(&WHITE).map_err(svg_err)?;
-            let mut chart = ChartBuilder::on(&root)
-                .caption(
-                    "column-bench: open, key reused, envelope path, one thread",
-                    ("sans-serif", 20),
-                )
-                .margin(15)
-                .x_label_area_size(45)
-                .y_label_area_size(60)
-                .build_cartesian_2d(0.0..x_max * 1.1, 0.0..y_max * 1.15)
-                .map_err(svg_err)?;
-            chart
-                .configure_mesh()
-                .x_desc("value size (bytes)")
-                .y_desc("ns per value")
-                .draw()
-                .map_err(svg_err)?;
-            for (i, (name, pts)) in series.iter().enumerate() {
-                let color = Palette99::pick(i).to_rgba();
-                chart
-                    .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                    .map_err(svg_err)?
-                    .label(name.clone())
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                    });
-                chart
-                    .draw_series(pts.iter().map(|p| Circle::new(*p, 3, color.filled())))
-                    .map_err(svg_err)?;
-            }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(svg_err)?;
-            root.present().map_err(svg_err)?;
-        }
-        Ok(svg)
+        let frame = svg::Frame {
+            caption: "column-bench: open, key reused, envelope path, one thread",
+            margin: 15,
+            x_label_area: 45,
+            y_label_area: 60,
+        };
+        svg::line_chart(
+            (900, 560),
+            frame,
+            (0.0..x_max * 1.1, 0.0..y_max * 1.15),
+            ("value size (bytes)", "ns per value"),
+            |chart| {
+                for (i, (name, pts)) in series.iter().enumerate() {
+                    let color = Palette99::pick(i).to_rgba();
+                    chart
+                        .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
+                        .label(name.clone())
+                        .legend(svg::legend_line(color));
+                    chart.draw_series(pts.iter().map(|p| Circle::new(*p, 3, color.filled())))?;
+                }
+                Ok(())
+            },
+        )
+        .map_err(svg_err)
     }
 }
 

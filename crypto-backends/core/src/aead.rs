@@ -240,6 +240,18 @@ fn zeroed(in_out: &mut [u8], e: Error) -> Error {
     e
 }
 
+/// Fails closed: passes `result` through, but when it is an error first
+/// overwrites all of `out` with zeros and empties it, so no plaintext (a
+/// backend may decrypt before it checks the tag) and no half-sealed value
+/// stays in the buffer the caller reuses.
+pub(crate) fn fail_closed<T, E>(out: &mut Vec<u8>, result: Result<T, E>) -> Result<T, E> {
+    if result.is_err() {
+        out.fill(0);
+        out.clear();
+    }
+    result
+}
+
 /// The allocating and appended-tag API, written once for every length-preserving
 /// backend on top of its two detached calls.
 impl<T: DetachedAead> Aead for T {
@@ -256,11 +268,7 @@ impl<T: DetachedAead> Aead for T {
         buf.resize(len + DetachedAead::algorithm(self).tag_len(), 0);
         let (body, tag) = buf.split_at_mut(len);
         let sealed = self.seal_in_place_detached(nonce, aad, body, tag);
-        if sealed.is_err() {
-            buf.fill(0);
-            buf.clear();
-        }
-        sealed
+        fail_closed(buf, sealed)
     }
 
     fn open_in_place<'b>(

@@ -27,6 +27,7 @@ use std::fmt;
 
 use zeroize::Zeroizing;
 
+use crate::aead::fail_closed;
 use crate::{Aead, Algorithm, DeterministicAead, Error};
 
 /// The cell format version byte.
@@ -241,17 +242,9 @@ impl<P: CbcHmacPrimitives> Aead for Randomized<P> {
                     )))
                 }
             });
-        match sealed {
-            Ok(tag) => {
-                buf.extend_from_slice(&tag);
-                Ok(())
-            }
-            Err(e) => {
-                buf.fill(0);
-                buf.clear();
-                Err(e)
-            }
-        }
+        let tag = fail_closed(buf, sealed)?;
+        buf.extend_from_slice(&tag);
+        Ok(())
     }
 
     fn open_in_place<'b>(
@@ -309,17 +302,9 @@ impl<P: CbcHmacPrimitives> DeterministicAead for Deterministic<P> {
                     )))
                 }
             });
-        match sealed {
-            Ok(tag) => {
-                out[1..CELL_IV_AT].copy_from_slice(&tag);
-                Ok(())
-            }
-            Err(e) => {
-                out.fill(0);
-                out.clear();
-                Err(e)
-            }
-        }
+        let tag = fail_closed(out, sealed)?;
+        out[1..CELL_IV_AT].copy_from_slice(&tag);
+        Ok(())
     }
 
     fn open(&self, aad: &[u8], sealed: &[u8], out: &mut Vec<u8>) -> Result<(), Error> {
@@ -335,17 +320,10 @@ impl<P: CbcHmacPrimitives> DeterministicAead for Deterministic<P> {
         verify(&self.0, iv, ct, aad, &sealed[1..CELL_IV_AT])?;
         out.extend_from_slice(ct);
         out.resize(ct.len() + BLOCK_LEN, 0);
-        match self.0.decrypt(iv, out, ct.len()) {
-            Ok(len) => {
-                out.truncate(len);
-                Ok(())
-            }
-            Err(e) => {
-                out.fill(0);
-                out.clear();
-                Err(e)
-            }
-        }
+        let decrypted = self.0.decrypt(iv, out, ct.len());
+        let len = fail_closed(out, decrypted)?;
+        out.truncate(len);
+        Ok(())
     }
 }
 

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::HOME_ENV;
 use super::error::{Result, ServerError, io_err};
 use crate::at_rest::{AtRest, data_root};
+use crate::io_failure::IoFailure;
 
 /// Longest Unix socket path: `sun_path` is 108 bytes on Linux, including the NUL.
 pub(super) const SOCKET_PATH_MAX: usize = 107;
@@ -69,6 +70,19 @@ pub struct TlsFiles {
     pub cert: PathBuf,
     /// The server's private key (PKCS#8 PEM, mode 0600).
     pub key: PathBuf,
+}
+
+impl TlsFiles {
+    /// The TLS files of the server whose directory (`mariadb/`, `postgresql/`)
+    /// is `dir`: `tls/ca.pem`, `tls/server-cert.pem`, `tls/server-key.pem`.
+    pub(super) fn in_server_dir(dir: &Path) -> TlsFiles {
+        let dir = dir.join("tls");
+        TlsFiles {
+            ca: dir.join("ca.pem"),
+            cert: dir.join("server-cert.pem"),
+            key: dir.join("server-key.pem"),
+        }
+    }
 }
 
 /// The files of one private server, all in `<server base>/mariadb/`.
@@ -234,12 +248,7 @@ impl Layout {
 
     /// `tls/ca.pem`, `tls/server-cert.pem`, `tls/server-key.pem`.
     pub fn tls_files(&self) -> TlsFiles {
-        let dir = self.dir.join("tls");
-        TlsFiles {
-            ca: dir.join("ca.pem"),
-            cert: dir.join("server-cert.pem"),
-            key: dir.join("server-key.pem"),
-        }
+        TlsFiles::in_server_dir(&self.dir)
     }
 
     /// `at-rest.keys`, the InnoDB key file (lines `ID;HEX`).
@@ -263,10 +272,11 @@ impl Layout {
     ///
     /// [`ServerError::Io`] when a file cannot be written.
     pub fn record_port(&self, port: u16) -> Result<()> {
-        for path in [self.port_file(), self.chosen_port_file()] {
-            fs::write(&path, format!("{port}\n")).map_err(io_err("write", &path))?;
-        }
-        Ok(())
+        write_port(
+            [self.port_file(), self.chosen_port_file()],
+            port,
+            ServerError::Io,
+        )
     }
 
     /// The pid in `pid`, if the file holds one (0 is not a pid).
@@ -292,8 +302,22 @@ impl Layout {
     }
 }
 
-fn read_number<T: std::str::FromStr>(path: &Path) -> Option<T> {
+/// The number in the file at `path` (surrounding white space ignored), if it holds one.
+pub(super) fn read_number<T: std::str::FromStr>(path: &Path) -> Option<T> {
     fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// Writes `port` (decimal, one line) to each of `files`, a server's `port` and
+/// `port.chosen`; a failed write becomes `wrap` of its [`IoFailure`].
+pub(super) fn write_port<E>(
+    files: [PathBuf; 2],
+    port: u16,
+    wrap: fn(IoFailure) -> E,
+) -> Result<(), E> {
+    for path in files {
+        fs::write(&path, format!("{port}\n")).map_err(IoFailure::on("write", &path, wrap))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -70,6 +70,15 @@ pub struct Lease {
 }
 
 impl Lease {
+    /// The lease of the server at `url`, given by the user: nothing held.
+    fn given(url: &str) -> Lease {
+        Lease {
+            url: url.to_string(),
+            shared_with: Vec::new(),
+            held: None,
+        }
+    }
+
     /// Uses `url` when given, else starts (or attaches to) the private server of
     /// `server_base(base_dir, at_rest)` with `profile`'s settings and the IOPS cap
     /// `iops_limit` (reads and writes per second each; `None`: uncapped), registered as one
@@ -90,11 +99,7 @@ impl Lease {
         iops_limit: Option<u32>,
     ) -> std::result::Result<Lease, LeaseError> {
         if let Some(url) = url {
-            return Ok(Lease {
-                url: url.to_string(),
-                shared_with: Vec::new(),
-                held: None,
-            });
+            return Ok(Lease::given(url));
         }
         let layout = Layout::new(server_base(base_dir, at_rest));
         // The cap's cgroup, device and rights, before anything is made.
@@ -140,11 +145,7 @@ impl Lease {
         at_rest: AtRest,
     ) -> std::result::Result<Lease, LeaseError> {
         if let Some(url) = url {
-            return Ok(Lease {
-                url: url.to_string(),
-                shared_with: Vec::new(),
-                held: None,
-            });
+            return Ok(Lease::given(url));
         }
         let base_dir = &server_base(base_dir, at_rest);
         let base = base_dir.to_path_buf();

@@ -24,6 +24,7 @@ use super::logs::{read_log_since, start_failed, tail};
 use super::owner::Owner;
 use super::password;
 use super::{PrivateServer, START_TIMEOUT, STOP_TIMEOUT};
+use crate::io_failure::IoFailure;
 
 /// How long a start or stop waits for another process that holds the base directory's lock
 /// (long enough for that process to initialise and start a server itself).
@@ -237,21 +238,22 @@ fn launch(
 fn pick_port(layout: &Layout, attempt: usize) -> Result<u16> {
     match layout.read_chosen_port() {
         Some(port) if attempt == 1 && port_is_free(port) => Ok(port),
-        _ => free_port(),
+        _ => free_port(ServerError::Io),
     }
 }
 
 /// Whether nothing listens on 127.0.0.1:`port` (we can bind it; the listener closes at once).
-fn port_is_free(port: u16) -> bool {
+pub(super) fn port_is_free(port: u16) -> bool {
     TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok()
 }
 
-/// A port on 127.0.0.1 that nothing listens on right now.
-fn free_port() -> Result<u16> {
+/// A port on 127.0.0.1 that nothing listens on right now; a failed bind
+/// becomes `wrap` of its [`IoFailure`] (each engine's error).
+pub(super) fn free_port<E>(wrap: fn(IoFailure) -> E) -> Result<u16, E> {
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
-        .map_err(io_err("bind", Path::new("127.0.0.1:0")))
+        .map_err(IoFailure::on("bind", Path::new("127.0.0.1:0"), wrap))
 }
 
 /// What a running server on our directory did while we waited for it.

@@ -8,7 +8,8 @@ use anyhow::{Result, bail};
 use encbench_crypto::Algorithm;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::columns::keys::{create_key_file, default_key_file};
+use crate::columns::keys::{create_key_file, default_key_file, load_codec};
+use crate::columns::{Codec, Columns, Encrypt};
 
 /// Refuses a load (`what`) of about `need` bytes where the file system of
 /// the private server's `data_dir` has less free (and a 10% reserve), before
@@ -54,6 +55,30 @@ pub(super) fn create_default_key_file(base: &Path, algorithm: Algorithm) -> Resu
         );
     }
     Ok(())
+}
+
+/// The codec a load seals `encrypt`'s `columns` with: plaintext for `none`;
+/// otherwise under `key_file`, or under the algorithm's default key file in
+/// `base`, created when missing.
+///
+/// # Errors
+/// The default key file cannot be created, or the key file cannot be read or
+/// does not fit the algorithm or the columns.
+pub(super) fn load_codec_creating_key(
+    encrypt: Encrypt,
+    columns: Columns,
+    key_file: Option<&Path>,
+    base: &Path,
+) -> Result<Codec> {
+    match encrypt {
+        Encrypt::None => Ok(Codec::plaintext()),
+        Encrypt::Aead(d) => {
+            if key_file.is_none() {
+                create_default_key_file(base, d.algorithm)?;
+            }
+            Ok(load_codec(encrypt, columns, key_file, base)?)
+        }
+    }
 }
 
 /// The progress bar of a load of `total` rows (hidden when stderr is not a

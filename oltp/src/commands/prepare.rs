@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 
-use super::loading::{check_key_file, check_room, count_bar, create_default_key_file};
+use super::loading::{check_key_file, check_room, count_bar, load_codec_creating_key};
 use crate::cli::PrepareArgs;
 use crate::columns::keys::{active_key_id, default_key_file, load_codec};
 use crate::columns::{Codec, Encrypt};
@@ -80,15 +80,7 @@ pub async fn prepare(a: &PrepareArgs, url: &str, data_dir: Option<&Path>) -> Res
     // Then the missing default key files, and every cipher keyed.
     let mut plan: Vec<(Encrypt, String, Codec)> = Vec::new();
     for (e, db) in choices {
-        let codec = match e {
-            Encrypt::None => Codec::plaintext(),
-            Encrypt::Aead(d) => {
-                if key_file.is_none() {
-                    create_default_key_file(&base, d.algorithm)?;
-                }
-                load_codec(e, data.columns, key_file, &base)?
-            }
-        };
+        let codec = load_codec_creating_key(e, data.columns, key_file, &base)?;
         plan.push((e, db, codec));
     }
     for (e, db, codec) in plan {

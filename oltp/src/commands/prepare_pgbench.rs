@@ -9,13 +9,13 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 
 use crate::cli::PrepareArgs;
+use crate::columns::Encrypt;
 use crate::columns::keys::{active_key_id, default_key_file, load_codec};
-use crate::columns::{Codec, Encrypt};
 use crate::config::{base_dir, data_set, parse_encrypts};
 use crate::driver::{DbDriver, with_driver};
 use crate::schema::pgbench::{self, ACCOUNTS_PER_SCALE, Fillers, PgbenchPrepare};
 
-use super::loading::{check_key_file, check_room, count_bar, create_default_key_file};
+use super::loading::{check_key_file, check_room, count_bar, load_codec_creating_key};
 
 /// Runs `oltp prepare` of pgbench's tables against `url`; `data_dir` as
 /// [`super::prepare::prepare`] checks it.
@@ -77,15 +77,7 @@ pub async fn prepare(a: &PrepareArgs, url: &str, data_dir: Option<&Path>) -> Res
         "give a smaller --scale, free space there, or use --base-dir on a larger disk",
     )?;
     for (mut p, e) in plans {
-        let codec = match e {
-            Encrypt::None => Codec::plaintext(),
-            Encrypt::Aead(d) => {
-                if key_file.is_none() {
-                    create_default_key_file(&base, d.algorithm)?;
-                }
-                load_codec(e, data.columns, key_file, &base)?
-            }
-        };
+        let codec = load_codec_creating_key(e, data.columns, key_file, &base)?;
         p.key_id = active_key_id(&codec);
         let bar = count_bar(rows, &format!("prepare {}", p.db));
         let progress: Arc<dyn Fn(u64) + Send + Sync> = {

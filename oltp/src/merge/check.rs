@@ -75,6 +75,27 @@ fn distinct<'a, T: PartialEq>(runs: &'a [RunResult], f: impl Fn(&'a RunResult) -
     out
 }
 
+/// Refuses `b` when what `of` reads from it differs from `a`'s, in one line:
+/// `<b> ran <b's, as show> where <a> ran <a's>: <fix>`.
+fn refuse_unlike<T: PartialEq>(
+    (a, b): (&ClientReport, &ClientReport),
+    of: impl Fn(&ClientReport) -> T,
+    show: impl Fn(T) -> String,
+    fix: &str,
+) -> Result<()> {
+    let (of_a, of_b) = (of(a), of(b));
+    if of_a != of_b {
+        bail!(
+            "{} ran {} where {} ran {}: {fix}",
+            b.file.display(),
+            show(of_b),
+            a.file.display(),
+            show(of_a)
+        );
+    }
+    Ok(())
+}
+
 /// `a` and `b` as `name a vs b` for every field that differs.
 fn options_diff(a: &WorkloadOptions, b: &WorkloadOptions) -> String {
     let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
@@ -96,16 +117,12 @@ fn options_diff(a: &WorkloadOptions, b: &WorkloadOptions) -> String {
 
 /// Refuses another workload definition: the workload name and its options.
 pub(super) fn check_same_workload(a: &ClientReport, b: &ClientReport) -> Result<()> {
-    let names = |c: &ClientReport| distinct(&c.runs, |r| r.settings.workload.clone());
-    if names(a) != names(b) {
-        bail!(
-            "{} ran {} where {} ran {}: merge reports of the same grid (the same workload)",
-            b.file.display(),
-            names(b).join(", "),
-            a.file.display(),
-            names(a).join(", ")
-        );
-    }
+    refuse_unlike(
+        (a, b),
+        |c| distinct(&c.runs, |r| r.settings.workload.clone()),
+        |names| names.join(", "),
+        "merge reports of the same grid (the same workload)",
+    )?;
     let options = |c: &ClientReport| distinct(&c.runs, |r| r.settings.options.clone());
     let (oa, ob) = (options(a), options(b));
     if oa != ob {
@@ -140,15 +157,12 @@ pub(super) fn check_same_data_set(a: &ClientReport, b: &ClientReport) -> Result<
             ),
         })
     };
-    if shape(a) != shape(b) {
-        bail!(
-            "{} ran on {} where {} ran on {}: merge reports of clients on the same data set (--tables, --table-size, database)",
-            b.file.display(),
-            shape(b).join("; "),
-            a.file.display(),
-            shape(a).join("; ")
-        );
-    }
+    refuse_unlike(
+        (a, b),
+        shape,
+        |shape| format!("on {}", shape.join("; ")),
+        "merge reports of clients on the same data set (--tables, --table-size, database)",
+    )?;
     // The columns an encryption choice encrypted (empty for plaintext): b's
     // distinct (encrypt, columns) pairs, in b's order, against each of a's runs.
     let b_columns = distinct(&b.runs, |r| {
@@ -186,15 +200,12 @@ pub(super) fn check_same_grid(
         t.sort_unstable();
         t.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
     };
-    if threads(a) != threads(b) {
-        bail!(
-            "{} ran --threads {} where {} ran --threads {}: merge reports of the same grid (each client runs the same --threads)",
-            b.file.display(),
-            threads(b),
-            a.file.display(),
-            threads(a)
-        );
-    }
+    refuse_unlike(
+        (a, b),
+        threads,
+        |threads| format!("--threads {threads}"),
+        "merge reports of the same grid (each client runs the same --threads)",
+    )?;
     let missing = |from: &ClientReport, to: &HashMap<MergeKey<'_>, usize>| {
         from.runs
             .iter()

@@ -531,21 +531,28 @@ mod tests {
         assert!(!pg.contains("verify-identity"), "{pg}");
     }
 
-    #[test]
-    fn the_floor_alone_prints_no_empty_comparison_heading() {
-        use crate::report::summary::{comparisons, noise_floors};
+    /// `rounds` rounds of `none` at one thread (10 more per round from 110)
+    /// and its `--control` run (one more): an A/A pair, nothing to compare.
+    fn baseline_and_control(rounds: u32) -> Vec<RunResult> {
         let mut runs = Vec::new();
-        for r in 1..=3 {
+        for r in 1..=rounds {
             for (fast, control) in [(100 + 10 * r, false), (101 + 10 * r, true)] {
                 let mut x = crate::report::model::fixtures::run(
                     crate::report::model::fixtures::settings(1, "none"),
-                    fast,
+                    fast.into(),
                     0,
                 );
-                (x.round, x.control) = (r as u32, control);
+                (x.round, x.control) = (r, control);
                 runs.push(x);
             }
         }
+        runs
+    }
+
+    #[test]
+    fn the_floor_alone_prints_no_empty_comparison_heading() {
+        use crate::report::summary::{comparisons, noise_floors};
+        let runs = baseline_and_control(3);
         let floors = noise_floors(&runs);
         assert!(!floors.is_empty());
         assert!(comparisons(&runs, &floors).is_empty());
@@ -557,18 +564,7 @@ mod tests {
     #[test]
     fn the_intervals_legend_wraps_under_100_columns() {
         use crate::report::summary::noise_floors;
-        let mut runs = Vec::new();
-        for r in 1..=5 {
-            for (fast, control) in [(100 + 10 * r, false), (101 + 10 * r, true)] {
-                let mut x = crate::report::model::fixtures::run(
-                    crate::report::model::fixtures::settings(1, "none"),
-                    fast,
-                    0,
-                );
-                (x.round, x.control) = (r as u32, control);
-                runs.push(x);
-            }
-        }
+        let runs = baseline_and_control(5);
         let floors = noise_floors(&runs);
         let text = comparisons_text(&[], &floors);
         let legend: Vec<&str> = text

@@ -485,3 +485,23 @@ pub async fn wait_until_loading(url: &str, db: &str) {
     }
     c.disconnect().await.expect("disconnect");
 }
+
+/// Stock `sysbench` on database `db` of the shared PostgreSQL `pg`, as its
+/// benchmark user over TCP, with `args` after the connection flags (the table
+/// flags, the script and its command).
+pub fn stock_sysbench_pgsql(pg: &SharedPg, db: &str, args: &[&str]) -> Output {
+    let server = pg.server();
+    let password = std::fs::read_to_string(server.layout().password_file()).expect("password");
+    Command::new("sysbench")
+        .args([
+            "--db-driver=pgsql".to_string(),
+            "--pgsql-host=127.0.0.1".to_string(),
+            format!("--pgsql-port={}", server.port()),
+            "--pgsql-user=encbench".to_string(),
+            format!("--pgsql-password={}", password.trim()),
+            format!("--pgsql-db={db}"),
+        ])
+        .args(args)
+        .output()
+        .expect("run sysbench (apt-get install sysbench)")
+}

@@ -2,6 +2,7 @@
 
 use super::aad::ValueAad;
 use super::{EnvelopeError, HEADER_LEN, MAX_NONCE_LEN, NONCE_WINDOW_FITS, VERSION, overhead};
+use crate::aead::fail_closed;
 use crate::{Aead, Algorithm, Error, KeyId, Keyring, random_nonce};
 
 /// Authenticates and decrypts `ciphertext || tag` in place; returns the plaintext
@@ -83,11 +84,7 @@ impl ColumnCipher {
         out: &mut Vec<u8>,
     ) -> Result<(), EnvelopeError> {
         let sealed = self.seal_into(loc, plaintext, out);
-        if sealed.is_err() {
-            out.fill(0);
-            out.clear();
-        }
-        sealed
+        fail_closed(out, sealed)
     }
 
     /// [`ColumnCipher::seal`] without the clean-up on error.
@@ -211,18 +208,10 @@ impl ColumnCipher {
         out.clear();
         let (key_id, aead, nonce_end) = self.parse_header(stored)?;
         out.extend_from_slice(&stored[nonce_end..]);
-        match open_parts(key_id, aead, loc, &stored[HEADER_LEN..nonce_end], out) {
-            Ok(len) => {
-                out.truncate(len);
-                Ok(())
-            }
-            Err(e) => {
-                // A backend may have decrypted before it checked the tag.
-                out.fill(0);
-                out.clear();
-                Err(e)
-            }
-        }
+        let opened = open_parts(key_id, aead, loc, &stored[HEADER_LEN..nonce_end], out);
+        let len = fail_closed(out, opened)?;
+        out.truncate(len);
+        Ok(())
     }
 
     /// Reads version and key id and finds the key; checks the minimum length.

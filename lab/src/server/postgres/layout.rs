@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::error::{PgError, Result};
-use crate::server::layout::{SOCKET_PATH_MAX, TlsFiles};
+use crate::server::layout::{SOCKET_PATH_MAX, TlsFiles, read_number, write_port};
 
 /// The files of the private PostgreSQL, all in `<base>/postgresql/`.
 ///
@@ -102,12 +102,7 @@ impl PgLayout {
 
     /// `tls/ca.pem`, `tls/server-cert.pem`, `tls/server-key.pem`.
     pub fn tls_files(&self) -> TlsFiles {
-        let dir = self.dir.join("tls");
-        TlsFiles {
-            ca: dir.join("ca.pem"),
-            cert: dir.join("server-cert.pem"),
-            key: dir.join("server-key.pem"),
-        }
+        TlsFiles::in_server_dir(&self.dir)
     }
 
     /// `data/postmaster.pid`, written by the running server.
@@ -144,12 +139,7 @@ impl PgLayout {
 
     /// The port in `port.chosen`, if the file holds one.
     pub fn read_chosen_port(&self) -> Option<u16> {
-        fs::read_to_string(self.chosen_port_file())
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
-            .filter(|&p| p != 0)
+        read_number(&self.chosen_port_file()).filter(|&p| p != 0)
     }
 
     /// The benchmark user's password, if `password` holds one.
@@ -164,10 +154,11 @@ impl PgLayout {
     /// # Errors
     /// [`PgError::Io`] when a file cannot be written.
     pub fn record_port(&self, port: u16) -> Result<()> {
-        for path in [self.port_file(), self.chosen_port_file()] {
-            fs::write(&path, format!("{port}\n")).map_err(PgError::io("write", &path))?;
-        }
-        Ok(())
+        write_port(
+            [self.port_file(), self.chosen_port_file()],
+            port,
+            PgError::Io,
+        )
     }
 }
 

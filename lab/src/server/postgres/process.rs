@@ -3,7 +3,6 @@
 //! stopped with `pg_ctl stop -m fast -w`.
 
 use std::fs;
-use std::net::{Ipv4Addr, TcpListener};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Stdio;
@@ -17,7 +16,7 @@ use super::layout::{PgLayout, Postmaster};
 use super::owner::Owner;
 use super::tls::ensure_tls;
 use super::{PgServer, START_TIMEOUT};
-use crate::server::process::is_alive;
+use crate::server::process::{free_port, is_alive, port_is_free};
 
 /// Attempts at starting when the port we picked is taken before the server binds it.
 const PORT_ATTEMPTS: usize = 3;
@@ -47,7 +46,7 @@ pub(super) fn start_locked(bins: PgBinaries, layout: PgLayout, owner: Owner) -> 
         attempt += 1;
         let port = match layout.read_chosen_port() {
             Some(p) if attempt == 1 && port_is_free(p) => p,
-            _ => free_port()?,
+            _ => free_port(PgError::Io)?,
         };
         let log_start = fs::metadata(&log).map_or(0, |m| m.len());
         let status = owner
@@ -156,15 +155,4 @@ fn is_server_of(pid: u32, data_dir: &Path) -> bool {
     let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
     let dir = data_dir.as_os_str().as_bytes();
     args.windows(2).any(|w| w[0] == b"-D" && w[1] == dir)
-}
-
-fn port_is_free(port: u16) -> bool {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok()
-}
-
-fn free_port() -> Result<u16> {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(PgError::io("bind", Path::new("127.0.0.1:0")))
 }
