@@ -259,7 +259,7 @@ pub(crate) async fn scalar<C: Connection>(conn: &mut C, sql: &str) -> Result<Opt
 ///
 /// # Errors
 /// Query failures.
-pub(crate) async fn database_exists<C: Connection>(
+pub async fn database_exists<C: Connection>(
     admin: &mut C,
     dialect: Dialect,
     db: &str,
