@@ -23,9 +23,7 @@ use encbench_oltp::server::Lease;
 use super::arguments::{
     cleanup_argv, command_run_argv, prepare_args, prepare_argv, run_args, run_command, with_threads,
 };
-use super::data_sets::{
-    check_missing_fit, databases_read, step_name, verify, verify_pgbench, without_fix,
-};
+use super::data_sets::{check_missing_fit, databases_read, step_name, verify, verify_pgbench};
 use super::outputs::{update_reproduction, write_reports};
 use super::{Job, SideMeasurements};
 
@@ -135,7 +133,7 @@ async fn data_sets_to_load<'p>(
         match got? {
             Ok(db) => println!("reusing data set {db} ({what}): verified, prepare finished"),
             Err(why) => {
-                println!("data set {what} to prepare: {}", without_fix(&why));
+                println!("data set {what} to prepare: {}", why);
                 missing.push(step);
             }
         }

@@ -116,7 +116,7 @@ async fn verify_pgbench_with<C: Connection>(
             conn.close().await;
             Ok(db)
         }
-        Err(why) => Err(format!("{why:#}")),
+        Err(why) => Err(found(&why)),
     })
 }
 
@@ -154,18 +154,19 @@ async fn verify_with<C: Connection>(
             conn.close().await;
             Ok(data.database(e))
         }
-        Err(why) => Err(format!("{why:#}")),
+        Err(why) => Err(found(&why)),
     })
 }
 
-/// What a failed check of a data set found, without the fix it names for a user (`run
-/// \`oltp prepare ...\``, `use --tables N`): reproduce prepares the data set itself.
-pub(super) fn without_fix(why: &str) -> &str {
-    [": run `", "; run `", ": use ", ": give "]
-        .iter()
-        .filter_map(|m| why.find(m))
-        .min()
-        .map_or(why, |i| &why[..i])
+/// What a failed check of a data set found: a data set that is not prepared
+/// as asked gives what was found without the fix it names for a user (`run
+/// \`oltp prepare ...\``, `use --tables N`), since reproduce prepares the data
+/// set itself ([`schema::NotPrepared::what`]); any other error whole.
+fn found(why: &anyhow::Error) -> String {
+    match why.downcast_ref::<schema::NotPrepared>() {
+        Some(not_prepared) => not_prepared.what.clone(),
+        None => format!("{why:#}"),
+    }
 }
 
 #[cfg(test)]
@@ -176,27 +177,21 @@ mod tests {
     fn a_data_set_to_prepare_is_named_without_the_users_fix() {
         // New-user finding: reproduce printed "run `oltp prepare ...` first" while it
         // prepares by itself.
-        for (why, found) in [
-            (
-                "sbtest_none.sbtest1 not found: run `oltp prepare --tables 2 --table-size 10 --encrypt none` first",
-                "sbtest_none.sbtest1 not found",
-            ),
-            (
-                "pg is half loaded (a prepare of pgbench's tables did not finish): run `oltp cleanup`, then `oltp prepare`",
-                "pg is half loaded (a prepare of pgbench's tables did not finish)",
-            ),
-            (
-                "sbtest1 holds 3 rows and no encbench_meta: a prepare did not finish; run `oltp cleanup`, then `oltp prepare`",
-                "sbtest1 holds 3 rows and no encbench_meta: a prepare did not finish",
-            ),
-            (
-                "pg's pgbench tables have scale 1 (count(*) of pgbench_branches), the run asks for --scale 2: use --scale 1, or run `oltp cleanup` and `oltp prepare`",
-                "pg's pgbench tables have scale 1 (count(*) of pgbench_branches), the run asks for --scale 2",
-            ),
-            ("no hint here", "no hint here"),
-        ] {
-            assert_eq!(without_fix(why), found);
-            assert!(!without_fix(why).contains("oltp prepare"));
-        }
+        let e = anyhow::Error::from(schema::NotPrepared::new(
+            "sbtest_none.sbtest1 not found".into(),
+            "run `oltp prepare --tables 2 --table-size 10 --encrypt none` first".into(),
+        ));
+        assert_eq!(found(&e), "sbtest_none.sbtest1 not found");
+        let e = anyhow::Error::from(schema::NotPrepared::after_semicolon(
+            "sbtest1 holds 3 rows and no encbench_meta: a prepare did not finish".into(),
+            "run `oltp cleanup`, then `oltp prepare`".into(),
+        ));
+        assert_eq!(
+            found(&e),
+            "sbtest1 holds 3 rows and no encbench_meta: a prepare did not finish"
+        );
+        // Any other error is shown whole, its causes included.
+        let e = anyhow::anyhow!("connection refused").context("cannot connect");
+        assert_eq!(found(&e), "cannot connect: connection refused");
     }
 }

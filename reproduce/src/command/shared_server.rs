@@ -17,7 +17,7 @@ use encbench_oltp::schema;
 use encbench_oltp::server::Lease;
 
 use super::arguments::{prepare_args, run_args, run_argv};
-use super::data_sets::{check_missing_fit, data_set_of, verify, without_fix};
+use super::data_sets::{check_missing_fit, data_set_of, verify};
 use super::outputs::{update_reproduction, write_reports};
 use super::{Job, SideMeasurements};
 
@@ -52,8 +52,7 @@ pub(super) async fn measure(
             Err(why) => {
                 println!(
                     "data set for --encrypt {} to prepare: {}",
-                    step.encrypt,
-                    without_fix(&why)
+                    step.encrypt, why
                 );
                 missing.push(step);
             }
