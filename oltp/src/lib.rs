@@ -19,7 +19,6 @@ pub mod measure;
 mod merge;
 mod preflight;
 pub mod report;
-pub mod reproduce;
 pub mod run;
 pub mod sb_rand;
 pub mod schema;

@@ -7,7 +7,7 @@
 use std::process::ExitCode;
 
 use encbench_common::cli_error::{error_line, parse_args, usage_error_line};
-use encbench_oltp::cli::{Cli, help_command};
+use encbench_oltp::cli::{Cli, Command, help_command};
 use encbench_oltp::commands::execute;
 
 /// mimalloc: the MySQL driver's client library allocates per result row (the
@@ -32,6 +32,12 @@ fn main() -> ExitCode {
     if let Err(e) = cli.check_usage() {
         eprintln!("Error: {}", usage_error_line(&e, &help));
         return ExitCode::from(2);
+    }
+    if let Command::Reproduce(a) = &cli.command {
+        // The reproduction is its own binary: it takes this process over.
+        let e = encbench_oltp::commands::reproduce::exec(a);
+        eprintln!("Error: {}", error_line(e.as_ref()));
+        return ExitCode::FAILURE;
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -9,8 +9,6 @@ use crate::server::postgres::PgServer;
 use crate::server::{Lease, Profile, private_server_of};
 use crate::server_cpu::{NO_SERVER_PID_MESSAGE, ServerCpu, ServerProcess};
 
-use output::check_writable;
-
 mod at_rest;
 mod cleanup;
 mod loading;
@@ -18,11 +16,14 @@ mod merge;
 mod output;
 mod prepare;
 mod prepare_pgbench;
-mod reproduce;
+pub mod reproduce;
 mod run;
 mod server;
 
-pub use output::write_atomically;
+pub use at_rest::verify as verify_at_rest;
+pub use cleanup::cleanup;
+pub use output::{check_writable, write_atomically};
+pub use prepare::prepare;
 
 /// Runs a parsed command line. Returns `false` when a run stopped early (the
 /// report then says so and the process should exit non-zero).
@@ -51,7 +52,7 @@ pub async fn execute(mut cli: Cli) -> Result<bool> {
         Command::Cleanup(a) => &a.data,
         Command::Server(a) => return server::server(a).await.map(|()| true),
         Command::Merge(a) => return merge::merge(a),
-        Command::Reproduce(a) => return reproduce::reproduce(a).await,
+        Command::Reproduce(a) => return reproduce::reproduce(a),
     };
     data_set(data)?;
     if data.url().is_some() && data.profile != Profile::Default {
@@ -220,7 +221,7 @@ pub(crate) fn check_iops_limit(
 ///
 /// # Errors
 /// The server cannot start.
-async fn open_lease(data: &DataArgs) -> Result<Lease> {
+pub async fn open_lease(data: &DataArgs) -> Result<Lease> {
     let base = crate::config::base_dir(data);
     if data.url().is_none() {
         check_base_dir(&base, data.db_driver == DbDriver::Pgsql)?;
@@ -236,7 +237,7 @@ async fn open_lease(data: &DataArgs) -> Result<Lease> {
 
 /// The warning for a run whose private server other live `oltp` processes (`pids`) use
 /// too; `None` when none do.
-fn shared_warning(pids: &[u32]) -> Option<String> {
+pub fn shared_warning(pids: &[u32]) -> Option<String> {
     if pids.is_empty() {
         return None;
     }
@@ -259,7 +260,7 @@ fn shared_warning(pids: &[u32]) -> Option<String> {
 /// # Errors
 /// The server's user cannot reach it, or it cannot be created: one line naming it, the
 /// cause and the fix.
-pub(crate) fn check_base_dir(base: &std::path::Path, pgsql: bool) -> Result<()> {
+pub fn check_base_dir(base: &std::path::Path, pgsql: bool) -> Result<()> {
     // Before anything is made: a refused base directory leaves none behind.
     crate::server::check_reachable(base, pgsql)?;
     std::fs::create_dir_all(base).map_err(|e| {
@@ -283,7 +284,7 @@ async fn finish(server: Lease, outcome: Result<()>) -> Result<()> {
 /// The server CPU source without `--server-pid`: the private server's
 /// process (held by `server`, or a `--mysql-url` / `--pgsql-url` of a private
 /// server of this base directory, from its pid file), else unavailable with the reason.
-fn private_server_cpu(server: &Lease, data: &crate::cli::DataArgs) -> ServerCpu {
+pub fn private_server_cpu(server: &Lease, data: &crate::cli::DataArgs) -> ServerCpu {
     let pid = server.server_pid().or_else(|| {
         let (url, base) = (data.url()?, crate::config::base_dir(data));
         match data.db_driver {

@@ -56,7 +56,7 @@ pub(super) fn print_report(report: &Report, output: Output, runs_too: bool) {
 ///
 /// # Errors
 /// A directory, a missing directory, or one where files cannot be created.
-pub(super) fn check_writable(path: &Path, flag: &str) -> Result<()> {
+pub fn check_writable(path: &Path, flag: &str) -> Result<()> {
     Ok(encbench_common::output::check_writable(path, flag)?)
 }
 

@@ -167,6 +167,7 @@ impl fmt::Display for DbDriver {
 /// ```ignore
 /// with_driver!(driver, C => run_with::<C>(cfg).await)
 /// ```
+#[macro_export]
 macro_rules! with_driver {
     ($driver:expr, $C:ident => $body:expr) => {
         match $driver {
@@ -181,7 +182,7 @@ macro_rules! with_driver {
         }
     };
 }
-pub(crate) use with_driver;
+pub use crate::with_driver;
 
 /// What kind of failure a [`DbError`] is, as the workloads count it (sysbench's
 /// `--mysql-ignore-errors` default list and its reconnect codes).

@@ -537,20 +537,22 @@ impl RunResult {
     }
 }
 
-/// Synthetic runs for tests: real aggregates with recorded latencies.
-#[cfg(test)]
-pub(crate) mod fixtures {
+/// Synthetic runs for tests: real aggregates with recorded latencies (also for
+/// other crates' tests, with the `test-fixtures` feature). Not a stable API.
+#[cfg(any(test, feature = "test-fixtures"))]
+#[doc(hidden)]
+pub mod fixtures {
     use std::time::{Duration, Instant};
 
     use super::*;
 
     /// sysbench's default options, as a run records them.
-    pub(crate) fn options() -> WorkloadOptions {
+    pub fn options() -> WorkloadOptions {
         crate::run::workload_options(&crate::workload::Options::default())
     }
 
     /// oltp_read_only on 2 tables x 1000 rows at `threads` with `encrypt`.
-    pub(crate) fn settings(threads: u32, encrypt: &str) -> RunSettings {
+    pub fn settings(threads: u32, encrypt: &str) -> RunSettings {
         RunSettings {
             workload: "oltp_read_only".to_string(),
             threads,
@@ -584,7 +586,7 @@ pub(crate) mod fixtures {
 
     /// pgbench's select-only at `threads` clients on tables of `scale`, in
     /// `query_mode`, with `initial_connection_ms`.
-    pub(crate) fn select_only(
+    pub fn select_only(
         threads: u32,
         scale: u32,
         query_mode: &str,
@@ -606,7 +608,7 @@ pub(crate) mod fixtures {
     /// A 2 s run with `settings`: each of its threads completed `fast` events
     /// of 1 ms then `slow` events of 10 ms, each one point select (0.1 ms or
     /// 1 ms) and BEGIN + COMMIT.
-    pub(crate) fn run(settings: RunSettings, fast: u64, slow: u64) -> RunResult {
+    pub fn run(settings: RunSettings, fast: u64, slow: u64) -> RunResult {
         let end = Instant::now();
         let mut total = Aggregate::new();
         for _ in 0..settings.threads {

@@ -236,6 +236,43 @@ pub async fn incomplete_tables<C: Connection>(
     Ok(None)
 }
 
+/// A data set that is not prepared as a command asks for: what the check
+/// found and the fix it names for a user (a command line to run, a flag to
+/// give), apart, so that a caller that prepares data sets itself
+/// (`encbench-reproduce`) can show what was found alone. Displayed as one
+/// line, `{what}: {fix}` (or `{what}; {fix}` after a sentence that has its own
+/// colon).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what}{}{fix}", if *.after_semicolon { "; " } else { ": " })]
+pub struct NotPrepared {
+    /// What the check found, e.g. `sbtest_none.sbtest1 not found`.
+    pub what: String,
+    /// The fix for a user, e.g. ``run `oltp prepare ...` first``.
+    pub fix: String,
+    /// `what` and `fix` joined by `; ` rather than `: `.
+    after_semicolon: bool,
+}
+
+impl NotPrepared {
+    /// `what` and `fix`, displayed as `{what}: {fix}`.
+    pub fn new(what: String, fix: String) -> NotPrepared {
+        NotPrepared {
+            what,
+            fix,
+            after_semicolon: false,
+        }
+    }
+
+    /// `what` and `fix`, displayed as `{what}; {fix}` (`what` has a colon of its own).
+    pub fn after_semicolon(what: String, fix: String) -> NotPrepared {
+        NotPrepared {
+            what,
+            fix,
+            after_semicolon: true,
+        }
+    }
+}
+
 /// Checks that `encrypt`'s database holds a finished `prepare` of at least
 /// `data.tables` tables on the server of `url` (`admin` is connected to it);
 /// returns its meta (None for sysbench-prepared plaintext, which must hold
@@ -258,7 +295,11 @@ pub async fn check_prepared<C: Connection>(
         prepare_command(dialect, data, &[encrypt]),
     );
     if !database_exists(admin, dialect, &db).await? {
-        bail!("{db}.{} not found: run `{prepare}` first", table_name(1));
+        return Err(NotPrepared::new(
+            format!("{db}.{} not found", table_name(1)),
+            format!("run `{prepare}` first"),
+        )
+        .into());
     }
     let mut conn: C = connect(url, data.tls.as_ref(), Some(&db)).await?;
     let mut meta = read_meta(&mut conn, dialect).await?;
@@ -272,65 +313,90 @@ pub async fn check_prepared<C: Connection>(
         meta = read_meta(&mut conn, dialect).await?;
     }
     if meta.as_ref().is_some_and(Meta::is_loading) {
-        bail!("{db} is half loaded (a prepare did not finish): run `{cleanup}`, then `{prepare}`");
+        return Err(NotPrepared::new(
+            format!("{db} is half loaded (a prepare did not finish)"),
+            format!("run `{cleanup}`, then `{prepare}`"),
+        )
+        .into());
     }
     if let (Some(m), alg) = (&meta, encrypt.algorithm()) {
         let want = alg.map_or("none", |a| a.name());
         if m.algorithm != want {
-            bail!(
-                "{db} was prepared for {}, not {want}: run `{cleanup}` and prepare again",
-                m.algorithm
-            );
+            return Err(NotPrepared::new(
+                format!("{db} was prepared for {}, not {want}", m.algorithm),
+                format!("run `{cleanup}` and prepare again"),
+            )
+            .into());
         }
         if alg.is_some() && m.columns != data.columns.meta() {
-            bail!(
-                "{db} was prepared with columns {}, the run asks for {}: give the same --encrypt-columns and --deterministic as prepare",
-                m.columns,
-                data.columns.meta()
-            );
+            return Err(NotPrepared::new(
+                format!(
+                    "{db} was prepared with columns {}, the run asks for {}",
+                    m.columns,
+                    data.columns.meta()
+                ),
+                "give the same --encrypt-columns and --deterministic as prepare".to_string(),
+            )
+            .into());
         }
         if m.table_size != data.table_size {
-            bail!(
-                "{db} was prepared with --table-size {}, the run asks for {}: use --table-size {} (ids are drawn from 1..=table-size)",
-                m.table_size,
-                data.table_size,
-                m.table_size
-            );
+            return Err(NotPrepared::new(
+                format!(
+                    "{db} was prepared with --table-size {}, the run asks for {}",
+                    m.table_size, data.table_size
+                ),
+                format!(
+                    "use --table-size {} (ids are drawn from 1..=table-size)",
+                    m.table_size
+                ),
+            )
+            .into());
         }
         if m.tables < data.tables {
-            bail!(
-                "{db} was prepared with --tables {}, the run asks for {}: use --tables {} or prepare again",
-                m.tables,
-                data.tables,
-                m.tables
-            );
+            return Err(NotPrepared::new(
+                format!(
+                    "{db} was prepared with --tables {}, the run asks for {}",
+                    m.tables, data.tables
+                ),
+                format!("use --tables {} or prepare again", m.tables),
+            )
+            .into());
         }
     }
     let existing = existing_tables(&mut conn, dialect).await?;
     if let Some(n) = (1..=data.tables).find(|n| existing.binary_search(n).is_err()) {
         // With nothing left over, prepare works; otherwise it refuses until cleanup.
         if existing.is_empty() && meta.is_none() {
-            bail!("{db}.{} not found: run `{prepare}` first", table_name(n));
+            return Err(NotPrepared::new(
+                format!("{db}.{} not found", table_name(n)),
+                format!("run `{prepare}` first"),
+            )
+            .into());
         }
-        bail!(
-            "{db}.{} not found: run `{cleanup}`, then `{prepare}`",
-            table_name(n)
-        );
+        return Err(NotPrepared::new(
+            format!("{db}.{} not found", table_name(n)),
+            format!("run `{cleanup}`, then `{prepare}`"),
+        )
+        .into());
     }
     match (&meta, encrypt.algorithm()) {
         (None, None) => {
             if let Some(problem) =
                 incomplete_tables(&mut conn, dialect, &db, data.tables, data.table_size).await?
             {
-                bail!(
-                    "{problem} and no encbench_meta: a prepare did not finish; run `{cleanup}`, then `{prepare}`"
-                );
+                return Err(NotPrepared::after_semicolon(
+                    format!("{problem} and no encbench_meta: a prepare did not finish"),
+                    format!("run `{cleanup}`, then `{prepare}`"),
+                )
+                .into());
             }
             Ok((None, conn))
         }
-        (None, Some(_)) => bail!(
-            "{db} has tables but no encbench_meta: the prepare did not finish; run `{cleanup}`, then `{prepare}`"
-        ),
+        (None, Some(_)) => Err(NotPrepared::after_semicolon(
+            format!("{db} has tables but no encbench_meta: the prepare did not finish"),
+            format!("run `{cleanup}`, then `{prepare}`"),
+        )
+        .into()),
         (Some(_), _) => Ok((meta, conn)),
     }
 }
@@ -484,5 +550,26 @@ mod tests {
             prepare_command(Dialect::Postgres, &data, &[Encrypt::None]),
             "oltp prepare --tables 1 --table-size 10 --encrypt none --db-driver pgsql --tls required"
         );
+    }
+
+    #[test]
+    fn not_prepared_keeps_what_and_fix_apart_and_shows_them_on_one_line() {
+        let e = NotPrepared::new(
+            "sbtest_none.sbtest1 not found".into(),
+            "run `oltp prepare --encrypt none` first".into(),
+        );
+        assert_eq!(
+            e.to_string(),
+            "sbtest_none.sbtest1 not found: run `oltp prepare --encrypt none` first"
+        );
+        let e = NotPrepared::after_semicolon(
+            "sbtest1 has no index k_1 and no encbench_meta: a prepare did not finish".into(),
+            "run `oltp cleanup`, then `oltp prepare`".into(),
+        );
+        assert_eq!(
+            e.to_string(),
+            "sbtest1 has no index k_1 and no encbench_meta: a prepare did not finish; run `oltp cleanup`, then `oltp prepare`"
+        );
+        assert_eq!(e.fix, "run `oltp cleanup`, then `oltp prepare`");
     }
 }

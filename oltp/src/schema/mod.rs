@@ -38,8 +38,8 @@ pub use cleanup::{cleanup, cleanup_all, encrypted_databases};
 pub use dialect::Dialect;
 pub use load::{PrepareOptions, load_table, plaintext_canary, prepare, table_seed};
 pub use meta::{
-    Meta, STATE_DONE, STATE_LOADING, check_not_prepared, check_prepared, cleanup_command,
-    existing_tables, incomplete_tables, prepare_command, read_meta,
+    Meta, NotPrepared, STATE_DONE, STATE_LOADING, check_not_prepared, check_prepared,
+    cleanup_command, existing_tables, incomplete_tables, prepare_command, read_meta,
 };
 pub use server_flags::{PASSWORD_PLACEHOLDER, ServerFlags};
 
@@ -259,7 +259,7 @@ pub(crate) async fn scalar<C: Connection>(conn: &mut C, sql: &str) -> Result<Opt
 ///
 /// # Errors
 /// Query failures.
-pub(crate) async fn database_exists<C: Connection>(
+pub async fn database_exists<C: Connection>(
     admin: &mut C,
     dialect: Dialect,
     db: &str,

@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use crate::columns::{Codec, Encrypt};
 use crate::driver::{Connection, Row as _};
 use crate::schema::lock::{another_prepare, prepare_running};
-use crate::schema::{DataSet, Dialect, STATE_DONE, connect, database_exists, scalar};
+use crate::schema::{DataSet, Dialect, NotPrepared, STATE_DONE, connect, database_exists, scalar};
 
 use super::{
     Fillers, META_TABLE, PgbenchPrepare, Table, cleanup_command, open_filler, prepare_command,
@@ -151,7 +151,11 @@ pub async fn check_prepared<C: Connection>(
     let cleanup = cleanup_command(data, encrypt, fillers);
     if !database_exists(admin, Dialect::Postgres, db).await? {
         let prepare = prepare_command(workload, want.unwrap_or(1), data, &[encrypt], fillers);
-        bail!("{db} has no pgbench tables: run `{prepare}` first");
+        return Err(NotPrepared::new(
+            format!("{db} has no pgbench tables"),
+            format!("run `{prepare}` first"),
+        )
+        .into());
     }
     let mut conn: C = connect(url, data.tls.as_ref(), Some(db)).await?;
     let mut meta = read_meta(&mut conn).await?;
@@ -173,58 +177,87 @@ pub async fn check_prepared<C: Connection>(
     let tables = existing(&mut conn).await?;
     if let Some(m) = &meta {
         if m.state != STATE_DONE {
-            bail!(
-                "{db} is half loaded (a prepare of pgbench's tables did not finish): run `{cleanup}`, then `{prepare}`"
-            );
+            return Err(NotPrepared::new(
+                format!("{db} is half loaded (a prepare of pgbench's tables did not finish)"),
+                format!("run `{cleanup}`, then `{prepare}`"),
+            )
+            .into());
         }
         let alg = encrypt.algorithm().map_or("none", |a| a.name());
         if m.algorithm != alg {
-            bail!(
-                "{db}'s pgbench tables were prepared for {}, not {alg}: run `{cleanup}` and prepare again",
-                m.algorithm
-            );
+            return Err(NotPrepared::new(
+                format!(
+                    "{db}'s pgbench tables were prepared for {}, not {alg}",
+                    m.algorithm
+                ),
+                format!("run `{cleanup}` and prepare again"),
+            )
+            .into());
         }
         if encrypt.algorithm().is_some() && m.fillers != fillers.meta() {
-            bail!(
-                "{db}'s pgbench tables seal {}, the run asks for {}: give the same --encrypt-columns as prepare",
-                m.fillers,
-                fillers.meta()
-            );
+            return Err(NotPrepared::new(
+                format!(
+                    "{db}'s pgbench tables seal {}, the run asks for {}",
+                    m.fillers,
+                    fillers.meta()
+                ),
+                "give the same --encrypt-columns as prepare".to_string(),
+            )
+            .into());
         }
     }
     if tables.len() < Table::ALL.len() {
         if tables.is_empty() && meta.is_none() {
-            bail!("{db} has no pgbench tables: run `{prepare}` first");
+            return Err(NotPrepared::new(
+                format!("{db} has no pgbench tables"),
+                format!("run `{prepare}` first"),
+            )
+            .into());
         }
         let missing: Vec<&str> = Table::ALL
             .into_iter()
             .filter(|t| !tables.contains(t))
             .map(Table::name)
             .collect();
-        bail!(
-            "{db} lacks {}: run `{cleanup}`, then `{prepare}`",
-            missing.join(", ")
-        );
+        return Err(NotPrepared::new(
+            format!("{db} lacks {}", missing.join(", ")),
+            format!("run `{cleanup}`, then `{prepare}`"),
+        )
+        .into());
     }
     if meta.is_none() && encrypt.algorithm().is_some() {
-        bail!(
-            "{db} has pgbench tables but no {META_TABLE}: they are not oltp's encrypted tables; run `{cleanup}`, then `{prepare}`"
-        );
+        return Err(NotPrepared::after_semicolon(
+            format!(
+                "{db} has pgbench tables but no {META_TABLE}: they are not oltp's encrypted tables"
+            ),
+            format!("run `{cleanup}`, then `{prepare}`"),
+        )
+        .into());
     }
     let scale: u32 = scalar(&mut conn, "select count(*) from pgbench_branches")
         .await?
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     if scale == 0 {
-        bail!("{db}.pgbench_branches is empty (scale 0): run `{cleanup}`, then `{prepare}`");
+        return Err(NotPrepared::new(
+            format!("{db}.pgbench_branches is empty (scale 0)"),
+            format!("run `{cleanup}`, then `{prepare}`"),
+        )
+        .into());
     }
     if let Some(w) = want
         && w != scale
     {
-        bail!(
-            "{db}'s pgbench tables have scale {scale} (count(*) of pgbench_branches), the run asks for --scale {w}: use --scale {scale}, or run `{cleanup}` and `{}`",
-            prepare_command(workload, w, data, &[encrypt], fillers)
-        );
+        return Err(NotPrepared::new(
+            format!(
+                "{db}'s pgbench tables have scale {scale} (count(*) of pgbench_branches), the run asks for --scale {w}"
+            ),
+            format!(
+                "use --scale {scale}, or run `{cleanup}` and `{}`",
+                prepare_command(workload, w, data, &[encrypt], fillers)
+            ),
+        )
+        .into());
     }
     Ok((scale, conn))
 }
