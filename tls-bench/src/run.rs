@@ -18,7 +18,7 @@ use crate::latency::Exchange;
 use crate::pki::Pki;
 use crate::record::MESSAGES;
 use crate::report::{Environment, Report, SCHEMA_VERSION};
-use crate::rounds::schedule;
+use crate::rounds::measure_rounds;
 use crate::tls::TlsParams;
 use crate::{bulk, comparison, footprint, latency, record};
 use encbench_common::{ResultHeader, tool_info};
@@ -354,10 +354,10 @@ async fn run_handshakes(
         core: cfg.core,
         bind: cfg.bind,
     };
-    let mut rounds: Vec<Vec<HandshakeRow>> = vec![Vec::new(); hs_runs.len()];
-    let mut again: Vec<Vec<HandshakeRow>> = vec![Vec::new(); hs_runs.len()];
-    for round in 0..cfg.repeat {
-        for (i, control) in schedule(hs_runs.len(), &plan.hs_controls, round) {
+    let (rows, controls) = measure_rounds(
+        (hs_runs.len(), &plan.hs_controls),
+        cfg.repeat,
+        |i, control, round| {
             let (p, memory) = hs_runs[i];
             pb.set_message(format!(
                 "handshake{}{} {} {} {} {} round {}",
@@ -370,29 +370,25 @@ async fn run_handshakes(
                 round + 1
             ));
             let (pki2, o2) = (pki.clone(), opts.clone());
-            let row = tokio::task::spawn_blocking(move || {
-                if memory {
-                    handshake::memory(&p, &pki2, o2.duration)
-                } else {
-                    handshake::socket(&p, &pki2, &o2)
-                }
-            })
-            .await
-            .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
-            let into = if control { &mut again } else { &mut rounds };
-            into[i].push(row);
-            pb.inc(1);
-        }
-    }
-    for r in rounds {
-        report.handshake.push(HandshakeRow::of_rounds(r)?);
-    }
-    for r in again.into_iter().filter(|r| !r.is_empty()) {
-        report
-            .control_runs
-            .handshake
-            .push(HandshakeRow::of_rounds(r)?);
-    }
+            async move {
+                let row = tokio::task::spawn_blocking(move || {
+                    if memory {
+                        handshake::memory(&p, &pki2, o2.duration)
+                    } else {
+                        handshake::socket(&p, &pki2, &o2)
+                    }
+                })
+                .await
+                .map_err(|e| Error::Protocol(format!("handshake task: {e}")))??;
+                pb.inc(1);
+                Ok(row)
+            }
+        },
+        HandshakeRow::of_rounds,
+    )
+    .await?;
+    report.handshake.extend(rows);
+    report.control_runs.handshake.extend(controls);
     Ok(())
 }
 
@@ -411,10 +407,10 @@ async fn run_latency(
 ) -> Result<()> {
     let lat = &plan.lat;
     for &n in &cfg.connections {
-        let mut rounds: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
-        let mut again: Vec<Vec<latency::LatencyRow>> = vec![Vec::new(); lat.len()];
-        for round in 0..cfg.repeat {
-            for (i, control) in schedule(lat.len(), &plan.lat_controls, round) {
+        let (rows, controls) = measure_rounds(
+            (lat.len(), &plan.lat_controls),
+            cfg.repeat,
+            |i, control, round| {
                 let p = &lat[i];
                 pb.set_message(format!(
                     "latency {}{} {} x{n} round {}",
@@ -423,27 +419,26 @@ async fn run_latency(
                     p.version_name(),
                     round + 1
                 ));
-                let row = latency::measure(
-                    p,
-                    pki,
-                    n,
-                    cfg.exchange,
-                    (cfg.latency_time, cfg.latency_warmup),
-                    cfg.bind,
-                    cfg.timeout,
-                )
-                .await?;
-                let into = if control { &mut again } else { &mut rounds };
-                into[i].push(row);
-                pb.inc(1);
-            }
-        }
-        for r in rounds {
-            report.latency.push(latency::median_round(r)?);
-        }
-        for r in again.into_iter().filter(|r| !r.is_empty()) {
-            report.control_runs.latency.push(latency::median_round(r)?);
-        }
+                async move {
+                    let row = latency::measure(
+                        p,
+                        pki,
+                        n,
+                        cfg.exchange,
+                        (cfg.latency_time, cfg.latency_warmup),
+                        cfg.bind,
+                        cfg.timeout,
+                    )
+                    .await?;
+                    pb.inc(1);
+                    Ok(row)
+                }
+            },
+            latency::median_round,
+        )
+        .await?;
+        report.latency.extend(rows);
+        report.control_runs.latency.extend(controls);
     }
     Ok(())
 }
@@ -461,10 +456,10 @@ async fn run_bulk(
     report: &mut Report,
 ) -> Result<()> {
     let bulk_p = &plan.bulk_p;
-    let mut rounds: Vec<Vec<BulkRow>> = vec![Vec::new(); bulk_p.len()];
-    let mut again: Vec<Vec<BulkRow>> = vec![Vec::new(); bulk_p.len()];
-    for round in 0..cfg.repeat {
-        for (i, control) in schedule(bulk_p.len(), &plan.bulk_controls, round) {
+    let (rows, controls) = measure_rounds(
+        (bulk_p.len(), &plan.bulk_controls),
+        cfg.repeat,
+        |i, control, round| {
             let p = &bulk_p[i];
             pb.set_message(format!(
                 "bulk {}{} {} round {}",
@@ -473,17 +468,16 @@ async fn run_bulk(
                 p.suite().name(),
                 round + 1
             ));
-            let row = bulk::measure(p, pki, cfg.bulk_bytes, cfg.bind, cfg.timeout).await?;
-            let into = if control { &mut again } else { &mut rounds };
-            into[i].push(row);
-            pb.inc(1);
-        }
-    }
-    for r in rounds {
-        report.bulk.push(BulkRow::of_rounds(r)?);
-    }
-    for r in again.into_iter().filter(|r| !r.is_empty()) {
-        report.control_runs.bulk.push(BulkRow::of_rounds(r)?);
-    }
+            async move {
+                let row = bulk::measure(p, pki, cfg.bulk_bytes, cfg.bind, cfg.timeout).await?;
+                pb.inc(1);
+                Ok(row)
+            }
+        },
+        BulkRow::of_rounds,
+    )
+    .await?;
+    report.bulk.extend(rows);
+    report.control_runs.bulk.extend(controls);
     Ok(())
 }
