@@ -352,6 +352,47 @@ fn bulk_insert_with_ids_seals_every_literal_in_place() {
 }
 
 #[test]
+fn literals_after_multibyte_characters_and_on_later_lines_are_found() {
+    let sql = "INSERT INTO sbtest1(id, k, c, pad)\nVALUES(1, 5, 'é€', 'ü'),\n  (2, 6, 'x', '日本')";
+    let p = write(&all_randomized(), sql);
+    let template = p.sql.as_ref().expect("literals are replaced");
+    assert_eq!(
+        template.pieces,
+        [
+            "INSERT INTO sbtest1(id, k, c, pad)\nVALUES(1, ",
+            ", ",
+            ", ",
+            "),\n  (2, ",
+            ", ",
+            ", ",
+            ")"
+        ]
+    );
+    let plain: Vec<Vec<u8>> = p
+        .seals
+        .iter()
+        .map(|s| match &s.target {
+            SealTarget::Literal { plaintext, .. } => plaintext.0.clone(),
+            SealTarget::Param(_) => panic!("a parameter seal"),
+        })
+        .collect();
+    assert_eq!(plain[1], "é€".as_bytes());
+    assert_eq!(plain[5], "日本".as_bytes());
+}
+
+#[test]
+fn a_select_for_update_keeps_its_lock_when_rewritten() {
+    let p = select(
+        &all_randomized(),
+        "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? FOR UPDATE",
+    );
+    assert_eq!(
+        sql_of(&p.sql),
+        "SELECT c, id FROM sbtest1 WHERE id BETWEEN ? AND ? FOR UPDATE"
+    );
+}
+
+#[test]
 fn oltp_insert_with_an_explicit_negative_id_is_sealed() {
     // oltp_insert.lua with --auto_inc=off: i = sysbench.rand.unique() - 2147483648.
     let p = write(

@@ -2,13 +2,14 @@
 //! configured table, and the search for encrypted columns inside any expression.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use encbench_columns::{ColumnMode, k_plaintext};
 use sqlparser::ast::{
     BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, UnaryOperator, Value,
 };
 
-use super::plan::{IdSource, Plaintext, Seal, SealTarget, SqlTemplate};
+use super::plan::{EncryptedColumn, IdSource, Plaintext, Seal, SealTarget, SqlTemplate};
 use super::{Bound, ColRef, ColumnRule, PlainKind, Refusal, Source};
 
 /// A literal's value as written.
@@ -127,6 +128,9 @@ pub(crate) struct Sealing<'a, 'b> {
     source: &'a Source<'b>,
     seals: Vec<Seal>,
     ranges: Vec<Range<usize>>,
+    /// The columns sealed so far, built once each (a bulk INSERT seals
+    /// thousands of values into three columns).
+    columns: Vec<Arc<EncryptedColumn>>,
 }
 
 impl<'a, 'b> Sealing<'a, 'b> {
@@ -135,6 +139,7 @@ impl<'a, 'b> Sealing<'a, 'b> {
             source,
             seals: Vec::new(),
             ranges: Vec::new(),
+            columns: Vec::new(),
         }
     }
 
@@ -174,7 +179,18 @@ impl<'a, 'b> Sealing<'a, 'b> {
         id: Option<IdSource>,
         construct: &str,
     ) -> Result<(), Refusal> {
-        let column = bound.column(rule)?;
+        let column = match self
+            .columns
+            .iter()
+            .find(|c| c.aad.table() == bound.table && c.aad.column() == rule.name)
+        {
+            Some(c) => Arc::clone(c),
+            None => {
+                let c = bound.column(rule)?;
+                self.columns.push(Arc::clone(&c));
+                c
+            }
+        };
         let id = if column.needs_id() { id } else { None };
         let target = match value_ref(self.source, value) {
             Some(ValueRef::Null) => return Ok(()),
