@@ -475,6 +475,17 @@ fn equality_with_a_literal_seals_it_in_place() {
 }
 
 #[test]
+fn grouping_by_a_deterministic_column_is_done_by_the_server() {
+    let p = select(
+        &k_deterministic(),
+        "SELECT k, COUNT(*) FROM sbtest1 GROUP BY k",
+    );
+    assert_eq!(p.sql, None);
+    assert_eq!(columns(&p), [(0, "sbtest1.k".to_string())]);
+    assert_eq!(p.id, None, "a deterministic column needs no id");
+}
+
+#[test]
 fn delete_by_a_deterministic_column_seals_it() {
     let p = write(&k_deterministic(), "DELETE FROM sbtest1 WHERE k = ?");
     assert_eq!(param_seals(&p.seals), [(0, "sbtest1.k".to_string(), None)]);

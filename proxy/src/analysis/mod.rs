@@ -143,7 +143,9 @@ fn analyze_statement(
         | Statement::UnlockTables
         | Statement::Use(_)
         | Statement::ExplainTable { .. }
-        | Statement::OptimizeTable { .. } => Ok(Plan::PassThrough),
+        | Statement::OptimizeTable { .. }
+        // A plan, not rows (EXPLAIN ANALYZE runs the statement: analyzed below).
+        | Statement::Explain { analyze: false, .. } => Ok(Plan::PassThrough),
         other => {
             let text = other.to_string();
             match source.involved(schema, &text) {

@@ -124,6 +124,15 @@ pub(crate) fn analyze(
             Item::Other(_) => {}
         }
     }
+    let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(e, _) if e.is_empty());
+    if grouped && let Some(c) = columns.iter().find(|c| c.column.needs_id()) {
+        // A grouped row's id and value may come from different rows.
+        return Err(Refusal::unsupported_fix(
+            format!("a grouped SELECT of randomized column {}", c.column.aad),
+            bound.table.clone(),
+            "select it without GROUP BY, or encrypt it deterministically",
+        ));
+    }
     let mut hidden: Vec<Expr> = Vec::new();
 
     // ORDER BY and DISTINCT on encrypted columns move to the proxy.
