@@ -123,6 +123,19 @@ fn sum_range_is_summed_by_the_proxy() {
 }
 
 #[test]
+fn a_sum_is_named_as_the_client_wrote_it() {
+    let names = |sql: &str| match select(&all_randomized(), sql).post {
+        PostProcess::Sum(sums) => sums.into_iter().map(|s| s.name).collect::<Vec<_>>(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(names("SELECT sum( k ) FROM sbtest1"), ["sum( k )"]);
+    assert_eq!(
+        names("SELECT SUM(k) AS total, SUM(sbtest1.k) FROM sbtest1"),
+        ["total", "SUM(sbtest1.k)"]
+    );
+}
+
+#[test]
 fn sum_range_passes_when_k_is_plaintext() {
     passes(
         &EncryptionSchema::sysbench(Columns::DEFAULT),

@@ -166,7 +166,8 @@ pub struct SortKey {
 /// A `SUM` over an encrypted integer column the proxy computes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SumColumn {
-    /// The reply's column name (the expression as written, or its alias).
+    /// The reply's column name: the call as the client wrote it (`sum( k )`),
+    /// or its alias.
     pub name: String,
     /// Position of the summed values in the server's reply.
     pub position: usize,
@@ -186,9 +187,11 @@ pub enum PostProcess {
         /// Deduplicate the visible columns (byte equality of the opened values).
         distinct: bool,
     },
-    /// Reply one row, one column per sum, instead of the server's rows. As
-    /// MySQL's SUM of an INTEGER: a DECIMAL column (MYSQL_TYPE_NEWDECIMAL, 0
-    /// decimals) holding the exact sum, NULL when no row matched.
+    /// Reply one row, one column per sum, instead of the server's rows, as
+    /// MariaDB 10.11 describes `SUM(k)` of an INTEGER `k` (checked with
+    /// `mariadb --column-type-info`): type NEWDECIMAL (246), length 33, 0
+    /// decimals, charset binary (63), flags BINARY and NUM, no table; the
+    /// value the exact sum in decimal digits, NULL when no row matched.
     Sum(Vec<SumColumn>),
 }
 

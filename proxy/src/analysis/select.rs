@@ -10,7 +10,7 @@
 use encbench_columns::ColumnMode;
 use sqlparser::ast::{
     Distinct, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
-    GroupByExpr, Ident, OrderByKind, Query, Select, SelectItem, SetExpr, TableFactor,
+    GroupByExpr, Ident, OrderByKind, Query, Select, SelectItem, SetExpr, Spanned, TableFactor,
 };
 
 use super::expr::{Sealing, check_where, encrypted_ref, id_from_where, no_encrypted};
@@ -85,7 +85,7 @@ pub(crate) fn analyze(
     // The projection.
     let mut items: Vec<Item<'_>> = Vec::with_capacity(select.projection.len());
     for item in &select.projection {
-        items.push(projection_item(&bound, item)?);
+        items.push(projection_item(&bound, source, item)?);
     }
     let has_limit = query.limit_clause.is_some();
     let sums = items.iter().filter(|i| matches!(i, Item::Sum(..))).count();
@@ -357,7 +357,23 @@ enum Item<'s> {
     Other(Option<String>),
 }
 
-fn projection_item<'s>(bound: &Bound<'s>, item: &SelectItem) -> Result<Item<'s>, Refusal> {
+/// A call as the client wrote it (`sum( k )`): the name MySQL gives its
+/// result column. sqlparser's span of a call ends at its last argument.
+fn call_text(source: &Source<'_>, f: &sqlparser::ast::Function) -> Option<String> {
+    let span = f.span();
+    let start = source.offset(span.start)?;
+    let end = source.offset(span.end)?;
+    let sql = source.sql();
+    let rest = sql.get(end..)?;
+    let close = end + (rest.len() - rest.trim_start().len());
+    (sql.get(close..close + 1)? == ")").then(|| sql[start..=close].to_string())
+}
+
+fn projection_item<'s>(
+    bound: &Bound<'s>,
+    source: &Source<'_>,
+    item: &SelectItem,
+) -> Result<Item<'s>, Refusal> {
     let (expr, alias) = match item {
         SelectItem::UnnamedExpr(e) => (e, None),
         SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.clone())),
@@ -387,7 +403,10 @@ fn projection_item<'s>(bound: &Bound<'s>, item: &SelectItem) -> Result<Item<'s>,
                 let plain_call = list.clauses.is_empty() && f.filter.is_none() && f.over.is_none();
                 match name.as_str() {
                     "SUM" if plain_call && !distinct && rule.kind == PlainKind::Integer => {
-                        return Ok(Item::Sum(rule, alias.unwrap_or_else(|| expr.to_string())));
+                        let name = alias
+                            .or_else(|| call_text(source, f))
+                            .unwrap_or_else(|| expr.to_string());
+                        return Ok(Item::Sum(rule, name));
                     }
                     "COUNT"
                         if plain_call && (!distinct || rule.mode == ColumnMode::Deterministic) =>
