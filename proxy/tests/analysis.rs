@@ -322,6 +322,59 @@ fn create_index_and_drop_pass() {
 }
 
 #[test]
+fn create_table_with_a_secondary_id_key_keeps_it() {
+    // --secondary=on: "KEY xid (id)" instead of the primary key.
+    let sql = "CREATE TABLE sbtest2(id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, KEY xid (id))";
+    let Ok(Plan::Rewrite(ddl)) = analyze(&all_randomized(), sql) else {
+        panic!("expected a rewrite");
+    };
+    assert!(
+        ddl.ends_with("pad VARBINARY(93) NOT NULL, KEY xid (id))"),
+        "{ddl}"
+    );
+}
+
+/// `--db-ps-mode=disable`: sysbench sends its statements as text with the values in.
+#[test]
+fn text_protocol_statements_take_their_literals() {
+    let schema = all_randomized();
+    let p = select(&schema, "SELECT c FROM sbtest1 WHERE id=5");
+    assert_eq!((p.sql, p.id), (None, Some(IdSource::Literal(5))));
+    let p = select(
+        &schema,
+        "SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY c",
+    );
+    assert_eq!(
+        sql_of(&p.sql),
+        "SELECT c, id FROM sbtest1 WHERE id BETWEEN 5 AND 104"
+    );
+    let p = write(&schema, "UPDATE sbtest1 SET c='12-34' WHERE id=5");
+    assert_eq!(
+        p.sql.as_ref().map(|t| t.pieces.clone()),
+        Some(vec![
+            "UPDATE sbtest1 SET c=".to_string(),
+            " WHERE id=5".to_string()
+        ])
+    );
+    assert_eq!(p.seals[0].id, Some(IdSource::Literal(5)));
+    let Ok(Plan::ReadModifyWrite(p)) = analyze(&schema, "UPDATE sbtest1 SET k=k+1 WHERE id=5")
+    else {
+        panic!("expected a read-modify-write");
+    };
+    assert_eq!(
+        p.select.pieces,
+        ["SELECT id, k FROM sbtest1 WHERE id = 5 FOR UPDATE"]
+    );
+    assert!(p.select_params.is_empty());
+    passes(&schema, "DELETE FROM sbtest1 WHERE id=5");
+    let p = write(
+        &schema,
+        "INSERT INTO sbtest1 (id, k, c, pad) VALUES (5, 6, '1-2', '3-4')",
+    );
+    assert_eq!(p.seals.len(), 3);
+}
+
+#[test]
 fn bulk_insert_with_ids_seals_every_literal_in_place() {
     let sql = "INSERT INTO sbtest1(id, k, c, pad) VALUES(1, 5, '1-2', 'p'),(2, -7, 'it''s', 'q')";
     let p = write(&all_randomized(), sql);
