@@ -105,17 +105,14 @@ pub(crate) fn id_from_where(
             op: BinaryOperator::Eq,
             right,
         } => {
-            let (col, value) = match (bound.col_ref(left), bound.col_ref(right)) {
-                (Some(ColRef::Id), _) => (left, right),
-                (_, Some(ColRef::Id)) => (right, left),
+            let value = match (bound.col_ref(left), bound.col_ref(right)) {
+                (Some(ColRef::Id), _) => right,
+                (_, Some(ColRef::Id)) => left,
                 _ => return None,
             };
-            let _ = col;
             match value_ref(source, value)? {
                 ValueRef::Param(i) => Some(IdSource::Param(i)),
-                ValueRef::Literal(_, Lit::Number(n)) => {
-                    n.parse().ok().filter(|&id| id != 0).map(IdSource::Literal)
-                }
+                ValueRef::Literal(_, Lit::Number(n)) => n.parse().ok().map(IdSource::Literal),
                 _ => None,
             }
         }
