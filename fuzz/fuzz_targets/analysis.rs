@@ -7,7 +7,8 @@
 //!   and renders; a select plan's encrypted result columns are at distinct
 //!   positions, none of them the id column it opens them with.
 //! - No value in a refusal: when every `SECRET` of the text is inside a
-//!   single-quoted string, no refusal message (Display, Debug) holds `SECRET`.
+//!   single-quoted string (and the text has no other quote or backslash, so
+//!   that quotes pair up), no refusal message (Display, Debug) holds `SECRET`.
 //!
 //! Input: layout selector, then the SQL text.
 #![no_main]
@@ -76,9 +77,13 @@ fuzz_target!(|data: &[u8]| {
         }
         Ok(_) => {}
         Err(refusal) => {
+            // Single quotes pair up only without other quotes and escapes
+            // (a backtick identifier may hold a quote: `sbtest1 'SECRET'` is a
+            // name, which a message may show).
             let parts: Vec<&str> = sql.split('\'').collect();
             let outside = parts.iter().step_by(2).any(|p| p.contains("SECRET"));
-            if !outside && sql.contains("SECRET") {
+            let plain_quotes = !sql.contains(['`', '"', '\\']);
+            if plain_quotes && !outside && sql.contains("SECRET") {
                 let shown = format!("{refusal} {refusal:?}");
                 assert!(!shown.contains("SECRET"), "a value in a refusal: {shown}");
             }
