@@ -14,7 +14,9 @@
 #![no_main]
 
 use encbench_oltp::columns::{ColumnMode, Columns};
-use encbench_proxy::analysis::{EncryptionSchema, IdSource, Plan, SealTarget, SqlTemplate, analyze};
+use encbench_proxy::analysis::{
+    EncryptionSchema, IdSource, Plan, SealTarget, SqlTemplate, analyze,
+};
 use libfuzzer_sys::fuzz_target;
 
 const MODES: [ColumnMode; 3] = [
@@ -73,7 +75,11 @@ fuzz_target!(|data: &[u8]| {
         Ok(Plan::Write(p)) => check_template(&p.sql, &p.seals),
         Ok(Plan::ReadModifyWrite(p)) => {
             assert_eq!(p.select.slots(), 0);
-            assert!(p.select_params.iter().all(|&i| i < sql.matches('?').count()));
+            assert!(
+                p.select_params
+                    .iter()
+                    .all(|&i| i < sql.matches('?').count())
+            );
         }
         Ok(_) => {}
         Err(refusal) => {
