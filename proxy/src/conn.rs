@@ -1,0 +1,423 @@
+//! One client connection: connect the backend, relay its greeting and the login (the
+//! backend's own scramble, capabilities masked), then `forward` mode: each command and
+//! each reply packet forwarded verbatim after a header peek, replies followed to their end
+//! by [`ReplyTracker`] so that whole buffered reads go out in one write.
+
+use std::sync::Arc;
+
+use encbench_mysql_wire::handshake::{Login, mask_greeting, mask_response, parse_login};
+use encbench_mysql_wire::ok_eof::{ERR_HEADER, OK_HEADER, put_err};
+use encbench_mysql_wire::packet::{HEADER_LEN, Header, MAX_PAYLOAD, PacketReader, write_packet};
+use tokio::io::AsyncWriteExt as _;
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+
+use crate::cli::Backend;
+use crate::reply::{End, Expect, ReplyTracker, command, expect};
+use crate::stats::Stats;
+
+/// Bytes of each leg's read buffer; it grows only for a longer packet.
+const BUFFER: usize = 64 * 1024;
+
+/// MariaDB's CR_CONNECTION_ERROR/CR_CONN_HOST_ERROR numbering as clients show it: 2003,
+/// "Can't connect to MySQL server".
+const CANNOT_CONNECT: u16 = 2003;
+/// 2013, "Lost connection to MySQL server during query".
+const SERVER_LOST: u16 = 2013;
+/// 1047, ER_UNKNOWN_COM_ERROR, "Unknown command" (SQL state 08S01).
+const UNKNOWN_COMMAND: u16 = 1047;
+
+/// Why a session ended early (logged on standard error, one line).
+#[derive(Debug, thiserror::Error)]
+enum Ended {
+    /// The client went away or broke the protocol: nothing to tell anyone.
+    #[error("client gone")]
+    Client,
+    /// The backend could not be reached or was lost; the client was told when it could be.
+    #[error("{0}")]
+    Backend(String),
+}
+
+/// Serves one client until it quits, either side closes, or the proxy stops (`shutdown`
+/// set: the connection closes once no command is in flight).
+pub async fn serve(
+    mut client: TcpStream,
+    backend: Arc<Backend>,
+    stats: Arc<Stats>,
+    shutdown: watch::Receiver<bool>,
+) {
+    let _open = stats.open();
+    let peer = client.peer_addr().ok();
+    let mut s = Session {
+        stats: &stats,
+        scratch: Vec::new(),
+        payload: Vec::new(),
+    };
+    if let Err(Ended::Backend(e)) = s.run(&mut client, &backend, shutdown).await {
+        match peer {
+            Some(p) => eprintln!("encbench-proxy: client {p}: {e}"),
+            None => eprintln!("encbench-proxy: {e}"),
+        }
+    }
+}
+
+struct Session<'a> {
+    stats: &'a Stats,
+    /// Reused for packets the proxy writes itself.
+    scratch: Vec<u8>,
+    /// Reused for connection-phase payloads.
+    payload: Vec<u8>,
+}
+
+impl Session<'_> {
+    /// Sends ERR `code` with sequence id `seq` to the client (best effort: it may be gone).
+    async fn send_err(
+        &mut self,
+        client: &mut TcpStream,
+        seq: u8,
+        code: u16,
+        state: [u8; 5],
+        msg: &str,
+    ) {
+        let mut p = Vec::new();
+        put_err(&mut p, code, state, msg);
+        let _ = write_packet(client, seq, &p, &mut self.scratch).await;
+    }
+
+    async fn run(
+        &mut self,
+        client: &mut TcpStream,
+        target: &Backend,
+        shutdown: watch::Receiver<bool>,
+    ) -> Result<(), Ended> {
+        let _ = client.set_nodelay(true);
+        let mut backend = match TcpStream::connect((target.host.as_str(), target.port)).await {
+            Ok(b) => b,
+            Err(e) => {
+                // Closed before any greeting: libmariadb reports an ERR in place of the
+                // greeting as a malformed packet (2027), a close as "lost connection ...
+                // reading initial communication packet" (2013). The cause goes to stderr.
+                self.stats.error();
+                return Err(Ended::Backend(format!(
+                    "cannot connect to the backend {target}: {e}"
+                )));
+            }
+        };
+        let _ = backend.set_nodelay(true);
+        let mut from_client = PacketReader::new(BUFFER);
+        let mut from_backend = PacketReader::new(BUFFER);
+        if !self
+            .login(
+                client,
+                &mut backend,
+                &mut from_client,
+                &mut from_backend,
+                target,
+            )
+            .await?
+        {
+            return Ok(());
+        }
+        self.forward(
+            client,
+            &mut backend,
+            &mut from_client,
+            &mut from_backend,
+            shutdown,
+        )
+        .await
+    }
+
+    /// The connection phase; `Ok(false)` when the backend refused the login (relayed).
+    async fn login(
+        &mut self,
+        client: &mut TcpStream,
+        backend: &mut TcpStream,
+        from_client: &mut PacketReader,
+        from_backend: &mut PacketReader,
+        target: &Backend,
+    ) -> Result<bool, Ended> {
+        let lost = |e: Option<std::io::Error>| {
+            Ended::Backend(match e {
+                Some(e) => format!("lost the backend {target} during the login: {e}"),
+                None => format!("the backend {target} closed the connection during the login"),
+            })
+        };
+        let seq = match from_backend.read_packet(backend, &mut self.payload).await {
+            Ok(Some(seq)) => seq,
+            Ok(None) => return Err(self.lost_at_login(client, 0, lost(None)).await),
+            Err(e) => return Err(self.lost_at_login(client, 0, lost(Some(e))).await),
+        };
+        if self.payload.first() == Some(&ERR_HEADER) {
+            // The server refuses before any login (too many connections, host blocked).
+            self.stats.error();
+            let _ = write_packet(client, seq, &self.payload, &mut self.scratch).await;
+            return Ok(false);
+        }
+        let greeting = match mask_greeting(&self.payload, false) {
+            Ok(g) => g,
+            Err(e) => {
+                self.stats.error();
+                // Closed before any greeting, as above.
+                return Err(Ended::Backend(format!("the backend {target} sent a {e}")));
+            }
+        };
+        write_packet(client, seq, &greeting.payload, &mut self.scratch)
+            .await
+            .map_err(|_| Ended::Client)?;
+        let Some(seq) = from_client
+            .read_packet(client, &mut self.payload)
+            .await
+            .map_err(|_| Ended::Client)?
+        else {
+            return Err(Ended::Client);
+        };
+        let masked = match parse_login(&self.payload) {
+            Ok(Login::Response(r)) => {
+                mask_response(&r, &self.payload, greeting.server_version, false)
+            }
+            Ok(Login::SslRequest(_)) => {
+                // Not offered in the greeting: a client that asks anyway is refused, never
+                // served in plaintext.
+                let msg = "encbench-proxy: TLS was asked for but the proxy offers none; connect without TLS";
+                self.send_err(client, seq.wrapping_add(1), CANNOT_CONNECT, *b"08004", msg)
+                    .await;
+                self.stats.error();
+                return Ok(false);
+            }
+            Err(e) => {
+                let msg = format!("encbench-proxy: {e}");
+                self.send_err(client, seq.wrapping_add(1), CANNOT_CONNECT, *b"08S01", &msg)
+                    .await;
+                self.stats.error();
+                return Ok(false);
+            }
+        };
+        write_packet(backend, seq, &masked, &mut self.scratch)
+            .await
+            .map_err(|e| lost(Some(e)))?;
+        // The authentication exchange, relayed until the backend's OK or ERR.
+        loop {
+            let seq = match from_backend.read_packet(backend, &mut self.payload).await {
+                Ok(Some(seq)) => seq,
+                Ok(None) => {
+                    return Err(self
+                        .lost_at_login(client, seq.wrapping_add(1), lost(None))
+                        .await);
+                }
+                Err(e) => {
+                    return Err(self
+                        .lost_at_login(client, seq.wrapping_add(1), lost(Some(e)))
+                        .await);
+                }
+            };
+            write_packet(client, seq, &self.payload, &mut self.scratch)
+                .await
+                .map_err(|_| Ended::Client)?;
+            match self.payload.as_slice() {
+                [OK_HEADER, ..] => return Ok(true),
+                [ERR_HEADER, ..] => {
+                    self.stats.error();
+                    return Ok(false);
+                }
+                // caching_sha2_password's fast path: the OK follows without a client packet.
+                [0x01, 0x03] => {}
+                _ => {
+                    let Some(seq) = from_client
+                        .read_packet(client, &mut self.payload)
+                        .await
+                        .map_err(|_| Ended::Client)?
+                    else {
+                        return Err(Ended::Client);
+                    };
+                    write_packet(backend, seq, &self.payload, &mut self.scratch)
+                        .await
+                        .map_err(|e| lost(Some(e)))?;
+                }
+            }
+        }
+    }
+
+    /// Tells the client the backend was lost during the login (ERR with sequence id `seq`).
+    async fn lost_at_login(&mut self, client: &mut TcpStream, seq: u8, e: Ended) -> Ended {
+        self.stats.error();
+        self.send_err(
+            client,
+            seq,
+            SERVER_LOST,
+            *b"HY000",
+            &format!("encbench-proxy: {e}"),
+        )
+        .await;
+        e
+    }
+
+    /// `forward` mode: commands and replies verbatim until COM_QUIT, a close, or shutdown.
+    async fn forward(
+        &mut self,
+        client: &mut TcpStream,
+        backend: &mut TcpStream,
+        from_client: &mut PacketReader,
+        from_backend: &mut PacketReader,
+        mut shutdown: watch::Receiver<bool>,
+    ) -> Result<(), Ended> {
+        loop {
+            // Wait for a whole command frame; while idle, a shutdown or a backend that goes
+            // away ends the session.
+            let h = loop {
+                if let Some((h, true)) = from_client.first_frame() {
+                    break h;
+                }
+                let stopping = *shutdown.borrow();
+                if stopping && from_client.buffered().is_empty() {
+                    let _ = backend.write_all(&[1, 0, 0, 0, command::QUIT]).await;
+                    return Ok(());
+                }
+                let want = from_client
+                    .first_frame()
+                    .map_or(HEADER_LEN, |(h, _)| h.frame_len());
+                tokio::select! {
+                    n = from_client.fill(client, want) => match n {
+                        Ok(0) if from_client.buffered().is_empty() => {
+                            let _ = backend.write_all(&[1, 0, 0, 0, command::QUIT]).await;
+                            return Ok(());
+                        }
+                        Ok(0) | Err(_) => return Err(Ended::Client),
+                        Ok(_) => {}
+                    },
+                    _ = shutdown.changed(), if !stopping => {}
+                    n = from_backend.fill(backend, HEADER_LEN), if from_backend.buffered().is_empty() => match n {
+                        // The backend closed an idle connection (shutdown, KILL, timeout).
+                        Ok(0) | Err(_) => return Err(Ended::Backend("the backend closed an idle connection".into())),
+                        // Something unasked (a notice before closing): passed on as is.
+                        Ok(_) => {
+                            client.write_all(from_backend.buffered()).await.map_err(|_| Ended::Client)?;
+                            let n = from_backend.buffered().len();
+                            from_backend.consume(n);
+                        }
+                    },
+                }
+            };
+            let cmd = from_client.buffered().get(HEADER_LEN).copied().unwrap_or(0);
+            let expected = expect(cmd);
+            if expected == Expect::Refused {
+                from_client.consume(h.frame_len());
+                self.stats.error();
+                let msg = "encbench-proxy does not relay this command (change user, replication, bulk execute)";
+                self.send_err(
+                    client,
+                    h.seq.wrapping_add(1),
+                    UNKNOWN_COMMAND,
+                    *b"08S01",
+                    msg,
+                )
+                .await;
+                continue;
+            }
+            if cmd == command::QUIT {
+                let _ = backend
+                    .write_all(&from_client.buffered()[..h.frame_len()])
+                    .await;
+                return Ok(());
+            }
+            self.forward_command(client, backend, from_client, h)
+                .await?;
+            if expected == Expect::Nothing {
+                continue;
+            }
+            self.forward_reply(client, backend, from_backend, cmd, h.seq)
+                .await?;
+        }
+    }
+
+    /// Writes the command whose first frame `h` is buffered, and its continuation frames.
+    async fn forward_command(
+        &mut self,
+        client: &mut TcpStream,
+        backend: &mut TcpStream,
+        from_client: &mut PacketReader,
+        mut h: Header,
+    ) -> Result<(), Ended> {
+        loop {
+            let r = backend
+                .write_all(&from_client.buffered()[..h.frame_len()])
+                .await;
+            from_client.consume(h.frame_len());
+            if let Err(e) = r {
+                self.stats.error();
+                let msg = format!("encbench-proxy: lost the backend: {e}");
+                self.send_err(client, h.seq.wrapping_add(1), SERVER_LOST, *b"HY000", &msg)
+                    .await;
+                return Err(Ended::Backend(msg));
+            }
+            if h.len < MAX_PAYLOAD {
+                return Ok(());
+            }
+            h = match from_client.read_frame(client).await {
+                Ok(Some(h)) => h,
+                _ => return Err(Ended::Client),
+            };
+        }
+    }
+
+    /// Follows the reply to `cmd` (sent with sequence id `seq`), writing each buffered run
+    /// of whole packets to the client in one write.
+    async fn forward_reply(
+        &mut self,
+        client: &mut TcpStream,
+        backend: &mut TcpStream,
+        from_backend: &mut PacketReader,
+        cmd: u8,
+        seq: u8,
+    ) -> Result<(), Ended> {
+        let mut tracker = ReplyTracker::new(cmd);
+        let mut forwarded = false;
+        loop {
+            let buf = from_backend.buffered();
+            let (mut pos, mut end) = (0, End::Open);
+            while end == End::Open && buf.len() - pos >= HEADER_LEN {
+                let h = Header::parse(&buf[pos..]);
+                if buf.len() - pos < h.frame_len() {
+                    break;
+                }
+                end = tracker.feed(&buf[pos + HEADER_LEN..pos + h.frame_len()]);
+                pos += h.frame_len();
+            }
+            if pos > 0 {
+                client
+                    .write_all(&buf[..pos])
+                    .await
+                    .map_err(|_| Ended::Client)?;
+                from_backend.consume(pos);
+                forwarded = true;
+            }
+            match end {
+                End::Open => {}
+                End::Ok => {
+                    self.stats.query();
+                    return Ok(());
+                }
+                End::Err => {
+                    self.stats.query();
+                    self.stats.error();
+                    return Ok(());
+                }
+            }
+            let want = from_backend
+                .first_frame()
+                .map_or(HEADER_LEN, |(h, _)| h.frame_len());
+            let cause = match from_backend.fill(backend, want).await {
+                Ok(0) => "the backend closed the connection".to_string(),
+                Err(e) => e.to_string(),
+                Ok(_) => continue,
+            };
+            self.stats.error();
+            let msg = format!("encbench-proxy: lost the backend during a command: {cause}");
+            if !forwarded {
+                self.send_err(client, seq.wrapping_add(1), SERVER_LOST, *b"HY000", &msg)
+                    .await;
+            }
+            return Err(Ended::Backend(msg));
+        }
+    }
+}
