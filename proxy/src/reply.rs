@@ -28,6 +28,8 @@ pub mod command {
     pub const STMT_SEND_LONG_DATA: u8 = 0x18;
     /// COM_STMT_CLOSE: no reply.
     pub const STMT_CLOSE: u8 = 0x19;
+    /// COM_STMT_FETCH: rows of an open cursor then EOF (no column count, no definitions).
+    pub const STMT_FETCH: u8 = 0x1c;
     /// COM_BINLOG_DUMP_GTID (not relayed).
     pub const BINLOG_DUMP_GTID: u8 = 0x1e;
     /// COM_STMT_BULK_EXECUTE (MariaDB; its capability is not let through).
@@ -109,6 +111,7 @@ impl ReplyTracker {
         ReplyTracker {
             state: match command {
                 command::FIELD_LIST => State::FieldList,
+                command::STMT_FETCH => State::Rows,
                 _ => State::First,
             },
             prepare: command == command::STMT_PREPARE,
@@ -314,6 +317,16 @@ mod tests {
         let cursor = StatusFlags::SERVER_STATUS_CURSOR_EXISTS;
         assert_eq!(
             ends(EXECUTE, &[vec![1], b"\x03def".to_vec(), eof(cursor)]),
+            [End::Open, End::Open, End::Ok]
+        );
+    }
+
+    #[test]
+    fn a_fetch_is_rows_then_eof() {
+        // A binary row starts with 0x00: not an OK here.
+        let packets = [vec![0, 0, 1, 0, 0, 0], vec![0, 0, 2, 0, 0, 0], eof(NONE)];
+        assert_eq!(
+            ends(command::STMT_FETCH, &packets),
             [End::Open, End::Open, End::Ok]
         );
     }

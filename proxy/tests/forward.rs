@@ -128,6 +128,31 @@ fn a_wrong_password_is_refused_exactly_as_the_server_refuses_it() {
 }
 
 #[test]
+fn a_client_requiring_tls_is_refused_never_served_in_plaintext() {
+    let t = shared_server();
+    let server = t.shared.server();
+    let proxy = Proxy::start(server.port(), &[]);
+    let o = std::process::Command::new("mariadb")
+        .args([
+            "--protocol=TCP",
+            "-h",
+            "127.0.0.1",
+            "--ssl",
+            "--ssl-verify-server-cert",
+        ])
+        .arg(format!("--port={}", proxy.port))
+        .arg("--user=encbench")
+        .arg(format!("--password={}", server.password()))
+        .args(["-e", "SELECT 1"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run mariadb");
+    let (out, err) = text(&o);
+    assert!(!o.status.success(), "served: {out}");
+    assert!(err.starts_with("ERROR 2026"), "{err}");
+}
+
+#[test]
 fn oltp_runs_through_the_proxy() {
     let t = shared_server();
     let server = t.shared.server();
