@@ -19,6 +19,9 @@ use crate::stats::Stats;
 /// Bytes of each leg's read buffer; it grows only for a longer packet.
 const BUFFER: usize = 64 * 1024;
 
+/// How long a backend connection may take to open before the client is let go.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// MariaDB's CR_CONNECTION_ERROR/CR_CONN_HOST_ERROR numbering as clients show it: 2003,
 /// "Can't connect to MySQL server".
 const CANNOT_CONNECT: u16 = 2003;
@@ -91,7 +94,16 @@ impl Session<'_> {
         shutdown: watch::Receiver<bool>,
     ) -> Result<(), Ended> {
         let _ = client.set_nodelay(true);
-        let mut backend = match TcpStream::connect((target.host.as_str(), target.port)).await {
+        let connect = TcpStream::connect((target.host.as_str(), target.port));
+        let connected = tokio::time::timeout(CONNECT_TIMEOUT, connect)
+            .await
+            .unwrap_or_else(|_| {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("no answer after {} s", CONNECT_TIMEOUT.as_secs()),
+                ))
+            });
+        let mut backend = match connected {
             Ok(b) => b,
             Err(e) => {
                 // Closed before any greeting: libmariadb reports an ERR in place of the
