@@ -103,6 +103,15 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
 
+    /// TLS on the client leg: the proxy's certificate chain (PEM, leaf first); offered to
+    /// clients, which then talk TLS to the proxy (the backend leg stays plain).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
     /// Runtime worker threads (1: one thread serves every connection, the cheapest on a
     /// loaded machine).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use encbench_mysql_wire::handshake::{Login, mask_greeting, mask_response, parse_login};
 use encbench_mysql_wire::ok_eof::{ERR_HEADER, OK_HEADER, put_err};
 use encbench_mysql_wire::packet::{HEADER_LEN, Header, MAX_PAYLOAD, PacketReader, write_packet};
-use tokio::io::AsyncWriteExt as _;
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
+use tokio_rustls::TlsAcceptor;
 
 use crate::cli::Backend;
 use crate::reply::{End, Expect, ReplyTracker, command, expect};
@@ -46,6 +47,7 @@ enum Ended {
 pub async fn serve(
     mut client: TcpStream,
     backend: Arc<Backend>,
+    tls: Option<Arc<TlsAcceptor>>,
     stats: Arc<Stats>,
     shutdown: watch::Receiver<bool>,
 ) {
@@ -53,6 +55,7 @@ pub async fn serve(
     let peer = client.peer_addr().ok();
     let mut s = Session {
         stats: &stats,
+        tls: tls.as_deref(),
         scratch: Vec::new(),
         payload: Vec::new(),
     };
@@ -64,8 +67,36 @@ pub async fn serve(
     }
 }
 
+/// Sequence ids of the login on the two legs: the first id to the backend, and how far
+/// the client leg runs ahead (1 after an SslRequest the backend leg did not see).
+#[derive(Debug, Clone, Copy)]
+struct Leg {
+    backend_seq: u8,
+    offset: u8,
+}
+
+/// Reads one packet of at most one frame exactly (header, then payload), without reading
+/// ahead; returns its sequence id.
+async fn read_exact_packet(client: &mut TcpStream, payload: &mut Vec<u8>) -> Result<u8, Ended> {
+    let mut header = [0u8; HEADER_LEN];
+    client
+        .read_exact(&mut header)
+        .await
+        .map_err(|_| Ended::Client)?;
+    let h = Header::parse(&header);
+    payload.clear();
+    payload.resize(h.len, 0);
+    client
+        .read_exact(payload)
+        .await
+        .map_err(|_| Ended::Client)?;
+    Ok(h.seq)
+}
+
 struct Session<'a> {
     stats: &'a Stats,
+    /// The client leg's TLS (`--tls-cert`, `--tls-key`), offered in the greeting.
+    tls: Option<&'a TlsAcceptor>,
     /// Reused for packets the proxy writes itself.
     scratch: Vec<u8>,
     /// Reused for connection-phase payloads.
@@ -74,9 +105,9 @@ struct Session<'a> {
 
 impl Session<'_> {
     /// Sends ERR `code` with sequence id `seq` to the client (best effort: it may be gone).
-    async fn send_err(
+    async fn send_err<C: AsyncWrite + Unpin>(
         &mut self,
-        client: &mut TcpStream,
+        client: &mut C,
         seq: u8,
         code: u16,
         state: [u8; 5],
@@ -116,37 +147,177 @@ impl Session<'_> {
             }
         };
         let _ = backend.set_nodelay(true);
-        let mut from_client = PacketReader::new(BUFFER);
         let mut from_backend = PacketReader::new(BUFFER);
-        if !self
-            .login(
-                client,
-                &mut backend,
-                &mut from_client,
-                &mut from_backend,
-                target,
-            )
+        let Some(version) = self
+            .greeting(client, &mut backend, &mut from_backend, target)
             .await?
-        {
+        else {
             return Ok(());
+        };
+        // The first login packet, read exactly: after an SslRequest the client's TLS
+        // ClientHello follows at once and belongs to the TLS layer.
+        let seq = read_exact_packet(client, &mut self.payload).await?;
+        match (parse_login(&self.payload), self.tls) {
+            (Ok(Login::SslRequest(_)), Some(acceptor)) => {
+                let acceptor = acceptor.clone();
+                let mut tls = acceptor.accept(&mut *client).await.map_err(|e| {
+                    self.stats.error();
+                    Ended::Backend(format!("TLS handshake with the client failed: {e}"))
+                })?;
+                let mut from_client = PacketReader::new(BUFFER);
+                let Some(seq) = from_client
+                    .read_packet(&mut tls, &mut self.payload)
+                    .await
+                    .map_err(|_| Ended::Client)?
+                else {
+                    return Err(Ended::Client);
+                };
+                let Ok(Login::Response(r)) = parse_login(&self.payload) else {
+                    let msg = "encbench-proxy: malformed client handshake response";
+                    self.send_err(
+                        &mut tls,
+                        seq.wrapping_add(1),
+                        CANNOT_CONNECT,
+                        *b"08S01",
+                        msg,
+                    )
+                    .await;
+                    self.stats.error();
+                    return Ok(());
+                };
+                let masked = mask_response(&r, &self.payload, version, false);
+                // The backend leg saw no SslRequest: its sequence ids run one behind.
+                let leg = Leg {
+                    backend_seq: seq.wrapping_sub(1),
+                    offset: 1,
+                };
+                if self
+                    .authenticate(
+                        &mut tls,
+                        &mut backend,
+                        &mut from_client,
+                        &mut from_backend,
+                        &masked,
+                        leg,
+                        target,
+                    )
+                    .await?
+                {
+                    self.forward(
+                        &mut tls,
+                        &mut backend,
+                        &mut from_client,
+                        &mut from_backend,
+                        shutdown,
+                    )
+                    .await?;
+                }
+                Ok(())
+            }
+            (Ok(Login::SslRequest(_)), None) => {
+                // Not offered in the greeting: a client that asks anyway is refused, never
+                // served in plaintext.
+                let msg = "encbench-proxy: TLS was asked for but the proxy offers none; connect without TLS or start the proxy with --tls-cert and --tls-key";
+                self.send_err(client, seq.wrapping_add(1), CANNOT_CONNECT, *b"08004", msg)
+                    .await;
+                self.stats.error();
+                Ok(())
+            }
+            (Ok(Login::Response(r)), _) => {
+                let masked = mask_response(&r, &self.payload, version, false);
+                let mut from_client = PacketReader::new(BUFFER);
+                let leg = Leg {
+                    backend_seq: seq,
+                    offset: 0,
+                };
+                if self
+                    .authenticate(
+                        client,
+                        &mut backend,
+                        &mut from_client,
+                        &mut from_backend,
+                        &masked,
+                        leg,
+                        target,
+                    )
+                    .await?
+                {
+                    self.forward(
+                        client,
+                        &mut backend,
+                        &mut from_client,
+                        &mut from_backend,
+                        shutdown,
+                    )
+                    .await?;
+                }
+                Ok(())
+            }
+            (Err(e), _) => {
+                let msg = format!("encbench-proxy: {e}");
+                self.send_err(client, seq.wrapping_add(1), CANNOT_CONNECT, *b"08S01", &msg)
+                    .await;
+                self.stats.error();
+                Ok(())
+            }
         }
-        self.forward(
-            client,
-            &mut backend,
-            &mut from_client,
-            &mut from_backend,
-            shutdown,
-        )
-        .await
     }
 
-    /// The connection phase; `Ok(false)` when the backend refused the login (relayed).
-    async fn login(
+    /// Relays the backend's greeting, masked; the server version, or `None` when the
+    /// backend refused the connection (its ERR relayed).
+    async fn greeting(
         &mut self,
         client: &mut TcpStream,
         backend: &mut TcpStream,
+        from_backend: &mut PacketReader,
+        target: &Backend,
+    ) -> Result<Option<(u16, u16, u16)>, Ended> {
+        let seq = match from_backend.read_packet(backend, &mut self.payload).await {
+            Ok(Some(seq)) => seq,
+            Ok(None) => {
+                self.stats.error();
+                return Err(Ended::Backend(format!(
+                    "the backend {target} closed the connection before its greeting"
+                )));
+            }
+            Err(e) => {
+                self.stats.error();
+                return Err(Ended::Backend(format!(
+                    "lost the backend {target} before its greeting: {e}"
+                )));
+            }
+        };
+        if self.payload.first() == Some(&ERR_HEADER) {
+            // The server refuses before any login (too many connections, host blocked).
+            self.stats.error();
+            let _ = write_packet(client, seq, &self.payload, &mut self.scratch).await;
+            return Ok(None);
+        }
+        let greeting = match mask_greeting(&self.payload, self.tls.is_some()) {
+            Ok(g) => g,
+            Err(e) => {
+                self.stats.error();
+                // Closed before any greeting, as when the backend cannot be reached.
+                return Err(Ended::Backend(format!("the backend {target} sent a {e}")));
+            }
+        };
+        write_packet(client, seq, &greeting.payload, &mut self.scratch)
+            .await
+            .map_err(|_| Ended::Client)?;
+        Ok(Some(greeting.server_version))
+    }
+
+    /// Sends the masked login to the backend and relays the authentication exchange until
+    /// the backend's OK (`Ok(true)`) or ERR (`Ok(false)`, relayed).
+    #[allow(clippy::too_many_arguments)]
+    async fn authenticate<C: AsyncRead + AsyncWrite + Unpin>(
+        &mut self,
+        client: &mut C,
+        backend: &mut TcpStream,
         from_client: &mut PacketReader,
         from_backend: &mut PacketReader,
+        login: &[u8],
+        leg: Leg,
         target: &Backend,
     ) -> Result<bool, Ended> {
         let lost = |e: Option<std::io::Error>| {
@@ -155,77 +326,25 @@ impl Session<'_> {
                 None => format!("the backend {target} closed the connection during the login"),
             })
         };
-        let seq = match from_backend.read_packet(backend, &mut self.payload).await {
-            Ok(Some(seq)) => seq,
-            Ok(None) => return Err(self.lost_at_login(client, 0, lost(None)).await),
-            Err(e) => return Err(self.lost_at_login(client, 0, lost(Some(e))).await),
-        };
-        if self.payload.first() == Some(&ERR_HEADER) {
-            // The server refuses before any login (too many connections, host blocked).
-            self.stats.error();
-            let _ = write_packet(client, seq, &self.payload, &mut self.scratch).await;
-            return Ok(false);
-        }
-        let greeting = match mask_greeting(&self.payload, false) {
-            Ok(g) => g,
-            Err(e) => {
-                self.stats.error();
-                // Closed before any greeting, as above.
-                return Err(Ended::Backend(format!("the backend {target} sent a {e}")));
-            }
-        };
-        write_packet(client, seq, &greeting.payload, &mut self.scratch)
-            .await
-            .map_err(|_| Ended::Client)?;
-        let Some(seq) = from_client
-            .read_packet(client, &mut self.payload)
-            .await
-            .map_err(|_| Ended::Client)?
-        else {
-            return Err(Ended::Client);
-        };
-        let masked = match parse_login(&self.payload) {
-            Ok(Login::Response(r)) => {
-                mask_response(&r, &self.payload, greeting.server_version, false)
-            }
-            Ok(Login::SslRequest(_)) => {
-                // Not offered in the greeting: a client that asks anyway is refused, never
-                // served in plaintext.
-                let msg = "encbench-proxy: TLS was asked for but the proxy offers none; connect without TLS";
-                self.send_err(client, seq.wrapping_add(1), CANNOT_CONNECT, *b"08004", msg)
-                    .await;
-                self.stats.error();
-                return Ok(false);
-            }
-            Err(e) => {
-                let msg = format!("encbench-proxy: {e}");
-                self.send_err(client, seq.wrapping_add(1), CANNOT_CONNECT, *b"08S01", &msg)
-                    .await;
-                self.stats.error();
-                return Ok(false);
-            }
-        };
-        write_packet(backend, seq, &masked, &mut self.scratch)
+        write_packet(backend, leg.backend_seq, login, &mut self.scratch)
             .await
             .map_err(|e| lost(Some(e)))?;
-        // The authentication exchange, relayed until the backend's OK or ERR.
+        let mut seq = leg.backend_seq;
         loop {
-            let seq = match from_backend.read_packet(backend, &mut self.payload).await {
+            let next = seq.wrapping_add(1).wrapping_add(leg.offset);
+            seq = match from_backend.read_packet(backend, &mut self.payload).await {
                 Ok(Some(seq)) => seq,
-                Ok(None) => {
-                    return Err(self
-                        .lost_at_login(client, seq.wrapping_add(1), lost(None))
-                        .await);
-                }
-                Err(e) => {
-                    return Err(self
-                        .lost_at_login(client, seq.wrapping_add(1), lost(Some(e)))
-                        .await);
-                }
+                Ok(None) => return Err(self.lost_at_login(client, next, lost(None)).await),
+                Err(e) => return Err(self.lost_at_login(client, next, lost(Some(e))).await),
             };
-            write_packet(client, seq, &self.payload, &mut self.scratch)
-                .await
-                .map_err(|_| Ended::Client)?;
+            write_packet(
+                client,
+                seq.wrapping_add(leg.offset),
+                &self.payload,
+                &mut self.scratch,
+            )
+            .await
+            .map_err(|_| Ended::Client)?;
             match self.payload.as_slice() {
                 [OK_HEADER, ..] => return Ok(true),
                 [ERR_HEADER, ..] => {
@@ -235,13 +354,14 @@ impl Session<'_> {
                 // caching_sha2_password's fast path: the OK follows without a client packet.
                 [0x01, 0x03] => {}
                 _ => {
-                    let Some(seq) = from_client
+                    let Some(s) = from_client
                         .read_packet(client, &mut self.payload)
                         .await
                         .map_err(|_| Ended::Client)?
                     else {
                         return Err(Ended::Client);
                     };
+                    seq = s.wrapping_sub(leg.offset);
                     write_packet(backend, seq, &self.payload, &mut self.scratch)
                         .await
                         .map_err(|e| lost(Some(e)))?;
@@ -251,7 +371,12 @@ impl Session<'_> {
     }
 
     /// Tells the client the backend was lost during the login (ERR with sequence id `seq`).
-    async fn lost_at_login(&mut self, client: &mut TcpStream, seq: u8, e: Ended) -> Ended {
+    async fn lost_at_login<C: AsyncWrite + Unpin>(
+        &mut self,
+        client: &mut C,
+        seq: u8,
+        e: Ended,
+    ) -> Ended {
         self.stats.error();
         self.send_err(
             client,
@@ -265,9 +390,9 @@ impl Session<'_> {
     }
 
     /// `forward` mode: commands and replies verbatim until COM_QUIT, a close, or shutdown.
-    async fn forward(
+    async fn forward<C: AsyncRead + AsyncWrite + Unpin>(
         &mut self,
-        client: &mut TcpStream,
+        client: &mut C,
         backend: &mut TcpStream,
         from_client: &mut PacketReader,
         from_backend: &mut PacketReader,
@@ -343,9 +468,9 @@ impl Session<'_> {
     }
 
     /// Writes the command whose first frame `h` is buffered, and its continuation frames.
-    async fn forward_command(
+    async fn forward_command<C: AsyncRead + AsyncWrite + Unpin>(
         &mut self,
-        client: &mut TcpStream,
+        client: &mut C,
         backend: &mut TcpStream,
         from_client: &mut PacketReader,
         mut h: Header,
@@ -374,9 +499,9 @@ impl Session<'_> {
 
     /// Follows the reply to `cmd` (sent with sequence id `seq`), writing each buffered run
     /// of whole packets to the client in one write.
-    async fn forward_reply(
+    async fn forward_reply<C: AsyncRead + AsyncWrite + Unpin>(
         &mut self,
-        client: &mut TcpStream,
+        client: &mut C,
         backend: &mut TcpStream,
         from_backend: &mut PacketReader,
         cmd: u8,

@@ -11,6 +11,7 @@ pub mod conn;
 pub mod reply;
 pub mod server;
 pub mod stats;
+pub mod tls;
 
 use anyhow::Context as _;
 
@@ -22,13 +23,18 @@ use anyhow::Context as _;
 /// summary cannot be written.
 pub async fn run(cli: cli::Cli) -> anyhow::Result<()> {
     let stop = server::stop_signal()?;
-    let proxy = server::Proxy::bind(cli.listen, cli.backend.clone()).await?;
+    let tls = match (&cli.tls_cert, &cli.tls_key) {
+        (Some(cert), Some(key)) => Some(tls::acceptor(cert, key)?),
+        _ => None,
+    };
+    let proxy = server::Proxy::bind(cli.listen, cli.backend.clone(), tls).await?;
     let addr = proxy
         .local_addr()
         .context("cannot read the listen address")?;
     eprintln!(
-        "encbench-proxy: listening on {addr}, backend {}, mode forward",
-        cli.backend
+        "encbench-proxy: listening on {addr}, backend {}, mode forward, client TLS {}",
+        cli.backend,
+        if cli.tls_cert.is_some() { "on" } else { "off" }
     );
     let summary = proxy.run(stop, cli.report_interval).await;
     eprintln!(

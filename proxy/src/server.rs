@@ -10,31 +10,48 @@ use anyhow::Context as _;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
 
 use crate::cli::Backend;
 use crate::conn;
 use crate::stats::{Reporter, Stats, Summary};
 
 /// A bound proxy, not serving yet.
-#[derive(Debug)]
 pub struct Proxy {
     listener: TcpListener,
     backend: Arc<Backend>,
+    tls: Option<Arc<TlsAcceptor>>,
     stats: Arc<Stats>,
 }
 
+impl std::fmt::Debug for Proxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Proxy")
+            .field("listener", &self.listener)
+            .field("backend", &self.backend)
+            .field("tls", &self.tls.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Proxy {
-    /// Binds `listen` for clients of `backend`.
+    /// Binds `listen` for clients of `backend`; `tls`: the client leg's TLS, offered in
+    /// each greeting.
     ///
     /// # Errors
     /// The address cannot be bound (in use, not local).
-    pub async fn bind(listen: SocketAddr, backend: Backend) -> anyhow::Result<Proxy> {
+    pub async fn bind(
+        listen: SocketAddr,
+        backend: Backend,
+        tls: Option<TlsAcceptor>,
+    ) -> anyhow::Result<Proxy> {
         let listener = TcpListener::bind(listen)
             .await
             .with_context(|| format!("cannot listen on {listen} (--listen)"))?;
         Ok(Proxy {
             listener,
             backend: Arc::new(backend),
+            tls: tls.map(Arc::new),
             stats: Arc::default(),
         })
     }
@@ -75,7 +92,7 @@ impl Proxy {
                 () = &mut stop => break,
                 accepted = self.listener.accept() => match accepted {
                     Ok((client, _)) => {
-                        tasks.spawn(conn::serve(client, self.backend.clone(), self.stats.clone(), rx.clone()));
+                        tasks.spawn(conn::serve(client, self.backend.clone(), self.tls.clone(), self.stats.clone(), rx.clone()));
                     }
                     Err(e) => {
                         // Out of descriptors and the like: say so, breathe, go on.

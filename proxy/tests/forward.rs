@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use encbench_test_support::{server_tempdir, shared_server, start_server};
 use mysql_async::prelude::*;
 
+#[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
 use common::{Proxy, conn, exec, mariadb, sysbench, text, url};
 
