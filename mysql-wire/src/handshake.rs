@@ -135,6 +135,25 @@ pub fn mask_ssl_request(request: &SslRequest, payload: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The `SslRequest` a proxy sends a backend before its own TLS, from the client's
+/// `response` (`payload`): the client's capabilities masked with `CLIENT_SSL` set, its max
+/// packet size and collation, its MariaDB extended capabilities masked.
+pub fn ssl_request_for(response: &HandshakeResponse<'_>, payload: &[u8]) -> Vec<u8> {
+    let max_packet_size = payload
+        .get(4..8)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u32::from_le_bytes);
+    let request = SslRequest::new(
+        backend_leg(response.capabilities(), true),
+        max_packet_size,
+        response.collation(),
+    )
+    .with_mariadb_capabilities(response.mariadb_ext_capabilities() & FORWARDED_MARIADB);
+    let mut out = Vec::with_capacity(SSL_REQUEST_LEN);
+    request.serialize(&mut out);
+    out
+}
+
 /// Re-serializes the client's `HandshakeResponse` (`payload`, parsed as `response`) for the
 /// backend with masked capabilities ([`backend_leg`]; `CLIENT_SSL` as the backend leg runs,
 /// `backend_tls`) and MariaDB extended capabilities; user, auth reply, database, auth plugin
@@ -278,6 +297,25 @@ mod tests {
         assert_eq!(back.scramble_buf(), &[7u8; 20]);
         assert_eq!(back.user(), b"sbtest");
         assert_eq!(back.collation(), 8);
+    }
+
+    #[test]
+    fn ssl_request_for_a_backend_keeps_the_clients_collation_and_packet_size() {
+        let caps = CapabilityFlags::CLIENT_PROTOCOL_41
+            | CapabilityFlags::CLIENT_SECURE_CONNECTION
+            | CapabilityFlags::CLIENT_COMPRESS;
+        let raw = response(caps, MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA, 8);
+        let Login::Response(r) = parse_login(&raw).expect("login") else {
+            panic!("not a handshake response");
+        };
+        let out = ssl_request_for(&r, &raw);
+        let Login::SslRequest(req) = parse_login(&out).expect("login") else {
+            panic!("not an SSL request");
+        };
+        assert_eq!(req.capabilities(), backend_leg(r.capabilities(), true));
+        assert!(req.capabilities().contains(CapabilityFlags::CLIENT_SSL));
+        assert_eq!((req.max_packet_size(), req.character_set()), (1 << 24, 8));
+        assert_eq!(out[28..32], [0, 0, 0, 0]);
     }
 
     #[test]
