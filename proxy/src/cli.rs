@@ -112,6 +112,16 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
 
+    /// TLS on the backend leg: the backend's certificate must chain to --backend-tls-ca and
+    /// name the --backend host (MySQL's VERIFY_IDENTITY, as oltp's --tls on).
+    #[arg(long, requires = "backend_tls_ca")]
+    pub backend_tls: bool,
+
+    /// The CA (PEM) that --backend-tls verifies the backend against (a private server's:
+    /// <base>/mariadb/tls/ca.pem).
+    #[arg(long, value_name = "FILE", requires = "backend_tls")]
+    pub backend_tls_ca: Option<PathBuf>,
+
     /// Runtime worker threads (1: one thread serves every connection, the cheapest on a
     /// loaded machine).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]

@@ -5,13 +5,17 @@
 
 use std::sync::Arc;
 
-use encbench_mysql_wire::handshake::{Login, mask_greeting, mask_response, parse_login};
+use encbench_mysql_wire::handshake::{
+    Login, mask_greeting, mask_response, parse_login, ssl_request_for,
+};
+use encbench_mysql_wire::mysql_common::packets::HandshakeResponse;
 use encbench_mysql_wire::ok_eof::{ERR_HEADER, OK_HEADER, put_err};
 use encbench_mysql_wire::packet::{HEADER_LEN, Header, MAX_PAYLOAD, PacketReader, write_packet};
+use rustls::pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
-use tokio_rustls::TlsAcceptor;
+use tokio_rustls::{TlsAcceptor, TlsConnector};
 
 use crate::cli::Backend;
 use crate::reply::{End, Expect, ReplyTracker, command, expect};
@@ -23,11 +27,15 @@ const BUFFER: usize = 64 * 1024;
 /// How long a backend connection may take to open before the client is let go.
 const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// MariaDB's CR_CONNECTION_ERROR/CR_CONN_HOST_ERROR numbering as clients show it: 2003,
-/// "Can't connect to MySQL server".
-const CANNOT_CONNECT: u16 = 2003;
-/// 2013, "Lost connection to MySQL server during query".
-const SERVER_LOST: u16 = 2013;
+// Errors the proxy writes itself carry server error codes (1xxx): libmariadb shows a code
+// of its own client range (2xxx) received from a server as "Received malformed packet"
+// (2027), not the message.
+/// 1043, ER_HANDSHAKE_ERROR, "Bad handshake" (SQL state 08S01): a login the proxy cannot
+/// carry (TLS asked for and not offered, TLS to the backend failed, a malformed login).
+const BAD_HANDSHAKE: u16 = 1043;
+/// 1105, ER_UNKNOWN_ERROR (SQL state HY000), with the proxy's message: the backend cannot be
+/// reached or was lost.
+const BACKEND_ERROR: u16 = 1105;
 /// 1047, ER_UNKNOWN_COM_ERROR, "Unknown command" (SQL state 08S01).
 const UNKNOWN_COMMAND: u16 = 1047;
 
@@ -48,6 +56,7 @@ pub async fn serve(
     mut client: TcpStream,
     backend: Arc<Backend>,
     tls: Option<Arc<TlsAcceptor>>,
+    backend_tls: Option<Arc<BackendTls>>,
     stats: Arc<Stats>,
     shutdown: watch::Receiver<bool>,
 ) {
@@ -56,6 +65,7 @@ pub async fn serve(
     let mut s = Session {
         stats: &stats,
         tls: tls.as_deref(),
+        backend_tls: backend_tls.as_deref(),
         scratch: Vec::new(),
         payload: Vec::new(),
     };
@@ -68,7 +78,8 @@ pub async fn serve(
 }
 
 /// Sequence ids of the login on the two legs: the first id to the backend, and how far
-/// the client leg runs ahead (1 after an SslRequest the backend leg did not see).
+/// the client leg runs ahead (wrapping: 1 after an SslRequest the backend leg did not see,
+/// 255 when only the backend leg had one).
 #[derive(Debug, Clone, Copy)]
 struct Leg {
     backend_seq: u8,
@@ -93,8 +104,22 @@ async fn read_exact_packet(client: &mut TcpStream, payload: &mut Vec<u8>) -> Res
     Ok(h.seq)
 }
 
+/// What the backend gets as the login.
+struct BackendLogin {
+    /// The SslRequest to send first (the backend leg runs TLS), or none.
+    ssl_request: Option<Vec<u8>>,
+    /// The masked HandshakeResponse.
+    response: Vec<u8>,
+}
+
+/// The backend leg's TLS: a connector verifying the `--backend-tls-ca` CA, and the name
+/// the backend's certificate must carry (the `--backend` host).
+pub type BackendTls = (TlsConnector, ServerName<'static>);
+
 struct Session<'a> {
     stats: &'a Stats,
+    /// The backend leg's TLS (`--backend-tls`).
+    backend_tls: Option<&'a BackendTls>,
     /// The client leg's TLS (`--tls-cert`, `--tls-key`), offered in the greeting.
     tls: Option<&'a TlsAcceptor>,
     /// Reused for packets the proxy writes itself.
@@ -137,13 +162,13 @@ impl Session<'_> {
         let mut backend = match connected {
             Ok(b) => b,
             Err(e) => {
-                // Closed before any greeting: libmariadb reports an ERR in place of the
-                // greeting as a malformed packet (2027), a close as "lost connection ...
-                // reading initial communication packet" (2013). The cause goes to stderr.
+                // An ERR in place of the greeting, as a server refusing a connection sends.
                 self.stats.error();
-                return Err(Ended::Backend(format!(
-                    "cannot connect to the backend {target}: {e}"
-                )));
+                let msg = format!("cannot connect to the backend {target}: {e}");
+                let shown = format!("encbench-proxy: {msg}");
+                self.send_err(client, 0, BACKEND_ERROR, *b"HY000", &shown)
+                    .await;
+                return Err(Ended::Backend(msg));
             }
         };
         let _ = backend.set_nodelay(true);
@@ -174,93 +199,168 @@ impl Session<'_> {
                 };
                 let Ok(Login::Response(r)) = parse_login(&self.payload) else {
                     let msg = "encbench-proxy: malformed client handshake response";
-                    self.send_err(
-                        &mut tls,
-                        seq.wrapping_add(1),
-                        CANNOT_CONNECT,
-                        *b"08S01",
-                        msg,
-                    )
-                    .await;
+                    self.send_err(&mut tls, seq.wrapping_add(1), BAD_HANDSHAKE, *b"08S01", msg)
+                        .await;
                     self.stats.error();
                     return Ok(());
                 };
-                let masked = mask_response(&r, &self.payload, version, false);
-                // The backend leg saw no SslRequest: its sequence ids run one behind.
-                let leg = Leg {
-                    backend_seq: seq.wrapping_sub(1),
-                    offset: 1,
-                };
-                if self
-                    .authenticate(
-                        &mut tls,
-                        &mut backend,
-                        &mut from_client,
-                        &mut from_backend,
-                        &masked,
-                        leg,
-                        target,
-                    )
-                    .await?
-                {
-                    self.forward(
-                        &mut tls,
-                        &mut backend,
-                        &mut from_client,
-                        &mut from_backend,
-                        shutdown,
-                    )
-                    .await?;
-                }
-                Ok(())
+                let login = self.backend_login(&r, version);
+                self.finish(
+                    &mut tls,
+                    backend,
+                    from_client,
+                    from_backend,
+                    login,
+                    seq,
+                    shutdown,
+                    target,
+                )
+                .await
             }
             (Ok(Login::SslRequest(_)), None) => {
                 // Not offered in the greeting: a client that asks anyway is refused, never
                 // served in plaintext.
                 let msg = "encbench-proxy: TLS was asked for but the proxy offers none; connect without TLS or start the proxy with --tls-cert and --tls-key";
-                self.send_err(client, seq.wrapping_add(1), CANNOT_CONNECT, *b"08004", msg)
+                self.send_err(client, seq.wrapping_add(1), BAD_HANDSHAKE, *b"08S01", msg)
                     .await;
                 self.stats.error();
                 Ok(())
             }
             (Ok(Login::Response(r)), _) => {
-                let masked = mask_response(&r, &self.payload, version, false);
-                let mut from_client = PacketReader::new(BUFFER);
-                let leg = Leg {
-                    backend_seq: seq,
-                    offset: 0,
-                };
-                if self
-                    .authenticate(
-                        client,
-                        &mut backend,
-                        &mut from_client,
-                        &mut from_backend,
-                        &masked,
-                        leg,
-                        target,
-                    )
-                    .await?
-                {
-                    self.forward(
+                let login = self.backend_login(&r, version);
+                let from_client = PacketReader::new(BUFFER);
+                self.finish(
+                    client,
+                    backend,
+                    from_client,
+                    from_backend,
+                    login,
+                    seq,
+                    shutdown,
+                    target,
+                )
+                .await
+            }
+            (Err(e), _) => {
+                let msg = format!("encbench-proxy: {e}");
+                self.send_err(client, seq.wrapping_add(1), BAD_HANDSHAKE, *b"08S01", &msg)
+                    .await;
+                self.stats.error();
+                Ok(())
+            }
+        }
+    }
+
+    /// The login for the backend, from the client's `response` (in `self.payload`): the
+    /// SslRequest first when the backend leg runs TLS, then the masked response.
+    fn backend_login(
+        &self,
+        response: &HandshakeResponse<'_>,
+        version: (u16, u16, u16),
+    ) -> BackendLogin {
+        let tls = self.backend_tls.is_some();
+        BackendLogin {
+            ssl_request: tls.then(|| ssl_request_for(response, &self.payload)),
+            response: mask_response(response, &self.payload, version, tls),
+        }
+    }
+
+    /// Opens the backend leg's TLS when asked, logs in (the client's login packet had
+    /// sequence id `client_seq`), then forwards until the session ends.
+    #[allow(clippy::too_many_arguments)]
+    async fn finish<C: AsyncRead + AsyncWrite + Unpin>(
+        &mut self,
+        client: &mut C,
+        mut backend: TcpStream,
+        mut from_client: PacketReader,
+        mut from_backend: PacketReader,
+        login: BackendLogin,
+        client_seq: u8,
+        shutdown: watch::Receiver<bool>,
+        target: &Backend,
+    ) -> Result<(), Ended> {
+        let Some(ssl_request) = login.ssl_request else {
+            let leg = Leg {
+                backend_seq: 1,
+                offset: client_seq.wrapping_sub(1),
+            };
+            if self
+                .authenticate(
+                    client,
+                    &mut backend,
+                    &mut from_client,
+                    &mut from_backend,
+                    &login.response,
+                    leg,
+                    target,
+                )
+                .await?
+            {
+                return self
+                    .forward(
                         client,
                         &mut backend,
                         &mut from_client,
                         &mut from_backend,
                         shutdown,
                     )
-                    .await?;
-                }
-                Ok(())
-            }
-            (Err(e), _) => {
-                let msg = format!("encbench-proxy: {e}");
-                self.send_err(client, seq.wrapping_add(1), CANNOT_CONNECT, *b"08S01", &msg)
                     .await;
-                self.stats.error();
-                Ok(())
             }
+            return Ok(());
+        };
+        let Some((connector, name)) = self.backend_tls else {
+            return Ok(());
+        };
+        let lost = |e: std::io::Error| {
+            Ended::Backend(format!("lost the backend {target} during the login: {e}"))
+        };
+        write_packet(&mut backend, 1, &ssl_request, &mut self.scratch)
+            .await
+            .map_err(lost)?;
+        let mut backend = match connector.connect(name.clone(), backend).await {
+            Ok(b) => b,
+            Err(e) => {
+                self.stats.error();
+                let msg = format!("TLS to the backend {target} failed: {e}");
+                let shown = format!("encbench-proxy: {msg}");
+                self.send_err(
+                    client,
+                    client_seq.wrapping_add(1),
+                    BAD_HANDSHAKE,
+                    *b"08S01",
+                    &shown,
+                )
+                .await;
+                return Err(Ended::Backend(msg));
+            }
+        };
+        let leg = Leg {
+            backend_seq: 2,
+            offset: client_seq.wrapping_sub(2),
+        };
+        if self
+            .authenticate(
+                client,
+                &mut backend,
+                &mut from_client,
+                &mut from_backend,
+                &login.response,
+                leg,
+                target,
+            )
+            .await?
+        {
+            return self
+                .forward(
+                    client,
+                    &mut backend,
+                    &mut from_client,
+                    &mut from_backend,
+                    shutdown,
+                )
+                .await;
         }
+        Ok(())
     }
 
     /// Relays the backend's greeting, masked; the server version, or `None` when the
@@ -310,10 +410,10 @@ impl Session<'_> {
     /// Sends the masked login to the backend and relays the authentication exchange until
     /// the backend's OK (`Ok(true)`) or ERR (`Ok(false)`, relayed).
     #[allow(clippy::too_many_arguments)]
-    async fn authenticate<C: AsyncRead + AsyncWrite + Unpin>(
+    async fn authenticate<C: AsyncRead + AsyncWrite + Unpin, B: AsyncRead + AsyncWrite + Unpin>(
         &mut self,
         client: &mut C,
-        backend: &mut TcpStream,
+        backend: &mut B,
         from_client: &mut PacketReader,
         from_backend: &mut PacketReader,
         login: &[u8],
@@ -381,7 +481,7 @@ impl Session<'_> {
         self.send_err(
             client,
             seq,
-            SERVER_LOST,
+            BACKEND_ERROR,
             *b"HY000",
             &format!("encbench-proxy: {e}"),
         )
@@ -390,10 +490,10 @@ impl Session<'_> {
     }
 
     /// `forward` mode: commands and replies verbatim until COM_QUIT, a close, or shutdown.
-    async fn forward<C: AsyncRead + AsyncWrite + Unpin>(
+    async fn forward<C: AsyncRead + AsyncWrite + Unpin, B: AsyncRead + AsyncWrite + Unpin>(
         &mut self,
         client: &mut C,
-        backend: &mut TcpStream,
+        backend: &mut B,
         from_client: &mut PacketReader,
         from_backend: &mut PacketReader,
         mut shutdown: watch::Receiver<bool>,
@@ -468,10 +568,13 @@ impl Session<'_> {
     }
 
     /// Writes the command whose first frame `h` is buffered, and its continuation frames.
-    async fn forward_command<C: AsyncRead + AsyncWrite + Unpin>(
+    async fn forward_command<
+        C: AsyncRead + AsyncWrite + Unpin,
+        B: AsyncRead + AsyncWrite + Unpin,
+    >(
         &mut self,
         client: &mut C,
-        backend: &mut TcpStream,
+        backend: &mut B,
         from_client: &mut PacketReader,
         mut h: Header,
     ) -> Result<(), Ended> {
@@ -483,8 +586,14 @@ impl Session<'_> {
             if let Err(e) = r {
                 self.stats.error();
                 let msg = format!("encbench-proxy: lost the backend: {e}");
-                self.send_err(client, h.seq.wrapping_add(1), SERVER_LOST, *b"HY000", &msg)
-                    .await;
+                self.send_err(
+                    client,
+                    h.seq.wrapping_add(1),
+                    BACKEND_ERROR,
+                    *b"HY000",
+                    &msg,
+                )
+                .await;
                 return Err(Ended::Backend(msg));
             }
             if h.len < MAX_PAYLOAD {
@@ -499,10 +608,10 @@ impl Session<'_> {
 
     /// Follows the reply to `cmd` (sent with sequence id `seq`), writing each buffered run
     /// of whole packets to the client in one write.
-    async fn forward_reply<C: AsyncRead + AsyncWrite + Unpin>(
+    async fn forward_reply<C: AsyncRead + AsyncWrite + Unpin, B: AsyncRead + AsyncWrite + Unpin>(
         &mut self,
         client: &mut C,
-        backend: &mut TcpStream,
+        backend: &mut B,
         from_backend: &mut PacketReader,
         cmd: u8,
         seq: u8,
@@ -551,7 +660,7 @@ impl Session<'_> {
             self.stats.error();
             let msg = format!("encbench-proxy: lost the backend during a command: {cause}");
             if !forwarded {
-                self.send_err(client, seq.wrapping_add(1), SERVER_LOST, *b"HY000", &msg)
+                self.send_err(client, seq.wrapping_add(1), BACKEND_ERROR, *b"HY000", &msg)
                     .await;
             }
             return Err(Ended::Backend(msg));

@@ -27,14 +27,19 @@ pub async fn run(cli: cli::Cli) -> anyhow::Result<()> {
         (Some(cert), Some(key)) => Some(tls::acceptor(cert, key)?),
         _ => None,
     };
-    let proxy = server::Proxy::bind(cli.listen, cli.backend.clone(), tls).await?;
+    let backend_tls = match &cli.backend_tls_ca {
+        Some(ca) if cli.backend_tls => Some(tls::connector(ca, &cli.backend.host)?),
+        _ => None,
+    };
+    let proxy = server::Proxy::bind(cli.listen, cli.backend.clone(), tls, backend_tls).await?;
     let addr = proxy
         .local_addr()
         .context("cannot read the listen address")?;
     eprintln!(
-        "encbench-proxy: listening on {addr}, backend {}, mode forward, client TLS {}",
+        "encbench-proxy: listening on {addr}, backend {}, mode forward, client TLS {}, backend TLS {}",
         cli.backend,
-        if cli.tls_cert.is_some() { "on" } else { "off" }
+        if cli.tls_cert.is_some() { "on" } else { "off" },
+        if cli.backend_tls { "on" } else { "off" }
     );
     let summary = proxy.run(stop, cli.report_interval).await;
     eprintln!(

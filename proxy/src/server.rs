@@ -13,7 +13,7 @@ use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
 
 use crate::cli::Backend;
-use crate::conn;
+use crate::conn::{self, BackendTls};
 use crate::stats::{Reporter, Stats, Summary};
 
 /// A bound proxy, not serving yet.
@@ -21,6 +21,7 @@ pub struct Proxy {
     listener: TcpListener,
     backend: Arc<Backend>,
     tls: Option<Arc<TlsAcceptor>>,
+    backend_tls: Option<Arc<BackendTls>>,
     stats: Arc<Stats>,
 }
 
@@ -30,13 +31,14 @@ impl std::fmt::Debug for Proxy {
             .field("listener", &self.listener)
             .field("backend", &self.backend)
             .field("tls", &self.tls.is_some())
+            .field("backend_tls", &self.backend_tls.is_some())
             .finish_non_exhaustive()
     }
 }
 
 impl Proxy {
     /// Binds `listen` for clients of `backend`; `tls`: the client leg's TLS, offered in
-    /// each greeting.
+    /// each greeting; `backend_tls`: the backend leg's.
     ///
     /// # Errors
     /// The address cannot be bound (in use, not local).
@@ -44,6 +46,7 @@ impl Proxy {
         listen: SocketAddr,
         backend: Backend,
         tls: Option<TlsAcceptor>,
+        backend_tls: Option<BackendTls>,
     ) -> anyhow::Result<Proxy> {
         let listener = TcpListener::bind(listen)
             .await
@@ -52,6 +55,7 @@ impl Proxy {
             listener,
             backend: Arc::new(backend),
             tls: tls.map(Arc::new),
+            backend_tls: backend_tls.map(Arc::new),
             stats: Arc::default(),
         })
     }
@@ -92,7 +96,8 @@ impl Proxy {
                 () = &mut stop => break,
                 accepted = self.listener.accept() => match accepted {
                     Ok((client, _)) => {
-                        tasks.spawn(conn::serve(client, self.backend.clone(), self.tls.clone(), self.stats.clone(), rx.clone()));
+                        tasks.spawn(conn::serve(client, self.backend.clone(), self.tls.clone(),
+                            self.backend_tls.clone(), self.stats.clone(), rx.clone()));
                     }
                     Err(e) => {
                         // Out of descriptors and the like: say so, breathe, go on.

@@ -3,7 +3,11 @@
 //! login relay holds across the TLS switch (a wrong password still gets the server's 1045).
 
 use encbench_common::pki::{Chain, ChainSpec, KeyType};
-use encbench_test_support::shared_server;
+use std::sync::OnceLock;
+
+use encbench_oltp::at_rest::AtRest;
+use encbench_oltp::server::{Profile, server_config};
+use encbench_test_support::{SharedServer, shared_server};
 
 #[allow(dead_code)] // each test binary uses a subset of the helpers
 mod common;
@@ -157,4 +161,138 @@ fn bad_tls_files_are_one_line_naming_the_flag() {
     // One without the other: a usage error.
     let alone = run(&["--tls-cert", &cert]);
     assert_eq!(alone.status.code(), Some(2));
+}
+
+/// A private MariaDB of this test binary with oltp's own settings (TLS on, its CA
+/// generated at first start), as `oltp server start` starts it.
+fn tls_server() -> &'static SharedServer {
+    static SERVER: OnceLock<SharedServer> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        SharedServer::start(|dir| {
+            server_config(dir, AtRest::Off, Profile::Default).expect("server config")
+        })
+    })
+}
+
+/// The private server's CA.
+fn server_ca(server: &SharedServer) -> String {
+    let ca = encbench_lab::server::tls_files(server.server().base_dir()).ca;
+    assert!(ca.exists(), "{} missing", ca.display());
+    ca.display().to_string()
+}
+
+#[test]
+fn the_backend_leg_runs_verified_tls() {
+    let shared = tls_server();
+    let server = shared.server();
+    let pw = server.password().to_string();
+    let ca = server_ca(shared);
+    let proxy = Proxy::start(server.port(), &["--backend-tls", "--backend-tls-ca", &ca]);
+    // A plain client; the server sees TLS on the proxy's connection.
+    let o = common::mariadb(
+        proxy.port,
+        "encbench",
+        &pw,
+        None,
+        "SELECT VARIABLE_VALUE <> '' FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'Ssl_cipher'",
+    );
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert_eq!(text(&o).0.lines().nth(1), Some("1"), "{:?}", text(&o));
+    let wrong = common::mariadb(proxy.port, "encbench", "wrong-password", None, "SELECT 1");
+    assert!(
+        text(&wrong).1.starts_with("ERROR 1045 (28000)"),
+        "{:?}",
+        text(&wrong)
+    );
+}
+
+#[test]
+fn a_backend_whose_certificate_does_not_verify_is_refused() {
+    let shared = tls_server();
+    let server = shared.server();
+    let pw = server.password().to_string();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (other_ca, _, _) = pki(dir.path());
+    let proxy = Proxy::start(
+        server.port(),
+        &["--backend-tls", "--backend-tls-ca", &other_ca],
+    );
+    let o = common::mariadb(proxy.port, "encbench", &pw, None, "SELECT 1");
+    assert!(!o.status.success(), "{:?}", text(&o));
+    let err = text(&o).1;
+    assert!(
+        err.starts_with("ERROR 1043 (08S01): encbench-proxy: TLS to the backend 127.0.0.1:"),
+        "{err}"
+    );
+}
+
+#[test]
+fn oltp_runs_through_the_proxy_with_tls_on_both_legs() {
+    let shared = tls_server();
+    let server = shared.server();
+    let pw = server.password().to_string();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (ca, cert, key) = pki(dir.path());
+    let backend_ca = server_ca(shared);
+    let proxy = Proxy::start(
+        server.port(),
+        &[
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &key,
+            "--backend-tls",
+            "--backend-tls-ca",
+            &backend_ca,
+        ],
+    );
+    let through = common::url(&pw, proxy.port, "");
+    let base = dir.path().join("home").display().to_string();
+    let oltp = |cmd: &str, extra: &[&str]| {
+        let mut args: Vec<String> = [
+            "oltp",
+            cmd,
+            "--mysql-url",
+            &through,
+            "--base-dir",
+            &base,
+            "--mysql-db",
+            "oltp_tls_forward",
+            "--tables",
+            "1",
+            "--table-size",
+            "100",
+            "--tls",
+            "on",
+            "--tls-ca",
+            &ca,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let cli = <encbench_oltp::cli::Cli as clap::Parser>::try_parse_from(&args)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        encbench_test_support::runtime()
+            .block_on(encbench_oltp::commands::execute(cli))
+            .map_err(|e| format!("{e:#}"))
+    };
+    assert_eq!(oltp("prepare", &["--encrypt", "none"]), Ok(true));
+    assert_eq!(
+        oltp(
+            "run",
+            &[
+                "--encrypt",
+                "none",
+                "--threads",
+                "2",
+                "--events",
+                "50",
+                "--time",
+                "0"
+            ]
+        ),
+        Ok(true)
+    );
+    assert_eq!(oltp("cleanup", &[]), Ok(true));
 }
