@@ -4,7 +4,13 @@
 //! column definitions, ERR, statement packets, binary values); what it lacks for a server
 //! side (OK/EOF writers, a `COM_STMT_EXECUTE` parser, the row splicer) lives here.
 
+pub mod capabilities;
+pub mod handshake;
+pub mod ok_eof;
+pub mod packet;
 pub mod reply;
 pub mod rows;
 pub mod splice;
 pub mod stmt;
+
+pub use mysql_common;
