@@ -2,7 +2,7 @@
 //! proxy's certificate (a private CA made by `encbench_common::pki`) and reads through it; the
 //! login relay holds across the TLS switch (a wrong password still gets the server's 1045).
 
-use encbench_common::pki::{Chain, ChainSpec, KeyType};
+use encbench_common::pki::{Chain, ChainSpec, KeyType, ServerFiles};
 use std::sync::OnceLock;
 
 use encbench_oltp::at_rest::AtRest;
@@ -23,16 +23,20 @@ fn pki(dir: &std::path::Path) -> (String, String, String) {
         hosts: &["127.0.0.1", "localhost"],
     })
     .expect("a test PKI");
-    let write = |name: &str, pem: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, pem).expect("write PEM");
-        p.display().to_string()
-    };
-    (
-        write("ca.pem", &chain.ca_pem),
-        write("cert.pem", &chain.cert_pem),
-        write("key.pem", &chain.key_pem),
-    )
+    let (ca, cert, key) = (
+        dir.join("ca.pem"),
+        dir.join("cert.pem"),
+        dir.join("key.pem"),
+    );
+    chain
+        .write(&ServerFiles {
+            ca: &ca,
+            cert: &cert,
+            key: &key,
+        })
+        .expect("write the test PKI's PEM files");
+    let s = |p: std::path::PathBuf| p.display().to_string();
+    (s(ca), s(cert), s(key))
 }
 
 /// The `mariadb` CLI over verified TLS to 127.0.0.1:`port`.
