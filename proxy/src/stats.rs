@@ -4,6 +4,8 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
+use encbench_common::header::ResultHeader;
+use encbench_common::tool_info;
 use serde::Serialize;
 
 /// Counters every connection task adds to.
@@ -114,11 +116,18 @@ impl Default for Reporter {
     }
 }
 
-/// The JSON summary written at exit (`--summary FILE`).
+/// The version of the summary's JSON layout ([`ResultHeader::schema_version`]).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The JSON summary written at exit (`--summary FILE`): the header every encbench result
+/// starts with (`schema_version`, `tool`, `started_at`, `ended_at`, `machine`), then the
+/// proxy's figures.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
-    /// Always "encbench-proxy".
-    pub tool: &'static str,
+    /// `schema_version` ([`SCHEMA_VERSION`]), `tool` {`name`: `encbench-proxy`, `version`,
+    /// `git_revision`}, `started_at` (the first accept) and `ended_at` (RFC 3339 UTC), `machine`.
+    #[serde(flatten)]
+    pub header: ResultHeader,
     /// The mode run ("forward").
     pub mode: &'static str,
     /// Seconds from the first accept to the exit.
@@ -147,8 +156,13 @@ impl Summary {
         let (queries, errors, _) = stats.snapshot();
         let (user, sys) = cpu_seconds();
         let secs = elapsed.as_secs_f64();
+        let mut header = ResultHeader::begin(SCHEMA_VERSION, tool_info!("encbench-proxy"));
+        header.started_at = header
+            .started_at
+            .checked_sub(elapsed)
+            .unwrap_or(header.started_at);
         Summary {
-            tool: "encbench-proxy",
+            header,
             mode,
             duration_s: secs,
             queries,

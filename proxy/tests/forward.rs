@@ -334,6 +334,8 @@ fn sigterm_finishes_the_command_in_flight_then_exits_0() {
     );
     let s: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&summary).expect("summary")).expect("JSON");
+    encbench_common::header::check_json(&s).expect("the header every encbench result starts with");
+    assert_eq!(s["tool"]["name"], "encbench-proxy");
     assert_eq!(s["mode"], "forward");
     assert_eq!(s["connections"], 1);
     assert!(s["queries"].as_u64().expect("queries") >= 1, "{s}");
