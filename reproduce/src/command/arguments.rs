@@ -6,34 +6,28 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use clap::Parser as _;
 
-use encbench_oltp::cli::{Cli, Command, PrepareArgs, RunArgs};
+use encbench_oltp::cli::{CleanupArgs, Cli, Command, PrepareArgs, RunArgs};
 
 use crate::cli::ReproduceArgs;
 use crate::plan::{DataSetStep, Plan};
 
-/// `args` with its `--threads` value replaced by `threads` (added when absent).
-pub(super) fn with_threads(args: &[String], threads: u32) -> Vec<String> {
-    let mut out = args.to_vec();
-    match out.iter().position(|x| x == "--threads") {
-        Some(k) if k + 1 < out.len() => out[k + 1] = threads.to_string(),
-        _ => out.extend(["--threads".into(), threads.to_string()]),
-    }
-    out
-}
-
-/// One in-process `oltp` command (`argv` from `oltp` on); false when a run
-/// stopped early.
+/// Runs `command` in-process, as `oltp` runs it once its command line is
+/// parsed; false when a run stopped early.
 ///
 /// # Errors
 /// The command's own.
-pub(super) fn run_command(
-    argv: &[String],
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<bool>> + Send + '_>> {
-    Box::pin(async move {
-        let cli = Cli::try_parse_from(argv)
-            .map_err(|e| anyhow::anyhow!("internal: {}: {}", argv.join(" "), e.kind()))?;
-        encbench_oltp::commands::execute(cli).await
-    })
+pub(super) async fn execute(command: Command) -> Result<bool> {
+    encbench_oltp::commands::execute(Cli { command }).await
+}
+
+/// The `oltp cleanup` arguments of the data set `pa` prepares: its database
+/// (and at-rest mode), the one `--encrypt` choice `encrypt` only.
+pub(super) fn cleanup_args(pa: &PrepareArgs, encrypt: &str) -> CleanupArgs {
+    CleanupArgs {
+        data: pa.data.clone(),
+        encrypt: vec![encrypt.to_string()],
+        tls: pa.tls,
+    }
 }
 
 /// The `oltp run` argv of a grid run as a command of its own, its report
@@ -45,6 +39,20 @@ pub(super) fn command_run_argv(
     repeat: u32,
     json_out: &Path,
 ) -> Vec<String> {
+    let mut rest = grid_run_args(plan, grid, repeat);
+    rest.extend([
+        "--output".into(),
+        "markdown".into(),
+        "--json-out".into(),
+        json_out.display().to_string(),
+    ]);
+    argv("run", plan, a, &rest)
+}
+
+/// The arguments of an `oltp run` of `grid` after the common data
+/// arguments: the grid's own, then the plan's time and warm-up, `repeat`
+/// rounds, no progress bar.
+fn grid_run_args(plan: &Plan, grid: &[String], repeat: u32) -> Vec<String> {
     let s = &plan.scale;
     let mut rest: Vec<String> = grid.to_vec();
     rest.extend([
@@ -55,26 +63,8 @@ pub(super) fn command_run_argv(
         "--repeat".into(),
         repeat.to_string(),
         "--no-progress".into(),
-        "--output".into(),
-        "markdown".into(),
-        "--json-out".into(),
-        json_out.display().to_string(),
     ]);
-    argv("run", plan, a, &rest)
-}
-
-/// The `oltp cleanup` argv of one data set: its database (and at-rest
-/// mode), plaintext tables only.
-pub(super) fn cleanup_argv(plan: &Plan, a: &ReproduceArgs, step: &DataSetStep) -> Vec<String> {
-    let mut rest = vec!["--encrypt".to_string(), step.encrypt.clone()];
-    for pair in step.args.chunks(2) {
-        if let [k, v] = pair
-            && (k == "--pgsql-db" || k == "--at-rest")
-        {
-            rest.extend([k.clone(), v.clone()]);
-        }
-    }
-    argv("cleanup", plan, a, &rest)
+    rest
 }
 
 /// `oltp` + subcommand + the plan's data arguments + `rest` + `--base-dir`.
@@ -118,18 +108,12 @@ pub(super) fn prepare_args(
 /// The `oltp run` argv of a grid (ending in `--output json`, left out of
 /// the command shown).
 pub(super) fn run_argv(plan: &Plan, a: &ReproduceArgs, grid: &[String]) -> Vec<String> {
-    let s = &plan.scale;
-    let mut rest: Vec<String> = grid.to_vec();
-    rest.extend([
-        "--time".into(),
-        s.time_s.to_string(),
-        "--warmup".into(),
-        s.warmup_s.to_string(),
-        "--repeat".into(),
-        s.repeat.to_string(),
-        "--no-progress".into(),
-    ]);
-    let mut v = argv("run", plan, a, &rest);
+    let mut v = argv(
+        "run",
+        plan,
+        a,
+        &grid_run_args(plan, grid, plan.scale.repeat),
+    );
     v.extend(["--output".into(), "json".into()]);
     v
 }

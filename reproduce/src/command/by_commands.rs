@@ -15,14 +15,12 @@ use crate::plan::{DataSetStep, Grid, Plan, Servers, comma_separated};
 use crate::row::{GridRun, Reproduction};
 use crate::{ReportId, buffer_pool, cached_vs_io_bound, diskstats};
 use encbench_oltp::at_rest::AtRest;
-use encbench_oltp::cli::{CleanupArgs, PrepareArgs};
+use encbench_oltp::cli::{Command, PrepareArgs, RunArgs};
 use encbench_oltp::config::base_dir;
 use encbench_oltp::report::{Report, RunResult};
 use encbench_oltp::server::Lease;
 
-use super::arguments::{
-    cleanup_argv, command_run_argv, prepare_args, prepare_argv, run_args, run_command, with_threads,
-};
+use super::arguments::{cleanup_args, command_run_argv, execute, prepare_args, run_args};
 use super::data_sets::{check_missing_fit, databases_read, step_name, verify, verify_pgbench};
 use super::outputs::{update_reproduction, write_reports};
 use super::{Job, SideMeasurements};
@@ -176,13 +174,9 @@ async fn load_data_sets(
         }
         let pa = prepare_args(plan, a, step)?;
         // An unfinished or different data set of the same name goes first.
+        let ca = cleanup_args(&pa, &step.encrypt);
         let t0 = match held_url(held, &pa) {
             Some(url) => {
-                let ca = CleanupArgs {
-                    data: pa.data.clone(),
-                    encrypt: vec![step.encrypt.clone()],
-                    tls: pa.tls,
-                };
                 encbench_oltp::commands::cleanup(&ca, &url).await?;
                 let t0 = std::time::Instant::now();
                 encbench_oltp::commands::prepare(&pa, &url, None).await?;
@@ -190,9 +184,9 @@ async fn load_data_sets(
                 t0
             }
             None => {
-                run_command(&cleanup_argv(plan, a, step)).await?;
+                execute(Command::Cleanup(ca)).await?;
                 let t0 = std::time::Instant::now();
-                if !run_command(&prepare_argv(plan, a, step)).await? {
+                if !execute(Command::Prepare(pa.clone())).await? {
                     bail!("oltp prepare of {} stopped", step_name(plan, &pa));
                 }
                 t0
@@ -229,8 +223,6 @@ async fn run_rotated_rounds(
 ) -> Result<bool> {
     let Job {
         args: a,
-        id,
-        published,
         plan,
         out,
         interrupted,
@@ -271,10 +263,7 @@ async fn run_rotated_rounds(
                     report: Report::new(heads[j].clone(), runs[j].clone()),
                 })
                 .collect();
-            update_reproduction(id, repro, published, plan, extras);
-            write_reports(repro, out)?;
-            if !complete {
-                repro.stopped = Some(format!("a run of {} stopped early", grid.name));
+            if !record_grid(job, repro, extras, &grid.name, complete)? {
                 return Ok(false);
             }
         }
@@ -299,14 +288,19 @@ async fn run_round_of_grid(
         args: a, plan, out, ..
     } = *job;
     let json_out = grid_json_out(out, i);
+    let argv = command_run_argv(plan, a, &grid.args, 1, &json_out);
+    let base = run_args(&argv)?;
     // One command per thread count, so the counters around
     // each give that thread count's reads.
-    let commands: Vec<(u32, Vec<String>)> = grid
+    let commands: Vec<(u32, RunArgs)> = grid
         .threads
         .iter()
         .map(|&t| {
-            let args = with_threads(&grid.args, t);
-            (t, command_run_argv(plan, a, &args, 1, &json_out))
+            let run = RunArgs {
+                threads: vec![t],
+                ..base.clone()
+            };
+            (t, run)
         })
         .collect();
     println!(
@@ -314,7 +308,7 @@ async fn run_round_of_grid(
         round + 1,
         plan.scale.repeat,
         grid.name,
-        command_run_argv(plan, a, &grid.args, 1, &json_out).join(" "),
+        argv.join(" "),
         comma_separated(&grid.threads)
     );
     let warm = cached_vs_io_bound::warms_buffer_pool(grid);
@@ -334,8 +328,6 @@ async fn run_grids_in_turn(
 ) -> Result<bool> {
     let Job {
         args: a,
-        id,
-        published,
         plan,
         out,
         interrupted,
@@ -351,7 +343,7 @@ async fn run_grids_in_turn(
         let command = argv.join(" ");
         println!("running {}: `{command}`", grid.name);
         let mut head = Report::begin();
-        let complete = run_command(&argv).await?;
+        let complete = execute(Command::Run(Box::new(run_args(&argv)?))).await?;
         head.end();
         let file = encbench_oltp::report::json::parse(&std::fs::read(&json_out)?)
             .map_err(|e| anyhow::anyhow!("{} {e}", json_out.display()))?;
@@ -360,12 +352,31 @@ async fn run_grids_in_turn(
             command,
             report: Report::new(head, file.runs),
         });
-        update_reproduction(id, repro, published, plan, extras);
-        write_reports(repro, out)?;
-        if !complete {
-            repro.stopped = Some(format!("a run of {} stopped early", grid.name));
+        if !record_grid(job, repro, extras, &grid.name, complete)? {
             return Ok(false);
         }
+    }
+    Ok(true)
+}
+
+/// After a grid's run (`grid` its name, `complete` whether it completed):
+/// the reproduction updated from `repro.runs` and the reports written;
+/// false, with the reason in `repro.stopped`, when the run stopped early.
+///
+/// # Errors
+/// Writing the reports.
+fn record_grid(
+    job: &Job<'_>,
+    repro: &mut Reproduction,
+    extras: &SideMeasurements,
+    grid: &str,
+    complete: bool,
+) -> Result<bool> {
+    update_reproduction(job.id, repro, job.published, job.plan, extras);
+    write_reports(repro, job.out)?;
+    if !complete {
+        repro.stopped = Some(format!("a run of {grid} stopped early"));
+        return Ok(false);
     }
     Ok(true)
 }
@@ -382,17 +393,16 @@ async fn run_grids_in_turn(
 /// # Errors
 /// The server, the counters, a command's own, or its report file.
 async fn run_observed(
-    commands: &[(u32, Vec<String>)],
+    commands: &[(u32, RunArgs)],
     grid: &str,
     warm: bool,
     plan: &Plan,
     round: u32,
     json_out: &Path,
 ) -> Result<(bool, Vec<IoSample>, Vec<RunResult>)> {
-    let Some((_, first)) = commands.first() else {
+    let Some((_, ra)) = commands.first() else {
         return Ok((true, Vec::new(), Vec::new()));
     };
-    let ra = run_args(first)?;
     // Held as `oltp server start` holds it, so the server outlives the
     // in-process commands' own leases and is still up when the counters after
     // each are read. (Each `Lease` now registers on its own, `users/<pid>-<n>`,
@@ -418,16 +428,16 @@ async fn run_observed(
     let outcome = async {
         buffer_pool::wait_for_load(&url).await?;
         if warm {
-            for db in databases_read(&ra)? {
+            for db in databases_read(ra)? {
                 buffer_pool::warm(&url, &db, plan.scale.tables).await?;
             }
         }
         let mut samples = Vec::new();
         let mut runs = Vec::new();
-        for (threads, argv) in commands {
+        for (threads, run) in commands {
             let before = read(url.clone()).await?;
             let t0 = std::time::Instant::now();
-            let complete = run_command(argv).await?;
+            let complete = execute(Command::Run(Box::new(run.clone()))).await?;
             let after = read(url.clone()).await?;
             samples.push(IoSample::between(
                 grid,
