@@ -76,13 +76,6 @@ build_tls_bench() {
   cargo build --release -j2 -p tls-bench -p tls-bench-footprint >&2
 }
 
-# Builds column-bench (release) for `oltp reproduce 000`'s proxy prediction,
-# in a cargo invocation of its own, as build_tls_bench.
-build_column_bench() {
-  echo "==> building column-bench (release)" >&2
-  cargo build --release -j2 -p column-bench >&2
-}
-
 # Checks for what the fuzz scripts need: a nightly toolchain and cargo-fuzz.
 # $1: "smoke" (scripts/fuzz-smoke, CI: without nightly it says so in one line
 # on stdout and exits the script with 0, so the rest of CI runs; a missing

@@ -173,17 +173,17 @@ pub struct Cli {
     pub threads: Vec<u32>,
 
     /// Warm-up per point, ms.
-    #[arg(long, default_value_t = 30, value_name = "MS",
+    #[arg(long, default_value_t = Timing::DEFAULT.warmup_ms, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(0..=60_000))]
     pub warmup_ms: u64,
 
     /// Measurement time per point, ms.
-    #[arg(long, default_value_t = 150, value_name = "MS",
+    #[arg(long, default_value_t = Timing::DEFAULT.measure_ms, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..=600_000))]
     pub measure_ms: u64,
 
     /// Values per column in the corpus (one sample opens each once).
-    #[arg(long, default_value_t = 1000, value_name = "N",
+    #[arg(long, default_value_t = Timing::DEFAULT.corpus_rows as u32, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub corpus_rows: u32,
 

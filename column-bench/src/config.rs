@@ -200,6 +200,49 @@ pub struct Config {
 }
 
 impl Config {
+    /// A proxy's measurement, as a library caller wants it without a command
+    /// line: `descriptors` on `shape`, open and seal on the envelope path with
+    /// the key set up once, one value at a time on one thread (the variants the
+    /// capacity model reads), one round, no control, the capacity table of
+    /// `mixes` sized for the seed report's QPS ([`SEED_TARGET_QPS`]), no
+    /// `--oltp-result` runs. The same [`Config`] as `column-bench --algorithm
+    /// ... --columns ... --operations open,seal --key-modes reused --paths
+    /// envelope --batches 1 --threads 1 --workloads none --mix ...` with
+    /// `timing`'s `--warmup-ms`, `--measure-ms` and `--corpus-rows`.
+    ///
+    /// # Errors
+    /// [`Config::check`]: a mix names a column not in `shape`.
+    ///
+    /// [`SEED_TARGET_QPS`]: crate::capacity::SEED_TARGET_QPS
+    pub fn one_value_proxy(
+        descriptors: Vec<&'static Descriptor>,
+        shape: Shape,
+        mixes: Vec<Mix>,
+        timing: Timing,
+    ) -> Result<Config> {
+        let grid = Grid {
+            operations: vec![Operation::Open, Operation::Seal],
+            key_modes: vec![KeyMode::Reused],
+            paths: vec![PathKind::Envelope],
+            batches: vec![1],
+            threads: vec![1],
+        };
+        let cfg = Config {
+            descriptors,
+            shape,
+            variants: grid.variants(),
+            timing,
+            rounds: 1,
+            baseline: None,
+            control: false,
+            mixes,
+            target_qps: crate::capacity::SEED_TARGET_QPS,
+            oltp: OltpRuns::default(),
+        };
+        cfg.check()?;
+        Ok(cfg)
+    }
+
     /// Measurement points in the whole run (for progress and the time estimate).
     pub fn points(&self) -> usize {
         let mut per_round = self.variants.len() * self.descriptors.len();

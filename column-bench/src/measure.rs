@@ -127,6 +127,15 @@ pub struct Timing {
     pub corpus_rows: usize,
 }
 
+impl Timing {
+    /// column-bench's defaults (`--warmup-ms 30 --measure-ms 150 --corpus-rows 1000`).
+    pub const DEFAULT: Timing = Timing {
+        warmup_ms: 30,
+        measure_ms: 150,
+        corpus_rows: 1000,
+    };
+}
+
 /// The observations of one point.
 #[derive(Clone, Debug, Default)]
 pub struct Observations {

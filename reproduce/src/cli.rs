@@ -51,14 +51,11 @@ pub struct ReproduceArgs {
     /// encbench's directory (see `oltp run --help`).
     #[arg(long, value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
-    /// The tls-bench binary for 003's minimal-client footprint. Default:
-    /// tls-bench next to this binary (cargo build --release -p tls-bench -p tls-bench-footprint).
-    #[arg(long, value_name = "FILE")]
-    pub tls_bench: Option<PathBuf>,
-    /// The column-bench binary for 000's proxy prediction. Default:
-    /// column-bench next to this binary (cargo build --release -p column-bench).
-    #[arg(long, value_name = "FILE")]
-    pub column_bench: Option<PathBuf>,
+    /// Directory holding tls-bench's footprint programs (footprint-plain,
+    /// footprint-rustls, footprint-openssl) for 003's minimal-client footprint.
+    /// Default: this binary's directory (cargo build --release -p tls-bench-footprint).
+    #[arg(long, value_name = "DIR")]
+    pub footprint_dir: Option<PathBuf>,
     /// Test only: measured seconds per run instead of the report's.
     #[arg(long, value_parser = u64_in(1, 86_400))]
     pub time: Option<u64>,

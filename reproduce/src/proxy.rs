@@ -2,8 +2,8 @@
 //! (`column-bench/src/capacity.rs`, its README's "The capacity model")
 //! predicts for the report's setup, a proxy decrypting on 16 cores of its
 //! own, from column-bench's measurement on this machine during the
-//! reproduction (its binary: column-bench depends on oltp for its tests, so
-//! oltp cannot depend on column-bench).
+//! reproduction (its library, [`column_bench_config`], read by
+//! [`from_report`]).
 //!
 //! The mixes are sbtest's row with every column encrypted (`k`, `c`, `pad`;
 //! `id` plaintext), from sysbench's query mix (`shared/spec/sysbench-oltp.md`)
@@ -22,8 +22,12 @@
 //!
 //! The rows are predictions with their inputs, never verdicts.
 
+use column_bench::capacity::{CapacityRow, Mix};
+use column_bench::config::{Config, Selection};
+use column_bench::measure::{KeyMode, Operation, PathKind, Timing};
+use column_bench::report::PointResult;
+use column_bench::shape::Shape;
 use serde::Serialize;
-use serde_json::Value;
 
 use super::published::Published;
 use super::row::Table;
@@ -181,45 +185,74 @@ pub struct Measurement {
     pub command: String,
 }
 
-/// Reads column-bench's JSON report `v` (written with [`column_bench_args`]).
+/// column-bench's configuration for the measurement, the one
+/// [`column_bench_args`] gives its command line: `backend` alone
+/// (BACKEND:ALGORITHM), sbtest's three columns, open and seal on the
+/// envelope path with the key set up once, one value at a time on one
+/// thread, the two mixes, at `timing`.
 ///
 /// # Errors
-/// A figure missing from it (the message names which).
-pub fn parse(v: &Value, backend: &str, command: String) -> Result<Measurement, String> {
+/// `backend` is not compiled into column-bench, or a mix it refuses (the
+/// message names which).
+pub fn column_bench_config(backend: &str, timing: Timing) -> Result<Config, String> {
+    let descriptors = Selection {
+        backends: Vec::new(),
+        algorithms: Vec::new(),
+        names: vec![backend.to_string()],
+    }
+    .resolve()
+    .map_err(|e| e.to_string())?;
+    let columns = COLUMNS
+        .iter()
+        .zip(COLUMN_BYTES)
+        .map(|(c, b)| format!("{c}:{b}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let shape = Shape::parse_columns(&columns).map_err(|e| e.to_string())?;
+    let mixes = mixes()
+        .iter()
+        .map(|m| Mix::parse(&m.mix_arg()))
+        .collect::<column_bench::Result<Vec<_>>>()
+        .map_err(|e| e.to_string())?;
+    Config::one_value_proxy(descriptors, shape, mixes, timing).map_err(|e| e.to_string())
+}
+
+/// Reads column-bench's measurement: its `results` and `capacity` tables
+/// (of a run of [`column_bench_config`]) for `backend`.
+///
+/// # Errors
+/// A figure missing from them (the message names which).
+pub fn from_report(
+    results: &[PointResult],
+    capacity: &[CapacityRow],
+    backend: &str,
+    command: String,
+) -> Result<Measurement, String> {
     let (b, alg) = backend.split_once(':').unwrap_or((backend, ""));
     let mut ns_per_open = [0.0; 3];
     for (i, col) in COLUMNS.iter().enumerate() {
-        ns_per_open[i] = v["results"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        ns_per_open[i] = results
+            .iter()
             .find(|r| {
-                r["backend"] == b
-                    && r["algorithm"] == alg
-                    && r["column"] == *col
-                    && r["operation"] == "open"
-                    && r["key_mode"] == "reused"
-                    && r["path"] == "envelope"
-                    && r["batch_rows"] == 1
-                    && r["threads"] == 1
+                r.backend == b
+                    && r.algorithm == alg
+                    && r.column == *col
+                    && r.operation == Operation::Open
+                    && r.key_mode == KeyMode::Reused
+                    && r.path == PathKind::Envelope
+                    && r.batch_rows == 1
+                    && r.threads == 1
             })
-            .and_then(|r| r["ns_per_value"].as_f64())
+            .map(|r| r.ns_per_value)
             .ok_or_else(|| format!("column-bench's report has no open of {col} for {backend}"))?;
     }
     let mut mixes_out = Vec::new();
     for mix in mixes() {
-        let row = v["capacity"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|r| r["workload"] == mix.name() && r["backend"] == b && r["algorithm"] == alg)
+        let row = capacity
+            .iter()
+            .find(|r| r.workload == mix.name() && r.backend == b && r.algorithm == alg)
             .ok_or_else(|| format!("column-bench's capacity table has no {}", mix.name()))?;
-        let f = |k: &str| {
-            row[k]
-                .as_f64()
-                .ok_or_else(|| format!("column-bench's {} row has no {k}", mix.name()))
-        };
-        let decrypt = f("decrypt_us_per_txn")?;
+        let decrypt = row.decrypt_us_per_txn;
         mixes_out.push(Measured {
             decryptions_per_s_per_core: if decrypt > 0.0 {
                 f64::from(mix.opens_per_txn()) / decrypt * 1e6
@@ -227,7 +260,7 @@ pub fn parse(v: &Value, backend: &str, command: String) -> Result<Measurement, S
                 0.0
             },
             decrypt_us_per_txn: decrypt,
-            seal_us_per_txn: f("seal_us_per_txn")?,
+            seal_us_per_txn: row.seal_us_per_txn,
             mix,
         });
     }
@@ -507,34 +540,66 @@ mod tests {
         assert_eq!(grouped(1_234_567.0), "1,234,567");
     }
 
-    /// column-bench's JSON as it writes it, with round figures: 10 ns per
+    /// column-bench's tables as it fills them, with round figures: 10 ns per
     /// open of k, 200 of c, 100 of pad.
-    fn fixture() -> Value {
-        let result = |col: &str, op: &str, ns: f64| {
-            serde_json::json!({
-                "backend": "ring", "algorithm": "aes-256-gcm", "column": col,
-                "operation": op, "key_mode": "reused", "path": "envelope",
-                "batch_rows": 1, "threads": 1, "ns_per_value": ns
-            })
+    fn fixture() -> (Vec<PointResult>, Vec<CapacityRow>) {
+        let result = |col: &str, operation, ns: f64| PointResult {
+            backend: "ring".into(),
+            algorithm: "aes-256-gcm".into(),
+            column: col.into(),
+            value_bytes: 1.0,
+            operation,
+            key_mode: KeyMode::Reused,
+            path: PathKind::Envelope,
+            batch_rows: 1,
+            threads: 1,
+            ns_per_value: ns,
+            ns_per_value_p10: ns,
+            ns_per_value_p90: ns,
+            values_per_sec: 1e9 / ns,
+            mb_per_sec: 1e3 / ns,
+            samples: 1,
         };
-        serde_json::json!({
-            "results": [
-                result("k", "open", 10.0), result("c", "open", 200.0),
-                result("pad", "open", 100.0), result("c", "seal", 900.0)
+        let capacity = |workload: &str, decrypt: f64, seal: f64| CapacityRow {
+            workload: workload.into(),
+            backend: "ring".into(),
+            algorithm: "aes-256-gcm".into(),
+            opens_per_txn: 0.0,
+            seals_per_txn: 0.0,
+            decrypt_us_per_txn: decrypt,
+            seal_us_per_txn: seal,
+            client_sort_us_per_txn: 0.0,
+            txn_per_sec_per_core: 0.0,
+            queries_per_txn: 0.0,
+            qps_per_core: 0.0,
+            target_qps: 0.0,
+            cores_for_target: 0.0,
+        };
+        (
+            vec![
+                result("k", Operation::Open, 10.0),
+                result("c", Operation::Open, 200.0),
+                result("pad", Operation::Open, 100.0),
+                result("c", Operation::Seal, 900.0),
             ],
-            "capacity": [
+            vec![
                 // 100 x 10 + 310 x 200 ns = 63 us.
-                {"workload": "oltp_read_only-all-columns", "backend": "ring",
-                 "algorithm": "aes-256-gcm", "decrypt_us_per_txn": 63.0, "seal_us_per_txn": 0.0},
-                {"workload": "oltp_read_write-all-columns", "backend": "ring",
-                 "algorithm": "aes-256-gcm", "decrypt_us_per_txn": 63.01, "seal_us_per_txn": 5.0}
-            ]
-        })
+                capacity("oltp_read_only-all-columns", 63.0, 0.0),
+                capacity("oltp_read_write-all-columns", 63.01, 5.0),
+            ],
+        )
     }
 
     #[test]
     fn the_prediction_is_the_models_arithmetic_on_the_published_qps() {
-        let m = parse(&fixture(), "ring:aes-256-gcm", "column-bench x".into()).expect("parse");
+        let (results, capacity) = fixture();
+        let m = from_report(
+            &results,
+            &capacity,
+            "ring:aes-256-gcm",
+            "column-bench x".into(),
+        )
+        .expect("every figure");
         assert_eq!(m.ns_per_open, [10.0, 200.0, 100.0]);
         // 410 values in 63 us.
         assert!((m.mixes[0].decryptions_per_s_per_core - 410.0 / 63.0 * 1e6).abs() < 1e-6);
@@ -583,7 +648,8 @@ mod tests {
             note.contains("needs 0.43 cores for the report's highest plaintext QPS"),
             "{note}"
         );
-        let e = parse(&fixture(), "openssl:aes-256-gcm", String::new()).expect_err("other backend");
+        let e = from_report(&results, &capacity, "openssl:aes-256-gcm", String::new())
+            .expect_err("other backend");
         assert_eq!(
             e,
             "column-bench's report has no open of k for openssl:aes-256-gcm"

@@ -10,6 +10,7 @@
 
 use encbench_common::compare::Comparison;
 use serde_json::{Value, json};
+use tls_bench::footprint::FootprintRow;
 
 use super::footprint::Footprint;
 use super::plan::{DataSetStep, Grid, PLAIN_BYTES_PER_ROW, Plan, comma_separated};
@@ -67,12 +68,12 @@ pub fn tls_rt(comparisons: &[MetricComparison], threads: u32) -> Option<&Compari
 }
 
 /// The rows of report 003: the footprint (`footprint`: ours, or why it could
-/// not be measured), tls-bench's minimal clients (`tls_bench`: its JSON, or
-/// why it did not run), and Figure 2 from `grids` (the runs so far).
+/// not be measured), tls-bench's minimal clients (`tls_bench`: its footprint
+/// rows, or why they were not measured), and Figure 2 from `grids` (the runs so far).
 pub fn rows(
     p: &Published,
     footprint: &Result<Footprint, String>,
-    tls_bench: &Result<Value, String>,
+    tls_bench: &Result<Vec<FootprintRow>, String>,
     grids: &[GridRun],
     threads: &[u32],
 ) -> Vec<Row> {
@@ -172,16 +173,15 @@ fn deterministic_row(
 /// `openssl+libs`.
 ///
 /// # Errors
-/// tls-bench did not run, or its JSON has no footprint rows.
-pub fn tls_bench_shares(json: &Result<Value, String>) -> Result<Vec<(String, f64)>, String> {
-    let v = json.as_ref().map_err(Clone::clone)?;
-    let rows = v["footprint"]
-        .as_array()
-        .ok_or("tls-bench's JSON has no footprint section")?;
+/// tls-bench's footprint was not measured, or has no plain row.
+pub fn tls_bench_shares(
+    rows: &Result<Vec<FootprintRow>, String>,
+) -> Result<Vec<(String, f64)>, String> {
+    let rows = rows.as_ref().map_err(Clone::clone)?;
     let bytes = |name: &str| {
         rows.iter()
-            .find(|r| r["variant"] == name)
-            .and_then(|r| r["bytes"].as_f64())
+            .find(|r| r.variant == name)
+            .map(|r| r.bytes as f64)
     };
     let plain = bytes("plain").ok_or("tls-bench's footprint has no plain row")?;
     Ok(["rustls-aws-lc-rs", "openssl+libs"]
@@ -248,7 +248,7 @@ pub fn update_reproduction(
     p: &Published,
     plan: &Plan,
     footprint: &Result<Footprint, String>,
-    tls_bench: &Result<Value, String>,
+    tls_bench: &Result<Vec<FootprintRow>, String>,
 ) {
     r.rows = rows(p, footprint, tls_bench, &r.runs, &plan.scale.threads);
     r.measurements.insert("figure2".into(), curve(&r.runs));
@@ -262,7 +262,7 @@ pub fn update_reproduction(
     r.measurements.insert(
         "tls_bench_footprint".into(),
         match tls_bench {
-            Ok(v) => v["footprint"].clone(),
+            Ok(rows) => serde_json::to_value(rows).unwrap_or(Value::Null),
             Err(why) => json!({ "error": why }),
         },
     );

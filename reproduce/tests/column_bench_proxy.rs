@@ -1,37 +1,58 @@
-//! `encbench-reproduce 000`'s proxy prediction runs column-bench with the
-//! arguments of `encbench_reproduce::proxy::column_bench_args` and reads its
-//! JSON with `proxy::parse`: both checked here, on column-bench's library.
+//! `encbench-reproduce 000`'s proxy prediction runs column-bench's library
+//! with `encbench_reproduce::proxy::column_bench_config` and reads its
+//! report with `proxy::from_report`: both checked here, on column-bench's
+//! library, and the configuration is the one of the command line the report
+//! prints (`proxy::column_bench_args`).
 
 use clap::Parser as _;
+use column_bench::measure::Timing;
 use encbench_reproduce::ReportId;
 use encbench_reproduce::proxy::{self, COLUMNS};
 use encbench_reproduce::published::Published;
 
-/// column-bench's flags of a short measurement.
-const QUICK: [&str; 6] = [
-    "--warmup-ms",
-    "1",
-    "--measure-ms",
-    "3",
-    "--corpus-rows",
-    "40",
-];
+/// A short measurement: ms of warm-up, ms measured, values per column.
+const QUICK: Timing = Timing {
+    warmup_ms: 1,
+    measure_ms: 3,
+    corpus_rows: 40,
+};
 
 #[test]
-fn oltps_arguments_run_and_its_parser_reads_every_figure() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let json = dir.path().join("cb.json");
+fn the_configuration_runs_and_its_reader_finds_every_figure() {
     let backend = "ring:aes-256-gcm";
-    let mut args = proxy::column_bench_args(backend, &json.display().to_string());
-    args.extend(QUICK.map(String::from));
+    let cfg = proxy::column_bench_config(backend, QUICK).expect("column-bench's configuration");
+    // The command line the report prints builds the same configuration.
+    let mut args = proxy::column_bench_args(backend, "/x.json");
+    args.extend(
+        [
+            "--warmup-ms",
+            "1",
+            "--measure-ms",
+            "3",
+            "--corpus-rows",
+            "40",
+        ]
+        .map(String::from),
+    );
     let cli = column_bench::cli::Cli::try_parse_from(
         std::iter::once("column-bench").chain(args.iter().map(String::as_str)),
     )
     .expect("column-bench's arguments");
-    column_bench::cli::execute(&cli).expect("column-bench runs");
-    let v: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&json).expect("json written")).expect("JSON");
-    let m = proxy::parse(&v, backend, "column-bench ...".into()).expect("every figure found");
+    assert_eq!(
+        format!(
+            "{:?}",
+            cli.config().expect("the command line's configuration")
+        ),
+        format!("{cfg:?}")
+    );
+    let report = column_bench::bench::run(&cfg, false).expect("column-bench runs");
+    let m = proxy::from_report(
+        &report.results,
+        &report.capacity,
+        backend,
+        "column-bench ...".into(),
+    )
+    .expect("every figure found");
     assert_eq!(m.ns_per_open.len(), COLUMNS.len());
     assert!(
         m.ns_per_open.iter().all(|ns| *ns > 0.0),
@@ -68,6 +89,12 @@ fn oltps_arguments_run_and_its_parser_reads_every_figure() {
         .count();
     assert_eq!(proxy::predict(&p, &m).len(), n);
     // Another backend's figures are not taken for this one's.
-    let e = proxy::parse(&v, "openssl:aes-256-gcm", String::new()).expect_err("not measured");
+    let e = proxy::from_report(
+        &report.results,
+        &report.capacity,
+        "openssl:aes-256-gcm",
+        String::new(),
+    )
+    .expect_err("not measured");
     assert!(e.contains("no open of k for openssl:aes-256-gcm"), "{e}");
 }

@@ -40,9 +40,9 @@ fn oltp(args: &[&str], env: &[(&str, &str)]) -> Output {
 }
 
 /// The `encbench-reproduce` binary hard-linked (or copied) alone into a directory of its own, with no
-/// tls-bench beside it: `encbench-reproduce 003` then finds none where it looks by default,
-/// as on a machine where tls-bench is not built (`--tls-bench` of a missing file is
-/// refused instead).
+/// footprint programs beside it: `encbench-reproduce 003` then finds none where it looks by
+/// default, as on a machine where they are not built (`--footprint-dir` of a directory
+/// without them is refused instead).
 fn oltp_without_tls_bench() -> &'static Path {
     static EXE: OnceLock<std::path::PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
@@ -121,64 +121,42 @@ fn an_unknown_id_lists_the_valid_ones() {
 }
 
 #[test]
-fn a_missing_tls_bench_or_column_bench_is_refused_before_anything_starts() {
-    // New-user findings: --tls-bench /nonexistent was not refused (report 003),
-    // and --column-bench /nonexistent was a note followed by a full run (000).
+fn a_missing_footprint_dir_is_refused_before_anything_starts() {
+    // New-user finding: a directory the user names that does not hold the
+    // footprint programs was not refused (report 003).
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out");
-    for (id, flag, packages) in [
-        ("003", "--tls-bench", "-p tls-bench -p tls-bench-footprint"),
-        ("000", "--column-bench", "-p column-bench"),
-    ] {
+    let empty = dir.path().to_str().expect("utf-8");
+    for given in ["/nonexistent", empty] {
         let args = [
-            id,
-            flag,
-            "/nonexistent",
+            "003",
+            "--footprint-dir",
+            given,
             "--out",
             out.to_str().expect("utf-8"),
         ];
         let o = oltp(&args, &[]);
-        let name = flag.trim_start_matches('-');
         assert_eq!(
             one_line_error(&o),
             (
                 1,
                 format!(
-                    "Error: {flag} /nonexistent: no such file: give the {name} binary (built by `cargo build --release {packages}`), or omit {flag} for the one next to encbench-reproduce"
+                    "Error: --footprint-dir {given}: footprint: {given}/footprint-plain is missing: build the programs with `cargo build --release -p tls-bench-footprint` or point --footprint-dir at them"
                 )
             )
         );
-        assert!(text(&o.stdout).is_empty(), "{id}: nothing started");
-        assert!(!out.exists(), "{id}: nothing written");
+        assert!(text(&o.stdout).is_empty(), "{given}: nothing started");
+        assert!(!out.exists(), "{given}: nothing written");
     }
-    // Not a program: a directory, or a file without the execute bit (it was
-    // started, failed, and the 9-minute run went on).
-    let plain = dir.path().join("column-bench");
-    std::fs::write(&plain, b"#!/bin/sh\n").expect("write");
-    for (path, why) in [
-        (dir.path(), "not a regular file"),
-        (plain.as_path(), "not executable"),
-    ] {
-        let given = path.to_str().expect("utf-8");
-        let o = oltp(
-            &[
-                "000",
-                "--column-bench",
-                given,
-                "--out",
-                out.to_str().expect("utf-8"),
-            ],
-            &[],
-        );
-        let (code, line) = one_line_error(&o);
-        assert_eq!(code, 1, "{line}");
+    // The sibling tools run in this process: no flag names their binaries.
+    for flag in ["--tls-bench", "--column-bench"] {
+        let o = oltp(&["000", flag, "/bin/false"], &[]);
+        assert_eq!(o.status.code(), Some(2), "{flag}: a usage error");
         assert!(
-            line.starts_with(&format!(
-                "Error: --column-bench {given}: {why}: give the column-bench binary"
-            )),
-            "{line}"
+            text(&o.stderr).contains(&format!("unexpected argument '{flag}'")),
+            "{}",
+            text(&o.stderr)
         );
-        assert!(!out.exists(), "nothing written");
     }
 }
 
@@ -347,13 +325,15 @@ fn report_003_keeps_the_contract_reuses_its_data_and_renders() {
     let share = rows[0]["ours"].as_f64().expect("footprint share");
     assert!(share > 0.0 && share < 100.0, "{share}");
     assert_eq!(rows[0]["published"], 5.0);
-    // tls-bench absent: said plainly, with the build command.
+    // tls-bench's footprint programs absent: said plainly, with the build command.
     assert_eq!(rows[1]["verdict"], "not reproducible here");
     assert!(
         rows[1]["reason"]
             .as_str()
             .unwrap_or("")
-            .contains("cargo build --release -p tls-bench -p tls-bench-footprint")
+            .contains("cargo build --release -p tls-bench-footprint"),
+        "{}",
+        rows[1]["reason"]
     );
     // Figure 2 at 8 connections: 2 paired rounds, an interval (50%).
     assert_eq!(rows[2]["published"], 16.9);
@@ -546,9 +526,6 @@ fn report_000_compares_both_backends_and_checks_the_identity() {
             "0",
             "--repeat",
             "2",
-            // A column-bench that fails: the prediction is not run, and says why.
-            "--column-bench",
-            "/bin/false",
             "--out",
             out.path().to_str().expect("utf8"),
         ],
@@ -560,28 +537,36 @@ fn report_000_compares_both_backends_and_checks_the_identity() {
         (j["report"].as_str(), j["partial"].as_bool()),
         (Some("000"), Some(false))
     );
-    // A column-bench that fails leaves the proxy prediction not run, saying why,
-    // and there is no prediction table (column-bench's own test
-    // oltp_proxy.rs runs the real binary with these arguments and parser).
-    let why = "/bin/false failed: no message";
-    assert_eq!(
-        j["measurements"]["proxy_prediction"]["not_run"].as_str(),
-        Some(why)
+    // column-bench's library measured the first backend for the proxy
+    // prediction: its figures, the two tables, its JSON beside the report.
+    let pred = &j["measurements"]["proxy_prediction"];
+    assert_eq!(pred["measurement"]["backend"], "ring:aes-256-gcm", "{pred}");
+    let ns = pred["measurement"]["ns_per_open"]
+        .as_array()
+        .expect("ns per open");
+    assert!(
+        ns.len() == 3 && ns.iter().all(|n| n.as_f64().is_some_and(|n| n > 0.0)),
+        "{pred}"
     );
+    assert!(
+        pred["predictions"].as_array().is_some_and(|p| p.len() == 9),
+        "{pred}"
+    );
+    assert_eq!(j["tables"].as_array().map(Vec::len), Some(2));
     assert!(
         j["setup_differences"][0]
             .as_str()
             .unwrap_or("")
-            .ends_with(&format!("it did not run here: {why}.")),
+            .contains("column-bench's capacity model, run here"),
         "{}",
         j["setup_differences"][0]
     );
-    assert_eq!(j["tables"], Value::Array(vec![]));
     assert!(
-        text(&o.stdout).contains(&format!("column-bench proxy prediction: not run: {why}")),
+        text(&o.stdout).contains("decryptions per second per core (oltp_read_only, every column)"),
         "{}",
         text(&o.stdout)
     );
+    assert!(out.path().join("column-bench.json").is_file());
     let rows = check_rows(&j);
     // 18 published figures x 2 backends.
     assert_eq!(rows.len(), 36);

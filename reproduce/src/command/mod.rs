@@ -9,7 +9,7 @@
 //! [`by_commands`] the steps as `oltp` commands of their own (001, 004);
 //! [`data_sets`] which data sets verify and the disk check; [`arguments`]
 //! the `oltp prepare` / `run` / `cleanup` command lines; [`sibling_tools`]
-//! tls-bench and column-bench; [`outputs`] the reports written.
+//! tls-bench and column-bench through their libraries; [`outputs`] the reports written.
 
 mod arguments;
 mod by_commands;
@@ -24,7 +24,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Result;
 use encbench_common::ResultHeader;
-use serde_json::Value;
 
 use crate::cli::ReproduceArgs;
 use crate::io_sample::IoSample;
@@ -42,7 +41,7 @@ use encbench_oltp::server::{Lease, LeaseError, Profile};
 
 use arguments::prepare_args;
 use outputs::{markdown_rows, scale_text, update_reproduction, write_reports};
-use sibling_tools::{column_bench_prediction, not_runnable, tls_bench_footprint};
+use sibling_tools::{column_bench_prediction, tls_bench_footprint};
 
 /// Runs `encbench-reproduce` (`oltp reproduce`); false when a reproduction stopped early (its
 /// partial report is written).
@@ -54,31 +53,12 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
     // Before any connection, so that no TLS configuration can panic for want of one.
     encbench_oltp::driver::install_tls_provider();
     let ids = parse_id(&a.id)?;
-    // A sibling tool the user names must be there (one left to its default
-    // that is missing only skips its step, with a note).
-    let named = [
-        (
-            &a.tls_bench,
-            "--tls-bench",
-            "tls-bench",
-            "-p tls-bench -p tls-bench-footprint",
-        ),
-        (
-            &a.column_bench,
-            "--column-bench",
-            "column-bench",
-            "-p column-bench",
-        ),
-    ];
-    for (given, flag, name, packages) in named {
-        if let Some(exe) = given.as_deref()
-            && let Some(why) = not_runnable(exe)
-        {
-            anyhow::bail!(
-                "{flag} {}: {why}: give the {name} binary (built by `cargo build --release {packages}`), or omit {flag} for the one next to encbench-reproduce",
-                exe.display()
-            );
-        }
+    // Footprint programs the user names must be there (the default directory
+    // without them only skips their row, with a note).
+    if let Some(dir) = a.footprint_dir.as_deref()
+        && let Err(e) = tls_bench::footprint::check_present(dir)
+    {
+        anyhow::bail!("--footprint-dir {}: {e}", dir.display());
     }
     let all = ids.len() > 1;
     let out_root = a.out.clone().unwrap_or_else(|| {
@@ -128,7 +108,7 @@ pub async fn reproduce(a: &ReproduceArgs) -> Result<bool> {
 /// and timed loads.
 struct SideMeasurements {
     footprint: Result<footprint::Footprint, String>,
-    tls_bench: Result<Value, String>,
+    tls_bench: Result<Vec<tls_bench::footprint::FootprintRow>, String>,
     at_rest: at_rest_pgbench::Context,
     /// 004's buffer-pool and device reads, one per grid, thread count and round.
     io: Vec<IoSample>,
@@ -416,14 +396,14 @@ async fn measure_with_sibling_tools(
             ),
             Err(e) => println!("footprint: not measured: {e}"),
         }
-        extras.tls_bench = tls_bench_footprint(a.tls_bench.as_deref(), out).await;
+        extras.tls_bench = tls_bench_footprint(a.footprint_dir.as_deref()).await;
         if let Err(e) = &extras.tls_bench {
             println!("tls-bench footprint: not run: {e}");
         }
     }
     if id == ReportId::R000 {
         let backend = published.backends.first().map_or("", String::as_str);
-        extras.proxy = column_bench_prediction(a.column_bench.as_deref(), backend, out).await;
+        extras.proxy = column_bench_prediction(backend, out).await;
         match &extras.proxy {
             Ok(m) => println!(
                 "column-bench: {}: {} decryptions per second per core (oltp_read_only, every column)",

@@ -1,118 +1,54 @@
-//! The sibling tools reproduce runs as processes: tls-bench's footprint
-//! section (003) and column-bench's measurement for 000's proxy prediction.
+//! The sibling tools reproduce runs through their libraries, in this
+//! process: tls-bench's footprint section (003) and column-bench's
+//! measurement for 000's proxy prediction.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use serde_json::Value;
+use column_bench::measure::Timing;
+use tls_bench::footprint::FootprintRow;
 
 use crate::proxy;
 
-/// A sibling tool of encbench: `given`, or the binary `name` next to this
-/// binary; `Err` naming `build` (the cargo command) and `flag` when it is missing.
-fn sibling_tool(
-    given: Option<&Path>,
-    name: &str,
-    build: &str,
-    flag: &str,
-) -> std::result::Result<std::path::PathBuf, String> {
-    let exe = match given {
-        Some(p) => p.to_path_buf(),
-        None => std::env::current_exe()
-            .map_err(|e| format!("cannot find encbench-reproduce's own path: {e}"))?
-            .with_file_name(name),
-    };
-    match not_runnable(&exe) {
-        Some(why) => Err(format!(
-            "{} {}: build it with `{build}`, or pass {flag} FILE",
-            exe.display(),
-            if why == "no such file" {
-                "not found"
-            } else {
-                why
-            }
-        )),
-        None => Ok(exe),
+/// Timeout of every network step of a footprint program's exchange with its
+/// server (tls-bench's `--timeout-secs` default).
+const FOOTPRINT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The directory of tls-bench's footprint programs: `given`
+/// (`--footprint-dir`), or the one encbench-reproduce runs from.
+///
+/// # Errors
+/// This binary's own path is unknown.
+pub(super) fn footprint_dir(given: Option<&Path>) -> Result<PathBuf, String> {
+    match given {
+        Some(dir) => Ok(dir.to_path_buf()),
+        None => tls_bench::footprint::default_dir().map_err(|e| e.to_string()),
     }
 }
 
-/// Why `exe` cannot be run as a sibling tool: `no such file`, `not a regular
-/// file` or `not executable` (no execute bit); `None` when it can.
-pub(super) fn not_runnable(exe: &Path) -> Option<&'static str> {
-    use std::os::unix::fs::PermissionsExt as _;
-    match std::fs::metadata(exe) {
-        Err(_) => Some("no such file"),
-        Ok(m) if !m.is_file() => Some("not a regular file"),
-        Ok(m) if m.permissions().mode() & 0o111 == 0 => Some("not executable"),
-        Ok(_) => None,
-    }
+/// tls-bench's footprint section, measured on the programs in `given` (or
+/// the default [`footprint_dir`]); `Err` naming the missing program and its
+/// build command, or the program that fails its exchange.
+pub(super) async fn tls_bench_footprint(given: Option<&Path>) -> Result<Vec<FootprintRow>, String> {
+    let dir = footprint_dir(given)?;
+    tls_bench::footprint::check_present(&dir).map_err(|e| e.to_string())?;
+    let pki = tokio::task::spawn_blocking(tls_bench::pki::Pki::generate)
+        .await
+        .map_err(|e| format!("tls-bench's certificates: {e}"))?
+        .map_err(|e| e.to_string())?;
+    tls_bench::footprint::measure(&dir, &pki, FOOTPRINT_TIMEOUT)
+        .await
+        .map_err(|e| e.to_string())
 }
 
-/// Runs `exe` with `args` (stdout discarded) and reads the JSON it wrote to
-/// `json_out`; `Err` with the last line of its stderr when it fails.
-async fn run_for_json(
-    exe: std::path::PathBuf,
-    args: Vec<String>,
-    json_out: &Path,
-) -> std::result::Result<Value, String> {
-    let cmd_exe = exe.clone();
-    let got = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(&cmd_exe)
-            .args(&args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .output()
-    })
-    .await
-    .map_err(|e| format!("cannot run {}: {e}", exe.display()))?
-    .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
-    if !got.status.success() {
-        let err = String::from_utf8_lossy(&got.stderr);
-        return Err(format!(
-            "{} failed: {}",
-            exe.display(),
-            err.lines().last().unwrap_or("no message")
-        ));
-    }
-    let text =
-        std::fs::read_to_string(json_out).map_err(|e| format!("{}: {e}", json_out.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_out.display()))
-}
-
-/// tls-bench's footprint section, run once into `out`/tls-bench.json.
-pub(super) async fn tls_bench_footprint(
-    given: Option<&Path>,
-    out: &Path,
-) -> std::result::Result<Value, String> {
-    let exe = sibling_tool(
-        given,
-        "tls-bench",
-        "cargo build --release -p tls-bench -p tls-bench-footprint",
-        "--tls-bench",
-    )?;
-    let json_out = out.join("tls-bench.json");
-    let args = ["--sections", "footprint", "--output", "json", "--json-out"]
-        .map(String::from)
-        .into_iter()
-        .chain([json_out.display().to_string()])
-        .collect();
-    run_for_json(exe, args, &json_out).await
-}
-
-/// 000's proxy prediction: column-bench (`given`, or the one next to this
-/// oltp binary) measures `backend` on sbtest's row with every column
-/// encrypted ([`proxy::column_bench_args`]), its JSON written into `out`;
-/// `Err(why)` when it is missing or fails (the report says so).
+/// 000's proxy prediction: column-bench's library measures `backend` on
+/// sbtest's row with every column encrypted ([`proxy::column_bench_config`],
+/// column-bench's default timing), its JSON report written to
+/// `out`/column-bench.json; `Err(why)` when it fails (the report says so).
 pub(super) async fn column_bench_prediction(
-    given: Option<&Path>,
     backend: &str,
     out: &Path,
-) -> std::result::Result<proxy::Measurement, String> {
-    let exe = sibling_tool(
-        given,
-        "column-bench",
-        "cargo build --release -p column-bench",
-        "--column-bench",
-    )?;
+) -> Result<proxy::Measurement, String> {
     let json_out = out.join("column-bench.json");
     let args = proxy::column_bench_args(backend, &json_out.display().to_string());
     let command = format!(
@@ -126,6 +62,15 @@ pub(super) async fn column_bench_prediction(
             .collect::<Vec<_>>()
             .join(" ")
     );
-    let v = run_for_json(exe, args, &json_out).await?;
-    proxy::parse(&v, backend, command)
+    let cfg = proxy::column_bench_config(backend, Timing::DEFAULT)?;
+    let report = tokio::task::spawn_blocking(move || column_bench::bench::run(&cfg, false))
+        .await
+        .map_err(|e| format!("column-bench: {e}"))?
+        .map_err(|e| format!("column-bench: {e}"))?;
+    let json = report
+        .to_json()
+        .map_err(|e| format!("column-bench's JSON: {e}"))?;
+    encbench_common::output::write_atomically(&json_out, json.as_bytes(), "--out")
+        .map_err(|e| e.to_string())?;
+    proxy::from_report(&report.results, &report.capacity, backend, command)
 }
