@@ -5,7 +5,8 @@
 //! stands: an OK or ERR, a result set's column count, column definitions, the EOF after
 //! them, rows, the end of the result set (EOF, or OK with `CLIENT_DEPRECATE_EOF`), another
 //! result set after it (`SERVER_MORE_RESULTS_EXISTS`), an ERR in the middle of rows, a
-//! COM_STMT_PREPARE reply's parameter and column definitions. The caller forwards packets
+//! COM_STMT_PREPARE reply's parameter and column definitions, a COM_FIELD_LIST's column
+//! definitions, a COM_STMT_FETCH's rows, COM_STATISTICS' one string. The caller forwards packets
 //! and parses only those it needs (column definitions with `mysql_common`'s `Column`).
 //! OK, EOF and prepare-OK packets are parsed with `mysql_common` for their status flags.
 
@@ -19,12 +20,12 @@ use crate::rows::{MAX_PAYLOAD, RowFormat, framed_payload, lenenc_int};
 
 /// The command a reply answers, as far as its grammar goes. Commands the server does not
 /// answer (COM_QUIT, COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA) take no [`Reply`]; those
-/// answered otherwise (COM_STATISTICS' bare string, COM_FIELD_LIST, COM_BINLOG_DUMP) are not
+/// answered otherwise (COM_BINLOG_DUMP's stream, COM_CHANGE_USER's authentication) are not
 /// covered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReplyKind {
-    /// COM_QUERY (text rows), and every command answered by one OK or ERR (COM_PING,
-    /// COM_INIT_DB, COM_STMT_RESET...).
+    /// COM_QUERY (text rows), and every command answered by one OK, EOF or ERR (COM_PING,
+    /// COM_INIT_DB, COM_STMT_RESET; COM_SET_OPTION and COM_DEBUG answer EOF).
     Query,
     /// COM_STMT_EXECUTE: binary rows; with a cursor, column definitions and no rows (a
     /// cursor is seen in the EOF after the definitions, so only without
@@ -32,12 +33,20 @@ pub enum ReplyKind {
     Execute,
     /// COM_STMT_PREPARE: prepare OK, parameter definitions, column definitions.
     Prepare,
+    /// COM_FIELD_LIST: column definitions, then EOF (or OK with `CLIENT_DEPRECATE_EOF`).
+    FieldList,
+    /// COM_STMT_FETCH: binary rows of an open cursor, then EOF (no column count, no
+    /// definitions).
+    Fetch,
+    /// COM_STATISTICS: one packet of human-readable text (or ERR).
+    Statistics,
 }
 
 /// What a packet of a reply is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReplyPacket {
-    /// An OK packet ending a command or, with `more_results`, one of several results.
+    /// An OK packet ending a command or, with `more_results`, one of several results (also
+    /// the EOF that answers COM_SET_OPTION or COM_DEBUG).
     Ok {
         /// `SERVER_MORE_RESULTS_EXIST`: another result follows.
         more_results: bool,
@@ -59,7 +68,7 @@ pub enum ReplyPacket {
     ColumnsEof,
     /// A row, in the given protocol.
     Row(RowFormat),
-    /// The EOF or OK ending a result set's rows (or, with a cursor, its columns).
+    /// The EOF or OK ending a result set's rows (or a COM_FIELD_LIST's definitions).
     ResultEnd {
         /// `SERVER_MORE_RESULTS_EXIST`: another result follows.
         more_results: bool,
@@ -89,6 +98,8 @@ pub enum ReplyPacket {
     PrepareColumnsEof,
     /// The rest of the previous packet, whose payload was 2^24 - 1 bytes long.
     Continuation,
+    /// COM_STATISTICS' text, the whole reply.
+    Statistics,
 }
 
 /// A packet the reply's grammar does not allow where it came.
@@ -125,6 +136,8 @@ enum State {
     ColumnsEof,
     /// Awaiting rows or the result set's end.
     Rows,
+    /// COM_FIELD_LIST: awaiting column definition `next` or the end.
+    FieldList { next: u64 },
     /// Prepare: awaiting parameter definitions `next..params`.
     Params {
         next: u16,
@@ -148,6 +161,7 @@ impl State {
             State::Columns { .. } => "column definitions",
             State::ColumnsEof => "EOF after column definitions",
             State::Rows => "rows",
+            State::FieldList { .. } => "field list",
             State::Params { .. } => "parameter definitions",
             State::ParamsEof { .. } => "EOF after parameter definitions",
             State::PrepareColumns { .. } => "prepare column definitions",
@@ -175,7 +189,11 @@ impl Reply {
         Reply {
             kind,
             capabilities,
-            state: State::Start,
+            state: match kind {
+                ReplyKind::FieldList => State::FieldList { next: 0 },
+                ReplyKind::Fetch => State::Rows,
+                _ => State::Start,
+            },
             continued: false,
         }
     }
@@ -214,6 +232,9 @@ impl Reply {
             (State::Done, _) => return Err(ReplyError::AfterEnd),
             (state, None) => return Err(unexpected(state)),
             (State::Start, Some(0xFF)) => (ReplyPacket::Err, State::Done),
+            (State::Start, Some(_)) if self.kind == ReplyKind::Statistics => {
+                (ReplyPacket::Statistics, State::Done)
+            }
             (State::Start, Some(0x00)) if self.kind == ReplyKind::Prepare => {
                 let ok: StmtPacket = ParseBuf(payload)
                     .parse(())
@@ -248,6 +269,22 @@ impl Reply {
                 (ReplyPacket::Ok { more_results }, next)
             }
             (State::Start, Some(0xFB)) => (ReplyPacket::LocalInfile, State::Start),
+            // COM_SET_OPTION and COM_DEBUG answer with an EOF (an OK without
+            // `CLIENT_DEPRECATE_EOF`); a column count starting 0xFE is 9 bytes long.
+            (State::Start, Some(0xFE)) if payload.len() < 9 => {
+                let more_results = if deprecate_eof {
+                    self.ok_status::<ResultSetTerminator>(payload, "OK")?
+                } else {
+                    self.eof_status(payload)?
+                        .contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS)
+                };
+                let next = if more_results {
+                    State::Start
+                } else {
+                    State::Done
+                };
+                (ReplyPacket::Ok { more_results }, next)
+            }
             (State::Start, Some(_)) => {
                 let mut buf = ParseBuf(payload);
                 let count = lenenc_int(&mut buf)
@@ -297,11 +334,27 @@ impl Reply {
             }
             (State::Rows, Some(_)) => {
                 let format = match self.kind {
-                    ReplyKind::Execute => RowFormat::Binary,
+                    ReplyKind::Execute | ReplyKind::Fetch => RowFormat::Binary,
                     _ => RowFormat::Text,
                 };
                 (ReplyPacket::Row(format), State::Rows)
             }
+            (State::FieldList { .. }, Some(0xFF)) => (ReplyPacket::Err, State::Done),
+            (State::FieldList { .. }, Some(0xFE)) if is_end(payload.len(), deprecate_eof) => {
+                if deprecate_eof {
+                    self.ok_status::<ResultSetTerminator>(payload, "OK")?;
+                } else {
+                    self.eof_status(payload)?;
+                }
+                let packet = ReplyPacket::ResultEnd {
+                    more_results: false,
+                };
+                (packet, State::Done)
+            }
+            (State::FieldList { next }, Some(_)) => (
+                ReplyPacket::ColumnDefinition { index: next },
+                State::FieldList { next: next + 1 },
+            ),
             (
                 State::Params {
                     next,

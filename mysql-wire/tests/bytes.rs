@@ -794,3 +794,89 @@ fn reply_rejects_what_its_grammar_does_not_allow() {
     );
     assert!(reply.is_done());
 }
+
+#[test]
+fn field_list_fetch_statistics_and_eof_replies() {
+    let caps = CapabilityFlags::CLIENT_PROTOCOL_41;
+    let mut reply = Reply::new(ReplyKind::FieldList, caps);
+    let got = feed_all(
+        &mut reply,
+        &[frame(1, b"\x03def"), frame(2, b"\x03def"), eof(0)],
+    );
+    assert_eq!(
+        got,
+        [
+            ReplyPacket::ColumnDefinition { index: 0 },
+            ReplyPacket::ColumnDefinition { index: 1 },
+            ReplyPacket::ResultEnd {
+                more_results: false
+            },
+        ]
+    );
+    assert!(reply.is_done());
+    let mut reply = Reply::new(ReplyKind::FieldList, caps);
+    assert_eq!(
+        reply.feed(&frame(1, &[0xFF, 0x10, 0x04])),
+        Ok(ReplyPacket::Err)
+    );
+    assert!(reply.is_done());
+
+    // A binary row starts with 0x00: a row here, not an OK.
+    let mut reply = Reply::new(ReplyKind::Fetch, caps);
+    let got = feed_all(
+        &mut reply,
+        &[
+            frame(1, &[0, 0, 1, 0, 0, 0]),
+            frame(2, &[0, 0, 2, 0, 0, 0]),
+            eof(0),
+        ],
+    );
+    assert_eq!(got[0], ReplyPacket::Row(RowFormat::Binary));
+    assert_eq!(got[1], ReplyPacket::Row(RowFormat::Binary));
+    assert!(reply.is_done());
+
+    // The text may start with any byte, 0x00 and 0xFE included.
+    for text in [&b"Uptime: 5"[..], &[0xFE, b'x'], &[0x00]] {
+        let mut reply = Reply::new(ReplyKind::Statistics, caps);
+        assert_eq!(reply.feed(&frame(1, text)), Ok(ReplyPacket::Statistics));
+        assert!(reply.is_done());
+    }
+
+    // COM_SET_OPTION's EOF ends the reply; a 9-byte column count starting 0xFE does not.
+    let mut reply = Reply::new(ReplyKind::Query, caps);
+    assert_eq!(
+        reply.feed(&eof(0)),
+        Ok(ReplyPacket::Ok {
+            more_results: false
+        })
+    );
+    assert!(reply.is_done());
+    let mut reply = Reply::new(ReplyKind::Query, caps);
+    let count = [0xFE, 1, 0, 0, 0, 0, 0, 0, 0];
+    assert_eq!(
+        reply.feed(&frame(1, &count)),
+        Ok(ReplyPacket::ColumnCount(1))
+    );
+    assert!(!reply.is_done());
+}
+
+#[test]
+fn a_16_mib_row_continues_in_the_next_frame() {
+    // Its continuation frame is short and starts with 0xFE: still not an EOF.
+    let big = frame(3, &vec![0xFE; encbench_mysql_wire::packet::MAX_PAYLOAD]);
+    let mut reply = Reply::new(ReplyKind::Query, CapabilityFlags::CLIENT_PROTOCOL_41);
+    let got = feed_all(
+        &mut reply,
+        &[
+            frame(1, &[1]),
+            frame(2, b"\x03def"),
+            eof(0),
+            big,
+            eof(0),
+            eof(0),
+        ],
+    );
+    assert_eq!(got[3], ReplyPacket::Row(RowFormat::Text));
+    assert_eq!(got[4], ReplyPacket::Continuation);
+    assert!(reply.is_done());
+}

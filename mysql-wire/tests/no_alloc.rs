@@ -177,3 +177,26 @@ fn walk_splice_parse_and_rewrite_allocate_nothing_once_warm() {
     );
     assert_eq!(rewritten.len(), execute.len() + 41 + 41);
 }
+
+#[test]
+fn following_a_reply_allocates_nothing() {
+    use encbench_mysql_wire::reply::{Reply, ReplyKind};
+    use mysql_common::constants::CapabilityFlags;
+    let caps = CapabilityFlags::CLIENT_PROTOCOL_41 | CapabilityFlags::CLIENT_SESSION_TRACK;
+    // A result set of 1000 sysbench rows, then an OK of a second statement, as the proxy
+    // feeds them: column count, 4 definitions, EOF, rows, EOF (more results), OK.
+    let mut packets = vec![frame(&[4])];
+    packets.extend((0..4).map(|_| frame(b"\x03def")));
+    packets.push(frame(&[0xFE, 0, 0, 0, 0]));
+    packets.extend((0..1000).map(binary_row));
+    packets.push(frame(&[0xFE, 0, 0, 0x08, 0]));
+    packets.push(frame(&[0x00, 1, 0, 0, 0, 0, 0, 0]));
+    let mut reply = Reply::new(ReplyKind::Execute, caps);
+    let n = allocations_of(|| {
+        for p in &packets {
+            std::hint::black_box(reply.feed(p).expect("reply packet"));
+        }
+    });
+    assert!(reply.is_done());
+    assert_eq!(n, 0, "following a reply allocates nothing");
+}

@@ -1,16 +1,18 @@
 //! One client connection: connect the backend, relay its greeting and the login (the
 //! backend's own scramble, capabilities masked), then `forward` mode: each command and
 //! each reply packet forwarded verbatim after a header peek, replies followed to their end
-//! by [`ReplyTracker`] so that whole buffered reads go out in one write.
+//! by mysql-wire's [`Reply`] so that whole buffered reads go out in one write.
 
 use std::sync::Arc;
 
 use encbench_mysql_wire::handshake::{
     Login, mask_greeting, mask_response, parse_login, ssl_request_for,
 };
+use encbench_mysql_wire::mysql_common::constants::CapabilityFlags;
 use encbench_mysql_wire::mysql_common::packets::HandshakeResponse;
 use encbench_mysql_wire::ok_eof::{ERR_HEADER, OK_HEADER, put_err};
 use encbench_mysql_wire::packet::{HEADER_LEN, Header, MAX_PAYLOAD, PacketReader, write_packet};
+use encbench_mysql_wire::reply::{Reply, ReplyKind, ReplyPacket};
 use rustls::pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -18,7 +20,7 @@ use tokio::sync::watch;
 use tokio_rustls::{TlsAcceptor, TlsConnector};
 
 use crate::cli::Backend;
-use crate::reply::{End, Expect, ReplyTracker, command, expect};
+use crate::reply::{Expect, command, expect};
 use crate::stats::Stats;
 
 /// Bytes of each leg's read buffer; it grows only for a longer packet.
@@ -68,6 +70,7 @@ pub async fn serve(
         backend_tls: backend_tls.as_deref(),
         scratch: Vec::new(),
         payload: Vec::new(),
+        capabilities: CapabilityFlags::empty(),
     };
     if let Err(Ended::Backend(e)) = s.run(&mut client, &backend, shutdown).await {
         match peer {
@@ -110,6 +113,8 @@ struct BackendLogin {
     ssl_request: Option<Vec<u8>>,
     /// The masked HandshakeResponse.
     response: Vec<u8>,
+    /// The capabilities the client asked for.
+    capabilities: CapabilityFlags,
 }
 
 /// The backend leg's TLS: a connector verifying the `--backend-tls-ca` CA, and the name
@@ -126,6 +131,9 @@ struct Session<'a> {
     scratch: Vec<u8>,
     /// Reused for connection-phase payloads.
     payload: Vec<u8>,
+    /// The capabilities both legs run with, which set the replies' grammar: the ones the
+    /// greeting offered, narrowed to the client's once it logs in.
+    capabilities: CapabilityFlags,
 }
 
 impl Session<'_> {
@@ -262,6 +270,7 @@ impl Session<'_> {
         BackendLogin {
             ssl_request: tls.then(|| ssl_request_for(response, &self.payload)),
             response: mask_response(response, &self.payload, version, tls),
+            capabilities: response.capabilities(),
         }
     }
 
@@ -279,6 +288,7 @@ impl Session<'_> {
         shutdown: watch::Receiver<bool>,
         target: &Backend,
     ) -> Result<(), Ended> {
+        self.capabilities &= login.capabilities;
         let Some(ssl_request) = login.ssl_request else {
             let leg = Leg {
                 backend_seq: 1,
@@ -404,6 +414,7 @@ impl Session<'_> {
         write_packet(client, seq, &greeting.payload, &mut self.scratch)
             .await
             .map_err(|_| Ended::Client)?;
+        self.capabilities = greeting.capabilities;
         Ok(Some(greeting.server_version))
     }
 
@@ -559,10 +570,10 @@ impl Session<'_> {
             }
             self.forward_command(client, backend, from_client, h)
                 .await?;
-            if expected == Expect::Nothing {
+            let Expect::Reply(kind) = expected else {
                 continue;
-            }
-            self.forward_reply(client, backend, from_backend, cmd, h.seq)
+            };
+            self.forward_reply(client, backend, from_backend, kind, h.seq)
                 .await?;
         }
     }
@@ -606,27 +617,35 @@ impl Session<'_> {
         }
     }
 
-    /// Follows the reply to `cmd` (sent with sequence id `seq`), writing each buffered run
-    /// of whole packets to the client in one write.
+    /// Follows a reply of `kind` (to a command sent with sequence id `seq`), writing each
+    /// buffered run of whole packets to the client in one write. A reply outside its grammar
+    /// ends the session: where the next reply starts is lost.
     async fn forward_reply<C: AsyncRead + AsyncWrite + Unpin, B: AsyncRead + AsyncWrite + Unpin>(
         &mut self,
         client: &mut C,
         backend: &mut B,
         from_backend: &mut PacketReader,
-        cmd: u8,
+        kind: ReplyKind,
         seq: u8,
     ) -> Result<(), Ended> {
-        let mut tracker = ReplyTracker::new(cmd);
-        let mut forwarded = false;
+        let mut reply = Reply::new(kind, self.capabilities);
+        let (mut forwarded, mut failed) = (false, false);
         loop {
             let buf = from_backend.buffered();
-            let (mut pos, mut end) = (0, End::Open);
-            while end == End::Open && buf.len() - pos >= HEADER_LEN {
+            let (mut pos, mut broken) = (0, None);
+            while !reply.is_done() && buf.len() - pos >= HEADER_LEN {
                 let h = Header::parse(&buf[pos..]);
                 if buf.len() - pos < h.frame_len() {
                     break;
                 }
-                end = tracker.feed(&buf[pos + HEADER_LEN..pos + h.frame_len()]);
+                match reply.feed(&buf[pos..pos + h.frame_len()]) {
+                    Ok(ReplyPacket::Err) => failed = true,
+                    Ok(_) => {}
+                    Err(e) => {
+                        broken = Some(e);
+                        break;
+                    }
+                }
                 pos += h.frame_len();
             }
             if pos > 0 {
@@ -637,17 +656,21 @@ impl Session<'_> {
                 from_backend.consume(pos);
                 forwarded = true;
             }
-            match end {
-                End::Open => {}
-                End::Ok => {
-                    self.stats.query();
-                    return Ok(());
+            if let Some(e) = broken {
+                self.stats.error();
+                let msg = format!("encbench-proxy: the backend's reply broke the protocol: {e}");
+                if !forwarded {
+                    self.send_err(client, seq.wrapping_add(1), BACKEND_ERROR, *b"HY000", &msg)
+                        .await;
                 }
-                End::Err => {
-                    self.stats.query();
+                return Err(Ended::Backend(msg));
+            }
+            if reply.is_done() {
+                self.stats.query();
+                if failed {
                     self.stats.error();
-                    return Ok(());
                 }
+                return Ok(());
             }
             let want = from_backend
                 .first_frame()

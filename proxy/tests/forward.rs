@@ -104,6 +104,21 @@ fn the_mariadb_cli_reads_through_the_proxy_as_directly() {
 }
 
 #[test]
+fn the_cli_status_command_gets_the_servers_statistics_and_the_session_goes_on() {
+    let t = shared_server();
+    let server = t.shared.server();
+    let pw = server.password().to_string();
+    let proxy = Proxy::start(server.port(), &[]);
+    // `status` sends COM_STATISTICS (one text packet); the query after it must still get
+    // its own reply.
+    let out = mariadb(proxy.port, "encbench", &pw, None, "status; SELECT 2 AS two");
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("Uptime:"), "{stdout}");
+    assert!(stdout.ends_with("two\n2\n"), "{stdout}");
+}
+
+#[test]
 fn a_wrong_password_is_refused_exactly_as_the_server_refuses_it() {
     let t = shared_server();
     let server = t.shared.server();
