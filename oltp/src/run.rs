@@ -712,7 +712,15 @@ pub fn interval_line(
 
 #[cfg(test)]
 mod tests {
-    use super::slots;
+    use super::{slots, workload_options};
+
+    #[test]
+    fn the_report_fixtures_record_sysbench_default_options_as_a_run_does() {
+        assert_eq!(
+            crate::report::model::fixtures::options(),
+            workload_options(&crate::workload::Options::default())
+        );
+    }
 
     #[test]
     fn the_control_run_sits_half_a_round_from_the_baseline() {

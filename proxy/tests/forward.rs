@@ -54,7 +54,10 @@ fn stock_sysbench_prepares_runs_and_cleans_up_through_the_proxy() {
     };
     run("prepare", &[]);
     let out = run("run", &["--threads=2", "--events=200", "--time=0"]);
-    assert_eq!(count_after(&out, "ignored errors:"), 0, "{out}");
+    // Every event completed (sysbench exits non-zero on any other error). Two threads of
+    // read_write may deadlock each other on the server (1213), which sysbench counts as an
+    // ignored error and retries: the server's doing, not the proxy's, so not asserted.
+    assert_eq!(count_after(&out, "total number of events:"), 200, "{out}");
     assert_eq!(count_after(&out, "reconnects:"), 0, "{out}");
     // 200 events of 18 statements each (10 point selects, 4 ranges, 2 writes + delete/insert,
     // BEGIN/COMMIT): sysbench counts them all.

@@ -17,7 +17,7 @@ use crate::server::Layout;
 /// Searches the host's disk for row 1's `c` of the plaintext `sbtest1`: a filesystem
 /// mode's backing store; with `innodb`, and with `off` when `off_as_control` (the
 /// `--at-rest` list holds `innodb` too: `off` is its control), the private MariaDB's data directory at `url` after
-/// [`flush_for_search`]. Nothing for other modes or a server given by URL, and a note for
+/// `flush_for_search`. Nothing for other modes or a server given by URL, and a note for
 /// pgbench's tables or when no plaintext tables were prepared (nothing known to search for).
 ///
 /// # Errors

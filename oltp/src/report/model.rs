@@ -546,9 +546,26 @@ pub mod fixtures {
 
     use super::*;
 
-    /// sysbench's default options, as a run records them.
+    /// sysbench's default options, as a run records them (a unit test in `run` checks them
+    /// against `workload_options(&Options::default())`; written out here so that the report
+    /// does not depend on the run).
     pub fn options() -> WorkloadOptions {
-        crate::run::workload_options(&crate::workload::Options::default())
+        WorkloadOptions {
+            range_size: 100,
+            point_selects: 10,
+            simple_ranges: 1,
+            sum_ranges: 1,
+            order_ranges: 1,
+            distinct_ranges: 1,
+            index_updates: 1,
+            non_index_updates: 1,
+            delete_inserts: 1,
+            range_selects: true,
+            skip_trx: false,
+            auto_inc: true,
+            random_points: 10,
+            db_ps_mode: "auto".to_string(),
+        }
     }
 
     /// oltp_read_only on 2 tables x 1000 rows at `threads` with `encrypt`.

@@ -5,11 +5,11 @@
 //! run) leaves the rows measured so far, marked partial.
 //!
 //! By job: this file the command and one report from the checks to the last
-//! write; [`shared_server`] the steps on one private MariaDB (000, 003);
-//! [`by_commands`] the steps as `oltp` commands of their own (001, 004);
-//! [`data_sets`] which data sets verify and the disk check; [`arguments`]
-//! the `oltp prepare` / `run` / `cleanup` command lines; [`sibling_tools`]
-//! tls-bench and column-bench through their libraries; [`outputs`] the reports written.
+//! write; `shared_server` the steps on one private MariaDB (000, 003);
+//! `by_commands` the steps as `oltp` commands of their own (001, 004);
+//! `data_sets` which data sets verify and the disk check; `arguments`
+//! the `oltp prepare` / `run` / `cleanup` command lines; `sibling_tools`
+//! tls-bench and column-bench through their libraries; `outputs` the reports written.
 
 mod arguments;
 mod by_commands;
